@@ -1,0 +1,41 @@
+"""What every command shares: errors, project lookup, JSON and human output."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from cairn.project import Project, ProjectNotFound, find_project
+
+
+class CairnError(Exception):
+    """A problem the user can fix. Printed as one line on stderr; exit code 2 by default."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def report_error(message: str) -> None:
+    """One line on stderr, red on a terminal."""
+    line = " ".join(message.split())  # never more than one line
+    click.secho(f"cairn: error: {line}", err=True, fg="red" if sys.stderr.isatty() else None)
+
+
+def current_project() -> Project:
+    """The project for the current directory, or a CairnError saying how to make one."""
+    try:
+        return find_project()
+    except ProjectNotFound as exc:
+        raise CairnError(str(exc)) from None
+
+
+def emit_json(value: Any) -> None:
+    """Machine output: stable key order, UTF-8, one document on stdout."""
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str))
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")
