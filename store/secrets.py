@@ -1,0 +1,171 @@
+"""Write-time secret masking: credentials never reach the append-only log.
+
+Every text field of an event passes through `mask_secrets` before it is hashed and
+written. A match becomes `[REDACTED:<kind>]`; the rest of the text is kept, so the
+reasoning still reads. The rules are precise regexes for token formats with a fixed,
+recognisable shape (prefixes, lengths), plus a guarded `key = value` rule for
+assignments. They are tuned to leave commit hashes, UUIDs, hex digests and prose
+alone: a false positive destroys a decision's text for good, so a pattern with no
+anchor (a bare 40-character base64 run, an entropy score) is not used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from re import Match, Pattern
+
+__all__ = ["SECRET_KINDS", "mask_secrets", "placeholder"]
+
+
+def placeholder(kind: str) -> str:
+    """The text that stands in for a masked secret of this kind."""
+    return f"[REDACTED:{kind}]"
+
+
+# Characters that may appear in a token body; used to bound tokens on both sides so
+# a match never starts or ends in the middle of a longer word.
+_B = r"(?<![A-Za-z0-9_\-])"
+_E = r"(?![A-Za-z0-9_\-])"
+
+# (kind, pattern, group to mask). Group 0 masks the whole match; a named group masks
+# only that part (the password of a URL, the value of an assignment).
+_Rule = tuple[str, Pattern[str], str | int]
+
+_RULES: tuple[_Rule, ...] = (
+    # A PEM block; an unterminated one (pasted and cut off) is masked to the end.
+    (
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+            r"(?:.*?-----END (?P=label)-----|.*\Z)",
+            re.DOTALL,
+        ),
+        0,
+    ),
+    # scheme://user:password@host -> keep the user and host so the text still says where.
+    (
+        "url-password",
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:(?P<secret>[^\s/]+)@(?=[^\s@/])"),
+        "secret",
+    ),
+    (
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+\-]+"),
+        0,
+    ),
+    (
+        "aws-access-key",
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
+        0,
+    ),
+    (
+        "aws-secret-key",
+        re.compile(
+            r"(?i:aws_?secret(?:_access)?_?key|secret_?access_?key)[\"']?\s*(?:[:=]|=>)\s*"
+            r"[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+        ),
+        "secret",
+    ),
+    (
+        "github-token",
+        re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E),
+        0,
+    ),
+    ("gitlab-token", re.compile(_B + r"glpat-[A-Za-z0-9_\-]{20,}" + _E), 0),
+    ("slack-token", re.compile(_B + r"xox[bpars]-(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9\-]{10,}" + _E), 0),
+    ("stripe-key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E), 0),
+    # Before the OpenAI rule: an Anthropic key also starts with `sk-`.
+    ("anthropic-key", re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _E), 0),
+    # `sk-` plus a long body with at least one digit: prose like `sk-learn-style` stays.
+    (
+        "openai-key",
+        re.compile(
+            _B + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}" + _E
+        ),
+        0,
+    ),
+    ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E), 0),
+    ("npm-token", re.compile(_B + r"npm_[A-Za-z0-9]{36}" + _E), 0),
+    # header.payload.signature, both JSON parts base64url of `{"`.
+    (
+        "jwt",
+        re.compile(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*" + _E),
+        0,
+    ),
+    (
+        "bearer-token",
+        re.compile(r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9\-._~+/]{20,}=*)"),
+        "secret",
+    ),
+)
+
+# `password = hunter2`, `"api_key": "..."`, `DB_PASSWORD=...`, `secret: ...`: the key's
+# last word is the keyword (so `tokenizer=` and `max_tokens=` are not keys).
+_ASSIGNMENT = re.compile(
+    r"(?P<key>(?<![A-Za-z0-9_])(?:[A-Za-z0-9]+[_\-.])*"
+    r"(?i:password|passwd|passphrase|pwd|secret|secret[_\-]?key|client[_\-]?secret|token"
+    r"|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?key|apikey"
+    r"|access[_\-]?key|private[_\-]?key|credentials?))"
+    r"(?![A-Za-z0-9_])[\"']?[ \t]*(?P<op>:=|=>|[:=])[ \t]*"
+    r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{4,200})(?P=quote)|(?P<bare>[^\s\"',;]+))"
+)
+
+# Values that are references or placeholders, not secrets.
+_NOT_A_VALUE = re.compile(
+    r"(?:\$|<|\{|%|\*{3}|\[REDACTED:|os\.|env\.|process\.env|getenv|None\b|null\b|nil\b"
+    r"|true\b|false\b|xxx|\.\.\.)",
+    re.IGNORECASE,
+)
+
+SECRET_KINDS: tuple[str, ...] = (*(kind for kind, _, _ in _RULES), "credential")
+
+
+def _replace_group(kind: str, group: str | int, found: list[str]) -> Callable[[Match[str]], str]:
+    def replace(match: Match[str]) -> str:
+        found.append(kind)
+        if group == 0:
+            return placeholder(kind)
+        start, end = match.span(group)
+        whole_start = match.start()
+        text = match.group(0)
+        return text[: start - whole_start] + placeholder(kind) + text[end - whole_start :]
+
+    return replace
+
+
+def _looks_like_value(value: str, *, quoted: bool) -> bool:
+    """Whether an assignment's right-hand side is plausibly a literal secret."""
+    if _NOT_A_VALUE.match(value) or value.endswith("("):
+        return False
+    if quoted:
+        return len(value.strip()) >= 4
+    # Unquoted: prose after `token:` is words; a secret has a digit or a symbol.
+    return len(value) >= 6 and not value.isalpha() and "(" not in value
+
+
+def _mask_assignment(found: list[str]) -> Callable[[Match[str]], str]:
+    def replace(match: Match[str]) -> str:
+        quoted = match.group("quoted")
+        value = quoted if quoted is not None else match.group("bare")
+        name = "quoted" if quoted is not None else "bare"
+        if not _looks_like_value(value, quoted=quoted is not None):
+            return match.group(0)
+        found.append("credential")
+        start, end = match.span(name)
+        base = match.start()
+        text = match.group(0)
+        return text[: start - base] + placeholder("credential") + text[end - base :]
+
+    return replace
+
+
+def mask_secrets(text: str) -> tuple[str, list[str]]:
+    """Mask credentials in `text`: the masked text and the kinds masked (unique, first seen)."""
+    if not text:
+        return text, []
+    found: list[str] = []
+    for kind, pattern, group in _RULES:
+        text = pattern.sub(_replace_group(kind, group, found), text)
+    text = _ASSIGNMENT.sub(_mask_assignment(found), text)
+    return text, list(dict.fromkeys(found))
