@@ -1,0 +1,124 @@
+"""The severity map and the findings function: pure, so tested with plain records."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace as NS
+
+import pytest
+
+from cairn.findings import Severities, Severity, clip, day, findings_for, short_id
+
+RANGE = ((3, 11), (3, 25))
+REVERT = NS(
+    id="a" * 64,
+    type="revert",
+    reasoning="Verification emails bounced for corporate domains; we rolled back.",
+    alternative=None,
+    author="alice",
+    agent=None,
+    occurred_at="2026-04-02T10:00:00+00:00",
+    recorded_at="2026-04-03T09:00:00+00:00",
+)
+REJECT = NS(
+    id="b" * 64,
+    type="reject",
+    reasoning="Fees too high for our volume.",
+    alternative="use stripe for payouts",
+    author=None,
+    agent="claude",
+    occurred_at=None,
+    recorded_at="2026-05-01T00:00:00Z",
+)
+
+
+def sym(entity: str, role: str) -> NS:
+    return NS(entity=entity, role=role, name_range=RANGE)
+
+
+def status(*verdicts: NS, conflicts: object = (), due: object = ()) -> NS:
+    return NS(open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due))
+
+
+def test_introducing_a_reverted_column_is_a_warning_with_what_when_why() -> None:
+    [f] = findings_for(
+        [sym("users.email_verified", "introduce")], {"users.email_verified": status(REVERT)}
+    )
+    assert f.severity is Severity.WARNING
+    assert f.verdict_id == REVERT.id
+    assert f.name_range == RANGE
+    assert "reverted on 2026-04-02 by alice" in f.message
+    assert "corporate domains" in f.message
+    assert "Supersede the revert" in f.message
+    assert f.data == {
+        "entity": "users.email_verified",
+        "kind": "verdict",
+        "role": "introduce",
+        "verdict_ids": [REVERT.id],
+        "verdict_types": ["revert"],
+    }
+
+
+def test_referencing_is_information_and_does_not_ask_for_a_supersede() -> None:
+    [f] = findings_for(
+        [sym("users.email_verified", "reference")], {"users.email_verified": status(REVERT)}
+    )
+    assert f.severity is Severity.INFORMATION
+    assert "Supersede" not in f.message
+
+
+def test_each_rejected_approach_is_its_own_finding() -> None:
+    other = NS(**{**vars(REJECT), "id": "c" * 64, "alternative": "vendor the SDK"})
+    found = findings_for([sym("deps/stripe", "introduce")], {"deps/stripe": status(REJECT, other)})
+    assert [f.verdict_id for f in found] == [REJECT.id, other.id]
+    assert "rejected (use stripe for payouts) on 2026-05-01 by claude" in found[0].message
+    assert found[1].data["verdict_types"] == ["reject"]
+
+
+def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None:
+    reapplied = NS(
+        id="d" * 64, author="bob", agent=None, occurred_at="2026-06-01", recorded_at=None
+    )
+    severities = Severities(conflict=Severity.ERROR)
+    [f] = findings_for(
+        [sym("users.email_verified", "introduce")],
+        {"users.email_verified": status(REVERT, conflicts=[(REVERT, reapplied)])},
+        severities,
+    )
+    assert f.severity is Severity.ERROR
+    assert f.data["kind"] == "conflict"
+    assert "re-applied on 2026-06-01 by bob without a supersede" in f.message
+
+
+def test_due_review_is_information_with_its_own_code() -> None:
+    event = NS(id="e" * 64, type="modify", reasoning="Revisit once traffic doubles.")
+    review = NS(event=event, revisit_after="2026-01-01")
+    [f] = findings_for([sym("users", "reference")], {"users": status(due=[review])})
+    assert f.severity is Severity.INFORMATION
+    assert f.verdict_id == event.id
+    assert f.data["kind"] == "review"
+    assert "due 2026-01-01" in f.message
+
+
+def test_off_drops_findings_and_unknown_entities_give_none() -> None:
+    off = Severities.from_mapping({"introduce": "off"})
+    assert findings_for([sym("x.y", "introduce")], {"x.y": status(REVERT)}, off) == []
+    assert findings_for([sym("x.y", "introduce")], {}) == []
+
+
+def test_severity_settings_parse_aliases_and_reject_nonsense() -> None:
+    s = Severities.from_mapping({"reference": "Warn", "review": "info"})
+    assert s.reference is Severity.WARNING and s.review is Severity.INFORMATION
+    with pytest.raises(ValueError, match="expected one of error, warning"):
+        Severities.from_mapping({"introduce": "loud"})
+    with pytest.raises(ValueError, match="unknown severity setting colour"):
+        Severities.from_mapping({"colour": "warning"})
+
+
+def test_display_helpers() -> None:
+    assert short_id("0123456789abcdef") == "01234567"
+    assert day("2026-04-02T10:00:00Z") == "2026-04-02"
+    assert day(None) == "?"
+    long = "word " * 100
+    out = clip(long, 40)
+    assert len(out) <= 40 and out.endswith("…")
+    assert clip("a\n  b") == "a b"
