@@ -1,0 +1,210 @@
+-- Headless Neovim test driver (used with `nvim --headless -u driver.lua`).
+-- Runs the scenario named by CAIRN_NVIM_SCENARIO, writes what it observed as JSON to
+-- CAIRN_NVIM_OUT, and exits 0; any error is written there too and exits non-zero, so a
+-- failure can never leave Neovim waiting for input.
+vim.cmd("filetype on")
+vim.opt.swapfile = false
+vim.opt.shadafile = "NONE"
+vim.opt.rtp:prepend(vim.env.CAIRN_NVIM_PLUGIN)
+
+local out_path = assert(vim.env.CAIRN_NVIM_OUT, "CAIRN_NVIM_OUT is not set")
+local timeout = tonumber(vim.env.CAIRN_NVIM_TIMEOUT_MS or "20000")
+local obs = { steps = {} }
+
+local function step(name)
+  table.insert(obs.steps, name)
+end
+
+local function write_out()
+  local f = assert(io.open(out_path, "w"))
+  f:write(vim.json.encode(obs))
+  f:close()
+end
+
+local function wait_for(what, predicate)
+  local ok = vim.wait(timeout, predicate, 50)
+  if not ok then
+    error("timed out waiting for " .. what, 2)
+  end
+end
+
+local function diag_list(bufnr)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    local lsp = d.user_data and d.user_data.lsp or {}
+    table.insert(out, {
+      lnum = d.lnum,
+      col = d.col,
+      end_lnum = d.end_lnum,
+      end_col = d.end_col,
+      severity = d.severity,
+      message = d.message,
+      source = d.source,
+      code = d.code,
+      data = lsp.data,
+    })
+  end
+  return out
+end
+
+local function cairn_warnings(bufnr)
+  return vim.diagnostic.get(bufnr, { severity = vim.diagnostic.severity.WARN })
+end
+
+-- Scripted prompts: answers are taken in order; every prompt shown is recorded.
+local function script_prompts(inputs, choices)
+  obs.prompts = {}
+  vim.ui.input = function(opts, on_confirm)
+    table.insert(obs.prompts, { kind = "input", prompt = opts.prompt })
+    on_confirm(table.remove(inputs, 1))
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(obs.prompts, { kind = "select", prompt = opts.prompt, items = items })
+    local want = table.remove(choices, 1)
+    for i, item in ipairs(items) do
+      if item == want then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+end
+
+local function buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+end
+
+local function setup_plugin()
+  local cairn = require("cairn")
+  cairn.setup({
+    cmd = vim.json.decode(vim.env.CAIRN_NVIM_CMD),
+    legacy_start = vim.env.CAIRN_NVIM_LEGACY == "1",
+  })
+  obs.mode = cairn._mode
+  return cairn
+end
+
+local scenarios = {}
+
+-- Open a migration that re-adds a reverted column; fix it through the quick fix.
+function scenarios.e2e()
+  setup_plugin()
+  vim.cmd.edit(vim.fn.fnameescape(vim.env.CAIRN_NVIM_FILE))
+  local bufnr = vim.api.nvim_get_current_buf()
+  obs.filetype = vim.bo[bufnr].filetype
+
+  wait_for("the cairn client", function()
+    local c = vim.lsp.get_clients({ bufnr = bufnr, name = "cairn" })[1]
+    return c ~= nil and c.initialized
+  end)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "cairn" })[1]
+  obs.root_dir = client.root_dir
+  step("client")
+
+  wait_for("a cairn warning", function()
+    return #cairn_warnings(bufnr) > 0
+  end)
+  obs.diagnostics = diag_list(bufnr)
+  step("diagnostics")
+
+  local warn = cairn_warnings(bufnr)[1]
+  vim.api.nvim_win_set_cursor(0, { warn.lnum + 1, warn.col })
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  local resp = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, timeout)
+  local hover = resp and resp[client.id] and resp[client.id].result
+  if hover then
+    local contents = hover.contents
+    obs.hover = type(contents) == "table" and (contents.value or vim.inspect(contents)) or contents
+  end
+  step("hover")
+
+  obs.cursor_context = require("cairn").cursor_context(bufnr)
+  script_prompts({ "Product asked for verification again; see ticket 42" }, {})
+  local applied = {}
+  vim.lsp.buf.code_action({
+    context = { diagnostics = vim.lsp.diagnostic.from(cairn_warnings(bufnr)), only = { "quickfix" } },
+    filter = function(action)
+      local ok = action.title:lower():find("supersede", 1, true) ~= nil
+      if ok then
+        table.insert(applied, action.title)
+      end
+      return ok
+    end,
+    apply = true,
+  })
+  wait_for("the warning to go away", function()
+    return #cairn_warnings(bufnr) == 0
+  end)
+  obs.applied = applied
+  obs.after_fix = diag_list(bufnr)
+  step("fixed")
+
+  -- A user command: reject an approach for a dependency, prompted for both fields.
+  script_prompts({ "stripe-python v1", "Its retries double-charged customers" }, {})
+  vim.cmd("CairnReject deps/stripe")
+  obs.reject_prompts = obs.prompts
+  wait_for("the reject to reach the log", function()
+    local f = io.open(vim.env.CAIRN_NVIM_LOG, "r")
+    local text = f and f:read("*a") or ""
+    if f then
+      f:close()
+    end
+    return text:find("double-charged", 1, true) ~= nil
+  end)
+  step("reject")
+
+  vim.cmd("CairnHistory users.email_verified")
+  wait_for("the history window", function()
+    return vim.bo.filetype == "markdown" and buffer_text(0):find("email_verified", 1, true) ~= nil
+  end)
+  obs.history = buffer_text(0)
+  step("history")
+end
+
+-- :checkhealth cairn with the plugin set up but no file open.
+function scenarios.health()
+  setup_plugin()
+  vim.cmd("checkhealth cairn")
+  obs.health = buffer_text(0)
+  obs.commands = vim.tbl_keys(vim.api.nvim_get_commands({}))
+  obs.lsp_commands = vim.tbl_keys(vim.lsp.commands)
+end
+
+-- The same prompts without a server: cancelling must send nothing.
+function scenarios.prompts()
+  local cairn = setup_plugin()
+  local sent = {}
+  cairn.execute = function(name, args)
+    table.insert(sent, { name = name, args = args })
+  end
+  script_prompts({ "deps/left-pad", "", "users.email", "Moved to a view" }, { "modify" })
+  vim.cmd("CairnReject") -- entity answered, alternative left empty: cancelled
+  vim.cmd("CairnLog") -- entity, type chosen, reason
+  obs.sent = sent
+end
+
+vim.api.nvim_create_autocmd("VimEnter", {
+  once = true,
+  callback = function()
+    vim.schedule(function()
+      local name = vim.env.CAIRN_NVIM_SCENARIO
+      local ok, err = xpcall(function()
+        assert(scenarios[name], "unknown scenario " .. tostring(name))()
+      end, debug.traceback)
+      obs.ok = ok
+      obs.error = (not ok) and tostring(err) or nil
+      if not ok then
+        pcall(function()
+          obs.diagnostics_at_error = diag_list(0)
+          obs.messages = vim.api.nvim_exec2("messages", { output = true }).output
+        end)
+      end
+      local wrote = pcall(write_out)
+      if ok and wrote then
+        vim.cmd("qall!")
+      else
+        vim.cmd("cquit 1")
+      end
+    end)
+  end,
+})
