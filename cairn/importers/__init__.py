@@ -1,0 +1,1 @@
+"""Importers: bring the decision history a repository already holds into the log."""

@@ -1,0 +1,340 @@
+"""`cairn import alembic DIR`: revisions in `down_revision` graph order.
+
+File names say nothing about order in Alembic; the graph does. Revisions are sorted
+topologically (a merge revision after all of its parents; independent branches by
+their creation date, then id), and each revision's `upgrade()` operations are read in
+source order with Python's own parser. `op.execute("...")` SQL goes through the same
+DDL reader as `cairn import sql`.
+"""
+
+from __future__ import annotations
+
+import ast
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.dates import added_dates, file_date
+from cairn.importers.ddl import Change, parse_sql
+from cairn.importers.sql import changes_to_proposed, relative
+from cairn.store.paths import EntityPathError, column_path, table_path
+
+SOURCE = "alembic"
+
+
+@dataclass
+class Revision:
+    """One Alembic revision file."""
+
+    path: Path
+    revision: str
+    down: tuple[str, ...]
+    message: str
+    create_date: str | None
+    tree: ast.Module = field(repr=False)
+
+
+def _literal(node: ast.AST | None) -> Any:
+    try:
+        return ast.literal_eval(node) if node is not None else None
+    except ValueError:
+        return None
+
+
+def read_revision(path: Path) -> Revision | Skipped:
+    """Parse one revision file's identifiers (no code is executed)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        return Skipped(str(path), f"not readable Python: {exc}")
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name):
+            values[target.id] = _literal(value)
+    rev = values.get("revision")
+    if not isinstance(rev, str):
+        return Skipped(str(path), "no `revision = '...'` identifier; not an Alembic revision")
+    down = values.get("down_revision")
+    downs: tuple[str, ...] = (
+        () if down is None else (down,) if isinstance(down, str) else tuple(down)
+    )
+    doc = ast.get_docstring(tree) or ""
+    message = doc.splitlines()[0].strip() if doc else path.stem
+    create_date = None
+    for line in doc.splitlines():
+        if line.lower().startswith("create date:"):
+            try:
+                create_date = normalise_time(line.split(":", 1)[1].strip().replace(" ", "T"))
+            except SourceError:
+                create_date = None
+    return Revision(path, rev, downs, message, create_date, tree)
+
+
+def order_revisions(revisions: list[Revision]) -> tuple[list[Revision], list[Skipped]]:
+    """Topological order of the revision graph (Kahn's algorithm, deterministic)."""
+    by_id = {r.revision: r for r in revisions}
+    skipped: list[Skipped] = []
+    children: dict[str, list[str]] = {r.revision: [] for r in revisions}
+    waiting: dict[str, int] = {}
+    for r in revisions:
+        known = [d for d in r.down if d in by_id]
+        for d in r.down:
+            if d not in by_id:
+                skipped.append(
+                    Skipped(
+                        r.path.name,
+                        f"down_revision {d} is not in this directory; ordered as a root",
+                    )
+                )
+        waiting[r.revision] = len(known)
+        for d in known:
+            children[d].append(r.revision)
+
+    def rank(rev: str) -> tuple[str, str]:
+        return (by_id[rev].create_date or "", rev)
+
+    ready = [rank(r) for r, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    out: list[Revision] = []
+    while ready:
+        _, rev = heapq.heappop(ready)
+        out.append(by_id[rev])
+        for child in children[rev]:
+            waiting[child] -= 1
+            if waiting[child] == 0:
+                heapq.heappush(ready, rank(child))
+    if len(out) != len(revisions):
+        stuck = sorted(r for r, n in waiting.items() if n > 0)
+        raise SourceError(f"the revision graph has a cycle through {', '.join(stuck)}")
+    return out, skipped
+
+
+def _func(tree: ast.Module, name: str) -> ast.FunctionDef | None:
+    return next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+
+
+def _str(node: ast.AST | None) -> str | None:
+    value = _literal(node)
+    return value if isinstance(value, str) else None
+
+
+def _arg(call: ast.Call, pos: int, name: str) -> ast.AST | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return call.args[pos] if len(call.args) > pos else None
+
+
+def _column_name(node: ast.AST) -> str | None:
+    """The name of `sa.Column('name', ...)`."""
+    if isinstance(node, ast.Call) and _callee(node).endswith("Column"):
+        return _str(_arg(node, 0, "name"))
+    return None
+
+
+def _callee(call: ast.Call) -> str:
+    return ast.unparse(call.func)
+
+
+def upgrade_changes(rev: Revision) -> tuple[list[Change], list[str]]:
+    """The schema changes in `upgrade()`, in source order; plus calls not understood."""
+    fn = _func(rev.tree, "upgrade")
+    if fn is None:
+        return [], ["no upgrade() function"]
+    changes: list[Change] = []
+    unknown: list[str] = []
+    batches: dict[str, str] = {}  # `with op.batch_alter_table("t") as batch_op` aliases
+    calls: list[ast.Call] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                call = item.context_expr
+                if (
+                    isinstance(call, ast.Call)
+                    and _callee(call).endswith("batch_alter_table")
+                    and isinstance(item.optional_vars, ast.Name)
+                ):
+                    table = _str(_arg(call, 0, "table_name"))
+                    if table:
+                        batches[item.optional_vars.id] = table
+        if isinstance(node, ast.Call):
+            calls.append(node)
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    for index, call in enumerate(calls):
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            continue
+        owner, op = func.value.id, func.attr
+        if owner != "op" and owner not in batches:
+            continue
+        code = ast.unparse(call)
+
+        def emit(
+            type_: str, entity: str, kind: str, _c: str = code, _i: int = index, **meta: Any
+        ) -> None:
+            changes.append(Change(type_, entity, kind, _i, _c, "", dict(meta)))
+
+        try:
+            if owner in batches:
+                _batch_op(batches[owner], op, call, emit, unknown)
+            else:
+                _op(op, call, emit, unknown, index)
+        except EntityPathError as exc:
+            unknown.append(f"{code[:60]}: {exc}")
+    return changes, unknown
+
+
+def _batch_op(table: str, op: str, call: ast.Call, emit: Any, unknown: list[str]) -> None:
+    shifted = ast.Call(
+        func=call.func, args=[ast.Constant(table), *call.args], keywords=call.keywords
+    )
+    _op(op, shifted, emit, unknown, 0)
+
+
+def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> None:
+    table = _str(_arg(call, 0, "table_name"))
+    if op == "create_table" and table:
+        emit("create", table_path(table), "table")
+        for arg in call.args[1:]:
+            name = _column_name(arg)
+            if name:
+                emit("add", column_path(table, name), "column", definition=ast.unparse(arg))
+    elif op == "drop_table" and table:
+        emit("delete", table_path(table), "table")
+    elif op == "add_column" and table:
+        name = _column_name(_arg(call, 1, "column"))
+        if name:
+            emit(
+                "add",
+                column_path(table, name),
+                "column",
+                definition=ast.unparse(_arg(call, 1, "column")),
+            )  # type: ignore[arg-type]
+    elif op == "drop_column" and table:
+        name = _str(_arg(call, 1, "column_name"))
+        if name:
+            emit("remove", column_path(table, name), "column")
+    elif op == "alter_column" and table:
+        name = _str(_arg(call, 1, "column_name"))
+        if not name:
+            return
+        old = column_path(table, name)
+        kws = {k.arg for k in call.keywords}
+        new_name = next((_str(k.value) for k in call.keywords if k.arg == "new_column_name"), None)
+        if new_name:
+            new = column_path(table, new_name)
+            emit("rename", old, "column", renamed_to=new)
+            emit("add", new, "column", renamed_from=old)
+        elif "type_" in kws:
+            emit("retype", old, "column")
+        else:
+            emit("modify", old, "column")
+    elif op == "rename_table":
+        old_t, new_t = _str(_arg(call, 0, "old_table_name")), _str(_arg(call, 1, "new_table_name"))
+        if old_t and new_t:
+            emit("rename", table_path(old_t), "table", renamed_to=table_path(new_t))
+            emit("create", table_path(new_t), "table", renamed_from=table_path(old_t))
+    elif op == "create_index":
+        target = _str(_arg(call, 1, "table_name"))
+        if target:
+            emit(
+                "index_add",
+                table_path(target),
+                "table",
+                index=_str(_arg(call, 0, "index_name")) or "",
+            )
+    elif op == "drop_index":
+        target = next((_str(k.value) for k in call.keywords if k.arg == "table_name"), None)
+        if target:
+            emit(
+                "index_remove",
+                table_path(target),
+                "table",
+                index=_str(_arg(call, 0, "index_name")) or "",
+            )
+        else:
+            unknown.append(f"{ast.unparse(call)[:60]}: drop_index without table_name")
+    elif op == "execute":
+        sql = _str(_arg(call, 0, "sqltext"))
+        if sql is None:
+            unknown.append(f"{ast.unparse(call)[:60]}: SQL is not a literal string")
+            return
+        for entry in parse_sql(sql, dbmate_sections=False):
+            if isinstance(entry, Change):
+                emit(entry.type, entry.entity, entry.kind, **entry.metadata)
+            else:
+                unknown.append(f"op.execute({entry.sql[:40]!r}): {entry.reason}")
+    elif op in (
+        "create_foreign_key",
+        "drop_constraint",
+        "create_unique_constraint",
+        "create_check_constraint",
+        "create_primary_key",
+    ):
+        target = (
+            _str(_arg(call, 1, "table_name"))
+            if op != "create_foreign_key"
+            else _str(_arg(call, 1, "source_table"))
+        )
+        if target:
+            emit("modify", table_path(target), "table", change=op)
+    elif op in ("get_bind", "get_context", "f", "inline_literal", "batch_alter_table"):
+        return
+    else:
+        unknown.append(f"op.{op}(...): not a table or column operation Cairn reads")
+
+
+def import_alembic(
+    directory: Path, root: Path, unit_done: list | None = None
+) -> tuple[int, Iterator[Proposed | Skipped]]:
+    """(number of revisions, the proposals in graph order)."""
+    if not directory.is_dir():
+        raise SourceError(f"{directory}: not a directory")
+    versions = directory / "versions" if (directory / "versions").is_dir() else directory
+    revisions: list[Revision] = []
+    skipped: list[Skipped] = []
+    for path in sorted(versions.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        item = read_revision(path)
+        (skipped if isinstance(item, Skipped) else revisions).append(item)  # type: ignore[arg-type]
+    if not revisions:
+        raise SourceError(f"{versions}: no Alembic revision files found")
+    ordered, graph_notes = order_revisions(revisions)
+    dates = added_dates([r.path for r in ordered])
+
+    def items() -> Iterator[Proposed | Skipped]:
+        yield from skipped
+        yield from graph_notes
+        for rev in ordered:
+            rel = relative(rev.path, root)
+            when, origin = (
+                (rev.create_date, "Create Date") if rev.create_date else file_date(rev.path, dates)
+            )
+            changes, unknown = upgrade_changes(rev)
+            for note in unknown:
+                yield Skipped(f"{rel}", note)
+            yield from changes_to_proposed(
+                changes,
+                source=SOURCE,
+                rel=rel,
+                reasoning=f"Alembic revision {rev.revision}: {rev.message}",
+                occurred_at=when,
+                extra={
+                    "revision": rev.revision,
+                    "down_revision": list(rev.down),
+                    "date_from": origin,
+                },
+            )
+            for hook in unit_done or []:
+                hook(1)
+
+    return len(ordered), items()

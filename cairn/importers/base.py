@@ -1,0 +1,297 @@
+"""What every importer shares: idempotency, dry runs, progress and the report.
+
+An importer only yields `Proposed` events (or `Skipped` items); `run_import` does the
+rest: it drops what an earlier run already wrote (by `metadata.source_key`), resolves
+links between imported events (a supersede naming a revert imported in the same run
+or an earlier one), writes in batches through `Store.append_many`, and reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Protocol
+
+AGENT_PREFIX = "cairn-import/"
+BATCH_SIZE = 2000
+
+
+class SourceError(Exception):
+    """A source that cannot be imported at all (missing, unreadable, wrong format)."""
+
+
+@dataclass
+class Proposed:
+    """One event an importer wants written, keyed for idempotency."""
+
+    source_key: str
+    type: str
+    entity: str
+    reasoning: str = ""
+    occurred_at: str | None = None
+    alternative: str | None = None
+    diff: str | None = None
+    author: str | None = None
+    commit: str | None = None
+    session: str | None = None
+    revisit_after: str | None = None
+    expires_when: str | None = None
+    stale_when: str | None = None
+    entity_kind: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    # Links to other imported events, by source key; resolved to ids at write time.
+    supersedes_key: str | None = None
+    reverts_key: str | None = None
+    # A link to an event id that is already known (e.g. typed by a user).
+    supersedes: str | None = None
+
+    def describe(self) -> str:
+        """`type entity` for human output."""
+        return f"{self.type} {self.entity}"
+
+
+@dataclass
+class Skipped:
+    """Something in the source that was not imported, and why."""
+
+    item: str
+    reason: str
+
+
+@dataclass
+class ImportReport:
+    """What an import did (or, on a dry run, would do)."""
+
+    source: str
+    dry_run: bool
+    imported: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    already: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as a JSON-ready dict (stable key order)."""
+        return {
+            "source": self.source,
+            "dry_run": self.dry_run,
+            "imported": len(self.imported),
+            "already_imported": self.already,
+            "skipped": len(self.skipped),
+            "events": self.imported,
+            "skipped_items": [{"item": s.item, "reason": s.reason} for s in self.skipped],
+        }
+
+
+class EventStore(Protocol):
+    """The slice of `cairn.store.Store` an import needs."""
+
+    def source_keys(self, prefix: str) -> set[str]: ...
+
+    def append_many(self, drafts: list[Any]) -> list[Any]: ...
+
+    def history(self, entity: str, *, as_of: Any = None, include_children: bool = False) -> Any: ...
+
+
+def iso(value: datetime) -> str:
+    """An aware datetime as ISO 8601 in UTC with a `Z`."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def normalise_time(raw: str) -> str:
+    """Any ISO 8601 date or date-time (with or without an offset) as UTC `...Z`."""
+    text = raw.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise SourceError(f"not an ISO 8601 date: {raw!r}") from None
+    return iso(parsed)
+
+
+def make_draft(p: Proposed, agent: str, ids: dict[str, str]) -> Any:
+    """Turn a proposal into a `cairn.store.EventDraft` (links resolved through `ids`)."""
+    from cairn.store import EventDraft
+
+    metadata = dict(p.metadata)
+    metadata["source_key"] = p.source_key
+    fields: dict[str, Any] = {
+        "type": p.type,
+        "entity": p.entity,
+        "reasoning": p.reasoning,
+        "agent": agent,
+        "metadata": metadata,
+    }
+    optional = {
+        "occurred_at": p.occurred_at,
+        "alternative": p.alternative,
+        "diff": p.diff,
+        "author": p.author,
+        "commit": p.commit,
+        "session": p.session,
+        "revisit_after": p.revisit_after,
+        "expires_when": p.expires_when,
+        "stale_when": p.stale_when,
+        "entity_kind": p.entity_kind,
+        "supersedes": p.supersedes,
+    }
+    if p.supersedes_key:
+        optional["supersedes"] = ids[p.supersedes_key]
+    if p.reverts_key:
+        optional["reverts"] = ids[p.reverts_key]
+    fields.update({k: v for k, v in optional.items() if v is not None})
+    return EventDraft(**fields)
+
+
+def _source_key_of(event: Any) -> str | None:
+    metadata = getattr(event, "metadata", None) or {}
+    key = metadata.get("source_key") if isinstance(metadata, dict) else None
+    return key if isinstance(key, str) else None
+
+
+class _Progress:
+    """A rich progress bar on a terminal; silent otherwise (pipes, CI, tests)."""
+
+    def __init__(self, label: str, enabled: bool) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+        if enabled and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._bar = Progress(
+                TextColumn(label),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.__enter__()
+            self._task = self._bar.add_task("import", total=None)
+        return self
+
+    def total(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, total=n)
+
+    def advance(self, n: int = 1) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+
+ProgressHook = Callable[[int], None]
+
+
+def run_import(
+    store: EventStore | None,
+    source: str,
+    items: Iterable[Proposed | Skipped],
+    *,
+    dry_run: bool = False,
+    progress: bool = True,
+    units: int | None = None,
+    unit_done: list[ProgressHook] | None = None,
+) -> ImportReport:
+    """Write the new proposals of one import and report what happened.
+
+    `unit_done` is a list the importer's generator can call into (files or commits
+    finished) to move the progress bar; `run_import` fills it in.
+    """
+    agent = AGENT_PREFIX + source
+    report = ImportReport(source=source, dry_run=dry_run)
+    existing = store.source_keys(f"{source}:") if store is not None else set()
+    ids: dict[str, str] = {}
+    keys_seen: set[str] = set()
+    pending: list[Proposed] = []
+    pending_keys: set[str] = set()
+
+    def flush() -> None:
+        if not pending:
+            return
+        if not dry_run and store is not None:
+            drafts = [make_draft(p, agent, ids) for p in pending]
+            for event in store.append_many(drafts):
+                key = _source_key_of(event)
+                if key is not None:
+                    ids[key] = event.id
+        else:
+            for p in pending:
+                ids[p.source_key] = f"(new:{p.source_key})"
+        pending.clear()
+        pending_keys.clear()
+
+    def resolve(p: Proposed, key: str) -> bool:
+        if key in pending_keys:
+            flush()
+        if key in ids:
+            return True
+        if key in existing and store is not None:
+            ids.update(_ids_from_history(store, p.entity, source))
+        return key in ids
+
+    with _Progress(f"import {source}", progress) as bar:
+        if units is not None:
+            bar.total(units)
+        if unit_done is not None:
+            unit_done.append(bar.advance)
+        for item in items:
+            if isinstance(item, Skipped):
+                report.skipped.append(item)
+                continue
+            if item.source_key in existing or item.source_key in keys_seen:
+                report.already += item.source_key in existing
+                continue
+            missing = [
+                k for k in (item.supersedes_key, item.reverts_key) if k and not resolve(item, k)
+            ]
+            if missing:
+                report.skipped.append(
+                    Skipped(
+                        item.describe(),
+                        f"links to {missing[0]}, which is not in the log "
+                        "(outside the imported range?)",
+                    )
+                )
+                continue
+            keys_seen.add(item.source_key)
+            pending.append(item)
+            pending_keys.add(item.source_key)
+            report.imported.append(_summary(item))
+            if len(pending) >= BATCH_SIZE:
+                flush()
+        flush()
+    return report
+
+
+def _ids_from_history(store: EventStore, entity: str, source: str) -> dict[str, str]:
+    """Source key -> event id for the events an earlier run imported on `entity`."""
+    found: dict[str, str] = {}
+    for event in store.history(entity):
+        key = _source_key_of(event)
+        if key is not None and key.startswith(f"{source}:"):
+            found[key] = event.id
+    return found
+
+
+def _summary(p: Proposed) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "source_key": p.source_key,
+        "type": p.type,
+        "entity": p.entity,
+        "occurred_at": p.occurred_at,
+    }
+    if p.supersedes_key:
+        out["supersedes"] = p.supersedes_key
+    if p.reverts_key:
+        out["reverts"] = p.reverts_key
+    return out

@@ -1,0 +1,234 @@
+"""`cairn import git`: revert commits become `revert` events on what they undid.
+
+A revert is found by its subject (`Revert "…"`) or its body ("This reverts commit
+<sha>"). The entities are those the reverted commit *introduced*: the post-image of
+each file it changed is indexed and the symbols whose name falls on an added line are
+kept, so reverting "add users.email_verified" lands on `users.email_verified`, not on
+the migration's file name. A revert of a revert re-applies the change: it becomes a
+`supersede` naming the earlier revert, not another revert.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+
+SOURCE = "git"
+MAX_FILE_BYTES = 1_000_000  # bigger post-images are generated or vendored; not indexed
+
+# Git writes these two lines itself; they are the documented revert markers.
+_REVERTS_BODY = re.compile(r"This reverts commit ([0-9a-f]{7,64})", re.I)
+_REVERT_SUBJECT = re.compile(r'^Revert "(.*)"\s*$')
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+_SEP = "\x1f"
+_END = "\x1e"
+
+
+@dataclass
+class Commit:
+    """One commit as `git log` reports it."""
+
+    sha: str
+    parents: list[str]
+    date: str
+    author: str
+    subject: str
+    message: str
+    reverted: str | None = None  # full sha of the commit this one reverts
+    entities: list[tuple[str, str]] = field(default_factory=list)
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    """Run git in `root` and return stdout; a failure is a one-line SourceError."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError as exc:
+        raise SourceError(f"cannot run git: {exc}") from None
+    if check and out.returncode != 0:
+        err = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(f"git {args[0]} failed: {err[-1] if err else out.returncode}")
+    return out.stdout.decode("utf-8", "replace")
+
+
+def read_log(root: Path, since: str | None) -> list[Commit]:
+    """Every commit reachable from HEAD, oldest first."""
+    fmt = _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"]) + _END
+    args = ["log", "--reverse", f"--format={fmt}"]
+    if since:
+        args.append(f"--since={since}")
+    out = git(root, *args)
+    commits: list[Commit] = []
+    for record in out.split(_END):
+        record = record.lstrip("\n")
+        if not record:
+            continue
+        sha, parents, date, author, subject, message = record.split(_SEP, 5)
+        commits.append(
+            Commit(sha, parents.split(), normalise_time(date), author, subject, message.strip())
+        )
+    return commits
+
+
+def find_reverted(
+    commit: Commit, by_sha: dict[str, Commit], by_subject: dict[str, Commit], root: Path
+) -> str | None:
+    """The full sha this commit reverts, or None when it is not a revert."""
+    m = _REVERTS_BODY.search(commit.message)
+    if m:
+        short = m.group(1)
+        if short in by_sha:
+            return short
+        full = git(root, "rev-parse", "--verify", "--quiet", f"{short}^{{commit}}", check=False)
+        return full.strip() or short
+    m = _REVERT_SUBJECT.match(commit.subject)
+    if m and m.group(1) in by_subject:
+        return by_subject[m.group(1)].sha
+    return None
+
+
+def added_lines(root: Path, sha: str, path: str, parent: str | None) -> set[int]:
+    """1-based line numbers of the post-image of `path` that `sha` added."""
+    base = parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
+    diff = git(root, "diff", "--no-color", "--no-ext-diff", "-U0", base, sha, "--", path)
+    lines: set[int] = set()
+    for line in diff.splitlines():
+        m = _HUNK.match(line)
+        if m:
+            start, count = int(m.group(1)), int(m.group(2) or "1")
+            lines.update(range(start, start + count))
+    return lines
+
+
+def introduced_entities(root: Path, commit: Commit) -> tuple[list[tuple[str, str]], list[Skipped]]:
+    """[(entity, kind)] that `commit` introduced on added lines, plus files not indexed."""
+    from cairn.indexer import index_text
+
+    parent = commit.parents[0] if commit.parents else None
+    base = parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+    changed = git(root, "diff", "--no-renames", "--name-status", "-z", base, commit.sha)
+    parts = changed.split("\0")
+    entities: list[tuple[str, str]] = []
+    skipped: list[Skipped] = []
+    seen: set[str] = set()
+    for status, path in zip(parts[0::2], parts[1::2], strict=False):
+        if status.startswith("D") or not path:
+            continue
+        blob = subprocess.run(
+            ["git", "-C", str(root), "show", f"{commit.sha}:{path}"], capture_output=True
+        ).stdout
+        if len(blob) > MAX_FILE_BYTES or b"\0" in blob[:8000]:
+            skipped.append(Skipped(f"{commit.sha[:10]} {path}", "binary or over 1 MB; not indexed"))
+            continue
+        lines = added_lines(root, commit.sha, path, parent)
+        found = False
+        for sym in index_text(blob, path):
+            if str(sym.role) == "introduce" and sym.name_range.start_line + 1 in lines:
+                found = True
+                if sym.entity not in seen:
+                    seen.add(sym.entity)
+                    entities.append((sym.entity, str(sym.kind)))
+        if not found:
+            # Nothing the indexer can name was added: the file itself is what changed.
+            from cairn.store.paths import canonicalise
+
+            file_entity = canonicalise(path)
+            if file_entity not in seen:
+                seen.add(file_entity)
+                entities.append((file_entity, "file"))
+    return entities, skipped
+
+
+def import_git(
+    root: Path, since: str | None, unit_done: list | None = None
+) -> tuple[int, Iterator[Proposed | Skipped]]:
+    """(number of commits, the proposals, oldest first)."""
+    if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
+        raise SourceError(f"{root} is not a git repository")
+    commits = read_log(root, since)
+    by_sha = {c.sha: c for c in commits}
+    by_subject: dict[str, Commit] = {}
+    for c in commits:
+        c.reverted = find_reverted(c, by_sha, by_subject, root)
+        by_subject[c.subject] = c
+
+    def items() -> Iterator[Proposed | Skipped]:
+        cache: dict[str, list[tuple[str, str]]] = {}
+        for c in commits:
+            for hook in unit_done or []:
+                hook(1)
+            if c.reverted is None:
+                continue
+            chain = _chain(c, by_sha, root)
+            if chain is None:
+                yield Skipped(
+                    f"{c.sha[:10]} {c.subject}",
+                    f"reverts {c.reverted[:10]}, which is not in this repository's history",
+                )
+                continue
+            original, depth = chain
+            if original.sha not in cache:
+                found, skipped = introduced_entities(root, original)
+                cache[original.sha] = found
+                yield from skipped
+            entities = cache[original.sha]
+            if not entities:
+                yield Skipped(f"{c.sha[:10]} {c.subject}", "the reverted commit changed no files")
+                continue
+            reapply = depth % 2 == 0
+            for entity, kind in entities:
+                meta = {
+                    "reverted_commit": c.reverted,
+                    "original_commit": original.sha,
+                    "original_subject": original.subject,
+                }
+                yield Proposed(
+                    source_key=f"{SOURCE}:{c.sha}:{entity}",
+                    type="supersede" if reapply else "revert",
+                    entity=entity,
+                    entity_kind=kind,
+                    reasoning=c.message,
+                    occurred_at=c.date,
+                    author=c.author,
+                    commit=c.sha,
+                    metadata=meta | ({"reapplies": True} if reapply else {}),
+                    supersedes_key=f"{SOURCE}:{c.reverted}:{entity}" if reapply else None,
+                )
+
+    return len(commits), items()
+
+
+def _chain(c: Commit, by_sha: dict[str, Commit], root: Path) -> tuple[Commit, int] | None:
+    """(the original non-revert commit, how many reverts deep `c` is)."""
+    depth = 0
+    current = c
+    seen: set[str] = set()
+    while current.reverted is not None:
+        if current.sha in seen:
+            return None
+        seen.add(current.sha)
+        depth += 1
+        target = by_sha.get(current.reverted)
+        if target is None:
+            target = _load_commit(root, current.reverted)
+            if target is None:
+                return None
+            by_sha[target.sha] = target
+            target.reverted = find_reverted(target, by_sha, {}, root)
+        current = target
+    return current, depth
+
+
+def _load_commit(root: Path, sha: str) -> Commit | None:
+    """A commit outside the `--since` window (the target of a revert inside it)."""
+    fmt = _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
+    out = git(root, "show", "-s", f"--format={fmt}", sha, check=False)
+    if not out:
+        return None
+    sha_, parents, date, author, subject, message = out.split(_SEP, 5)
+    return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())

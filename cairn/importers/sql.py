@@ -1,0 +1,161 @@
+"""`cairn import sql`: SQL migration directories, applied in their real order.
+
+Flyway (`V1__x.sql`, `V1.2__y.sql`: versions compare numerically, so V2 < V10;
+`R__` repeatables run last; `U` undo scripts are skipped), golang-migrate and dbmate
+(`0001_x.up.sql`, `.down.sql` skipped; dbmate's `-- migrate:down` section ignored),
+Rails-style timestamps (`20230102120000_x.sql`), and plain files sorted by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from cairn.importers.base import Proposed, Skipped, SourceError, iso
+from cairn.importers.dates import added_dates, file_date
+from cairn.importers.ddl import Change, parse_sql
+
+SOURCE = "sql"
+
+# File names are metadata, not code: matching them with patterns is how Flyway and
+# golang-migrate themselves order migrations.
+_FLYWAY = re.compile(r"^(?P<prefix>[VU])(?P<version>\d+(?:[._]\d+)*)__(?P<desc>.*)\.sql$", re.I)
+_REPEATABLE = re.compile(r"^R__(?P<desc>.*)\.sql$", re.I)
+_NUMBERED = re.compile(r"^(?P<version>\d+)[_-](?P<desc>.*?)(?P<dir>\.up|\.down)?\.sql$", re.I)
+_RAILS_STAMP = re.compile(r"^\d{14}$")
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One migration file and where it sorts."""
+
+    path: Path
+    order: tuple[int, tuple[int, ...], str]
+    description: str
+    stamp: str | None  # a timestamp the file name carries (Rails/dbmate style)
+
+
+def classify(path: Path) -> Migration | Skipped:
+    """Where a file sorts among migrations, or why it is not one to apply."""
+    name = path.name
+    m = _FLYWAY.match(name)
+    if m:
+        if m["prefix"].upper() == "U":
+            return Skipped(str(path), "Flyway undo migration (runs only on rollback)")
+        version = tuple(int(p) for p in re.split(r"[._]", m["version"]))
+        return Migration(path, (0, version, name), _describe(m["desc"]), None)
+    m = _REPEATABLE.match(name)
+    if m:
+        return Migration(path, (2, (), name), _describe(m["desc"]), None)
+    m = _NUMBERED.match(name)
+    if m:
+        if (m["dir"] or "").lower() == ".down":
+            return Skipped(str(path), "down migration (runs only on rollback)")
+        stamp = m["version"] if _RAILS_STAMP.match(m["version"]) else None
+        return Migration(path, (0, (int(m["version"]),), name), _describe(m["desc"]), stamp)
+    return Migration(path, (1, (), name), _describe(path.stem), None)
+
+
+def _describe(raw: str) -> str:
+    return raw.replace("__", " ").replace("_", " ").strip()
+
+
+def ordered_migrations(paths: list[Path]) -> tuple[list[Migration], list[Skipped]]:
+    """All `.sql` files under `paths`, in the order a migration tool applies them."""
+    found: list[Migration] = []
+    skipped: list[Skipped] = []
+    for base in paths:
+        if not base.exists():
+            raise SourceError(f"{base}: no such file or directory")
+        files = [base] if base.is_file() else sorted(base.rglob("*.sql"))
+        if base.is_file() and base.suffix.lower() != ".sql":
+            raise SourceError(f"{base}: not a .sql file")
+        for f in files:
+            item = classify(f)
+            (skipped if isinstance(item, Skipped) else found).append(item)  # type: ignore[arg-type]
+    found.sort(key=lambda m: m.order)
+    return found, skipped
+
+
+def stamp_date(stamp: str) -> str:
+    """`20230102120000` -> `2023-01-02T12:00:00Z`."""
+    return iso(datetime.strptime(stamp, "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc))
+
+
+def relative(path: Path, root: Path) -> str:
+    """A path relative to the project root when inside it (stable source keys)."""
+    resolved = path.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
+
+
+def changes_to_proposed(
+    changes: list[Change],
+    *,
+    source: str,
+    rel: str,
+    reasoning: str,
+    occurred_at: str,
+    extra: dict[str, object],
+) -> Iterator[Proposed]:
+    """Proposals for one file's changes, keyed `source:rel:stmt:entity`."""
+    used: dict[str, int] = {}
+    for ch in changes:
+        key = f"{source}:{rel}:{ch.statement}:{ch.entity}"
+        used[key] = used.get(key, 0) + 1
+        if used[key] > 1:
+            key = f"{key}#{used[key]}"
+        why = reasoning + (f": {ch.comment}" if ch.comment else "")
+        yield Proposed(
+            source_key=key,
+            type=ch.type,
+            entity=ch.entity,
+            entity_kind=ch.kind,
+            reasoning=why,
+            diff=ch.sql,
+            occurred_at=occurred_at,
+            metadata={"file": rel, "statement": ch.statement, **extra, **ch.metadata},
+        )
+
+
+def import_sql(
+    paths: list[Path], root: Path, unit_done: list | None = None
+) -> tuple[int, Iterator[Proposed | Skipped]]:
+    """(number of files, the proposals in apply order)."""
+    migrations, skipped = ordered_migrations(paths)
+    dates = added_dates([m.path for m in migrations])
+
+    def items() -> Iterator[Proposed | Skipped]:
+        yield from skipped
+        for m in migrations:
+            rel = relative(m.path, root)
+            try:
+                text = m.path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                yield Skipped(rel, f"unreadable: {exc}")
+                continue
+            if m.stamp:
+                when, origin = stamp_date(m.stamp), "file name"
+            else:
+                when, origin = file_date(m.path, dates)
+            changes: list[Change] = []
+            for entry in parse_sql(text):
+                if isinstance(entry, Change):
+                    changes.append(entry)
+                else:
+                    snippet = " ".join(entry.sql.split())[:60]
+                    yield Skipped(f"{rel} statement {entry.statement + 1}: {snippet}", entry.reason)
+            yield from changes_to_proposed(
+                changes,
+                source=SOURCE,
+                rel=rel,
+                reasoning=f"Migration {m.path.name} ({m.description})",
+                occurred_at=when,
+                extra={"date_from": origin},
+            )
+            for hook in unit_done or []:
+                hook(1)
+
+    return len(migrations), items()
