@@ -1,9 +1,412 @@
-"""Placeholder: this area's commands are being written; see docs/architecture.md."""
+"""`cairn check`: the decision log as a gate for CI, pre-commit and agent hooks.
+
+Exit 1 when the checked change *introduces* an entity with an open verdict (re-adds a
+reverted column, re-declares a rejected dependency); exit 0 otherwise. Findings come
+from `cairn.findings`, the same place the language server's diagnostics come from.
+Agents call this on every edit, so the heavy imports (store, indexer) happen only
+once there is something to check.
+"""
 
 from __future__ import annotations
 
+import codecs
+import difflib
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import click
+
+from cairn.cli._common import CairnError, emit_json, json_option
+
+if TYPE_CHECKING:
+    from cairn.project import Project
+
+MAX_FILE_BYTES = 4_000_000  # the language server's default limit; larger files are generated
 
 
 def register(group: click.Group) -> None:
-    """Add this module's commands to the root group."""
+    """Add `check` to the root group."""
+    group.add_command(check)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--diff",
+    "rev",
+    metavar="REV",
+    help="Check only lines changed since REV (`main`, `HEAD~1`, `A..B`; working tree vs REV).",
+)
+@click.option("--staged", is_flag=True, help="Check only the lines staged for commit.")
+@click.option(
+    "--stdin-filename",
+    "stdin_name",
+    metavar="PATH",
+    type=click.Path(path_type=Path),
+    help="Read PATH's proposed content from stdin; only lines that differ from PATH on "
+    "disk count (agent hooks).",
+)
+@json_option
+def check(
+    paths: tuple[Path, ...], rev: str | None, staged: bool, stdin_name: Path | None, as_json: bool
+) -> None:
+    """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
+
+    \b
+    cairn check db/migrations/            every symbol in these files counts
+    cairn check --staged                  only staged added/changed lines (pre-commit)
+    cairn check --diff origin/main        lines changed since a branch (CI)
+    cairn check --stdin-filename F < new  a proposed edit of F (agent hooks)
+    """
+    if rev is not None and staged:
+        raise CairnError("--diff and --staged are exclusive: pick one")
+    if stdin_name is not None and (rev is not None or staged or paths):
+        raise CairnError("--stdin-filename checks one file from stdin; drop PATHs/--diff/--staged")
+    if stdin_name is None and rev is None and not staged and not paths:
+        raise CairnError("nothing to check: give PATHs, --diff REV, --staged or --stdin-filename")
+    if stdin_name is not None:
+        report = check_stdin(stdin_name, sys.stdin.buffer.read())
+    elif rev is not None or staged:
+        report = check_diff(rev, staged, paths)
+    else:
+        report = check_paths(paths)
+    emit(report, as_json)
+    if report.blocking:
+        sys.exit(1)
+
+
+# --- what to check ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file's new content and the 1-based lines that count (None: every line)."""
+
+    relpath: str
+    text: str
+    lines: frozenset[int] | None
+
+
+@dataclass(slots=True)
+class Report:
+    """What `check` found, in file order."""
+
+    files_checked: int
+    findings: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[dict[str, Any]]:
+        """Findings that fail the gate."""
+        return [f for f in self.findings if f["blocking"]]
+
+
+def _project() -> Project:
+    from cairn.cli._common import current_project
+
+    return current_project()
+
+
+def _relpath(project: Project, path: Path) -> str:
+    absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
+    try:
+        return absolute.relative_to(project.root.resolve()).as_posix()
+    except ValueError:
+        raise CairnError(f"{path} is outside the project at {project.root}") from None
+
+
+def _decode(data: bytes) -> str | None:
+    """Text of a source file, or None for binary and oversized files (nothing to index)."""
+    if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+        )
+    except FileNotFoundError:
+        raise CairnError("git is not installed; --diff and --staged need it") from None
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or ["unknown error"])[0]
+        raise CairnError(f"git {args[0]} failed: {first}")
+    return proc.stdout
+
+
+def _walk(directory: Path) -> list[Path]:
+    """Files below a directory: git's view (tracked + untracked, not ignored) when in a repo."""
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            cwd=directory,
+            capture_output=True,
+        )
+    except FileNotFoundError:
+        out = None
+    if out is not None and out.returncode == 0:
+        names = sorted({n for n in out.stdout.decode("utf-8", "replace").split("\0") if n})
+        return [directory / n for n in names if (directory / n).is_file()]
+    found: list[Path] = []
+    for path in sorted(directory.rglob("*")):
+        parts = path.relative_to(directory).parts
+        if path.is_file() and not any(p.startswith(".") for p in parts):
+            found.append(path)
+    return found
+
+
+def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
+    """Every line of the named files (directories are walked)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(_walk(path))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise CairnError(f"no such file or directory: {path}")
+    targets: dict[str, Target] = {}
+    for file in files:
+        rel = _relpath(project, file)
+        text = _decode(file.read_bytes())
+        if text is not None and rel not in targets:
+            targets[rel] = Target(rel, text, None)
+    return list(targets.values())
+
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def _unquote(name: str) -> str:
+    """A path as git prints it: C-quoted when it holds unusual characters."""
+    if name.startswith('"') and name.endswith('"'):
+        raw = name[1:-1].encode("latin-1", "backslashreplace")
+        return codecs.escape_decode(raw)[0].decode("utf-8", "replace")  # type: ignore[attr-defined]
+    return name
+
+
+def parse_added_lines(diff: str) -> dict[str, set[int]]:
+    """`git diff -U0` output -> new-side path -> 1-based added/changed line numbers."""
+    added: dict[str, set[int]] = {}
+    current: str | None = None
+    in_header = False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            in_header, current = True, None
+        elif in_header and line.startswith("+++ "):
+            target = _unquote(line[4:].rstrip("\t"))
+            current = target[2:] if target.startswith("b/") else None
+        elif line.startswith("@@"):
+            in_header = False
+            match = _HUNK.match(line)
+            if match and current is not None:
+                start = int(match.group(1))
+                count = int(match.group(2)) if match.group(2) is not None else 1
+                if count:
+                    added.setdefault(current, set()).update(range(start, start + count))
+    return added
+
+
+def _new_side(rev: str | None, staged: bool) -> str | None:
+    """The git object prefix holding the new content; None for the working tree."""
+    if staged:
+        return ":"
+    if rev is not None:
+        for sep in ("...", ".."):
+            if sep in rev:
+                right = rev.split(sep, 1)[1]
+                return f"{right or 'HEAD'}:"
+    return None
+
+
+def collect_diff(
+    project: Project, rev: str | None, staged: bool, paths: tuple[Path, ...]
+) -> list[Target]:
+    """Added and changed lines of a diff, with each file's new content."""
+    top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd()).strip())
+    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACMRT"]
+    args += ["--src-prefix=a/", "--dst-prefix=b/"]
+    if staged:
+        args.append("--cached")
+    if rev is not None:
+        args.append(rev)
+    args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
+    added = parse_added_lines(_git(args, top))
+    side = _new_side(rev, staged)
+    targets: list[Target] = []
+    for name, lines in sorted(added.items()):
+        absolute = top / name
+        try:
+            rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
+        except ValueError:
+            continue  # a change outside this Cairn project is not ours to judge
+        if side is None:
+            data = absolute.read_bytes() if absolute.is_file() else b""
+        else:
+            data = subprocess.run(
+                ["git", "show", f"{side}{name}"], cwd=top, capture_output=True
+            ).stdout
+        text = _decode(data)
+        if text is not None:
+            targets.append(Target(rel, text, frozenset(lines)))
+    return targets
+
+
+def changed_lines(old: str, new: str) -> frozenset[int]:
+    """1-based lines of `new` that are inserted or replaced relative to `old`."""
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    lines: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.update(range(j1 + 1, j2 + 1))
+    return frozenset(lines)
+
+
+# --- checking --------------------------------------------------------------------------
+
+
+def _start(rng: Any) -> tuple[int, int]:
+    """(line, character) of a range's start, 0-based, whatever shape the indexer used."""
+    if hasattr(rng, "start_line"):
+        return rng.start_line, rng.start_character
+    if hasattr(rng, "start"):
+        return rng.start.line, rng.start.character
+    return rng["start"]["line"], rng["start"]["character"]
+
+
+def _end(rng: Any) -> tuple[int, int]:
+    if hasattr(rng, "end_line"):
+        return rng.end_line, rng.end_character
+    if hasattr(rng, "end"):
+        return rng.end.line, rng.end.character
+    return rng["end"]["line"], rng["end"]["character"]
+
+
+def analyse(project: Project, targets: list[Target]) -> Report:
+    """Index each target, keep symbols on counted lines, turn them into findings."""
+    from cairn.findings import FindingKind, findings_for
+    from cairn.indexer import index_text
+
+    per_file: list[tuple[Target, list[Any]]] = []
+    entities: set[str] = set()
+    for target in targets:
+        symbols = [
+            s
+            for s in index_text(target.text, target.relpath)
+            if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
+        ]
+        per_file.append((target, symbols))
+        entities.update(s.entity for s in symbols)
+    report = Report(files_checked=len(targets))
+    if not entities:
+        return report
+    from cairn.store import Store
+
+    statuses = Store.open(project.cairn_dir).status_many(sorted(entities))
+    for target, symbols in per_file:
+        for finding in findings_for(symbols, statuses):
+            verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
+            line, col = _start(finding.name_range)
+            end_line, end_col = _end(finding.name_range)
+            report.findings.append(
+                {
+                    "file": target.relpath,
+                    "line": line + 1,
+                    "column": col + 1,
+                    "end_line": end_line + 1,
+                    "end_column": end_col + 1,
+                    "entity": finding.entity,
+                    "role": finding.role,
+                    "kind": finding.kind.value,
+                    "severity": finding.severity.value,
+                    "blocking": finding.role == "introduce"
+                    and finding.kind is not FindingKind.REVIEW,
+                    "message": finding.message,
+                    "verdict_id": finding.verdict_id,
+                    "verdict_types": finding.data.get("verdict_types", []),
+                    "reasoning": getattr(verdict, "reasoning", None),
+                    "alternative": getattr(verdict, "alternative", None),
+                }
+            )
+    return report
+
+
+def _verdict(status: Any, verdict_id: str) -> Any:
+    for event in getattr(status, "open_verdicts", None) or ():
+        if getattr(event, "id", None) == verdict_id:
+            return event
+    return None
+
+
+def check_paths(paths: tuple[Path, ...]) -> Report:
+    """`cairn check PATH...`."""
+    project = _project()
+    return analyse(project, collect_paths(project, paths))
+
+
+def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report:
+    """`cairn check --diff REV` / `--staged`."""
+    project = _project()
+    return analyse(project, collect_diff(project, rev, staged, paths))
+
+
+def check_stdin(name: Path, data: bytes) -> Report:
+    """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
+    project = _project()
+    rel = _relpath(project, name)
+    text = _decode(data)
+    if text is None:
+        return Report(files_checked=0)
+    on_disk = project.root / rel
+    lines = None
+    if on_disk.is_file():
+        old = _decode(on_disk.read_bytes())
+        lines = changed_lines(old, text) if old is not None else None
+    return analyse(project, [Target(rel, text, lines)])
+
+
+# --- output ----------------------------------------------------------------------------
+
+
+def emit(report: Report, as_json: bool) -> None:
+    """A compiler-style report for people, or one JSON document for machines."""
+    if as_json:
+        emit_json(
+            {
+                "blocking": bool(report.blocking),
+                "files_checked": report.files_checked,
+                "findings": report.findings,
+            }
+        )
+        return
+    for f in report.findings:
+        label = "error" if f["blocking"] else f["severity"]
+        kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
+        click.echo(
+            f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
+            f"[{kinds} {f['verdict_id'][:8]}]"
+        )
+    files = f"{report.files_checked} file" + ("" if report.files_checked == 1 else "s")
+    blocking = report.blocking
+    if not blocking:
+        extra = f" ({len(report.findings)} informational)" if report.findings else ""
+        click.echo(f"cairn check: ok, {files} checked{extra}")
+        return
+    entities = sorted({f["entity"] for f in blocking})
+    click.echo(
+        f"cairn check: {len(blocking)} blocking finding{'s' if len(blocking) != 1 else ''} "
+        f"in {files}: the change re-introduces {', '.join(entities)}."
+    )
+    click.echo(
+        'If that is intended, record why: `cairn supersede ENTITY --reason "..."`; '
+        "see the history with `cairn history ENTITY`."
+    )
