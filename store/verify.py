@@ -1,0 +1,299 @@
+"""`cairn verify`: recompute the log's Merkle DAG and say exactly where it is broken.
+
+Every line's id is recomputed from its own fields; every parent must be in the log; the
+heads the index last recorded must still be in the log, which catches a truncated tail
+(the one edit a DAG without an outside anchor cannot see). Reordered and duplicated
+lines are harmless and not reported: the DAG is a set, and git's union merge produces
+both. What this does and does not promise is in docs/threat-model.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cairn.store.canonical import CONTENT_FIELDS
+from cairn.store.log import LOG_NAME, QUARANTINE_NAME
+from cairn.store.model import line_id
+
+__all__ = ["INDEX_NAME", "Finding", "VerifyReport", "recorded_heads", "verify"]
+
+INDEX_NAME = "index.db"
+
+# Problems make `verify` fail; notices are things a human should know that do not
+# mean the log is wrong (an interrupted write that was quarantined, for instance).
+PROBLEM = "problem"
+NOTICE = "notice"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing `verify` found, pinned to a line of the log and an event id when it can."""
+
+    code: str
+    message: str
+    line: int | None = None
+    event: str | None = None
+    severity: str = PROBLEM
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "line": self.line,
+            "event": self.event,
+            "message": self.message,
+        }
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line is not None else ""
+        return f"{where}{self.message}"
+
+
+@dataclass(slots=True)
+class VerifyReport:
+    """The outcome of one verification of a `.cairn/` folder."""
+
+    log: Path
+    lines: int = 0
+    events: int = 0
+    heads: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Finding]:
+        """Findings that mean the log is not what was written."""
+        return [f for f in self.findings if f.severity == PROBLEM]
+
+    @property
+    def notices(self) -> list[Finding]:
+        """Findings worth knowing that do not fail verification."""
+        return [f for f in self.findings if f.severity == NOTICE]
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no problem."""
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, stable for machines."""
+        return {
+            "ok": self.ok,
+            "log": str(self.log),
+            "lines": self.lines,
+            "events": self.events,
+            "heads": list(self.heads),
+            "problems": [f.to_dict() for f in self.problems],
+            "notices": [f.to_dict() for f in self.notices],
+        }
+
+
+def recorded_heads(cairn_dir: Path) -> list[str] | None:
+    """The heads the index last recorded, read without touching it; None when unknown.
+
+    Read before anything opens the store: opening it catches the index up with the log
+    and would move the anchor to whatever the log now says.
+    """
+    path = cairn_dir / INDEX_NAME
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'heads'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None  # an unreadable index is rebuilt from the log; it proves nothing
+    if row is None or not row[0]:
+        return None
+    value = row[0]
+    try:
+        heads = json.loads(value)
+    except (TypeError, ValueError):
+        heads = str(value).replace(",", " ").split()
+    if not isinstance(heads, list):
+        return None
+    return [str(h) for h in heads if h]
+
+
+@dataclass(slots=True)
+class _Line:
+    number: int
+    raw: dict[str, Any]
+    event_id: str
+
+
+def _parse(data: bytes, report: VerifyReport) -> list[_Line]:
+    """Split the log into parsed lines, reporting malformed ones and a partial tail."""
+    parsed: list[_Line] = []
+    chunks = data.split(b"\n")
+    tail = chunks.pop()  # b"" when the file ends with a newline
+    for number, chunk in enumerate(chunks, start=1):
+        if not chunk.strip():
+            continue
+        report.lines += 1
+        try:
+            raw = json.loads(chunk)
+        except (UnicodeDecodeError, ValueError):
+            report.findings.append(
+                Finding("malformed", "not a JSON object (garbled or hand-edited)", number)
+            )
+            continue
+        ident = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(ident, str) or not raw.get("type") or not raw.get("entity"):
+            report.findings.append(
+                Finding("malformed", "not an event (missing id, type or entity)", number)
+            )
+            continue
+        parsed.append(_Line(number, raw, ident))
+    if tail.strip():
+        report.findings.append(
+            Finding(
+                "partial-tail",
+                f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
+                f"write moves them to {QUARANTINE_NAME}",
+                len(chunks) + 1,
+                severity=NOTICE,
+            )
+        )
+    return parsed
+
+
+def _check_ids(lines: Iterable[_Line], report: VerifyReport) -> tuple[dict[str, _Line], set[int]]:
+    """Recompute ids; return the lines that verify, by id (first copy wins), and their numbers."""
+    good: dict[str, _Line] = {}
+    verified: set[int] = set()
+    for line in lines:
+        raw = line.raw
+        if raw.get("redacted") and any(raw.get(k) for k in CONTENT_FIELDS):
+            report.findings.append(
+                Finding(
+                    "redacted-with-content",
+                    f"event {line.event_id} is marked redacted but carries content its id "
+                    "does not cover (added after the redaction)",
+                    line.number,
+                    line.event_id,
+                )
+            )
+            continue
+        try:
+            actual = line_id(raw)
+        except (TypeError, ValueError) as exc:
+            report.findings.append(
+                Finding("malformed", f"event {line.event_id}: {exc}", line.number, line.event_id)
+            )
+            continue
+        if actual != line.event_id:
+            report.findings.append(
+                Finding(
+                    "id-mismatch",
+                    f"event {line.event_id}: its id does not match its contents (the line was "
+                    f"edited after it was written; the contents hash to {actual[:12]})",
+                    line.number,
+                    line.event_id,
+                )
+            )
+            continue
+        good.setdefault(line.event_id, line)
+        verified.add(line.number)
+    return good, verified
+
+
+def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: set[str]) -> None:
+    """Every parent and every referenced verdict must be in the log."""
+    for line in good.values():
+        raw = line.raw
+        for parent in raw.get("parents") or ():
+            if parent not in all_ids:
+                report.findings.append(
+                    Finding(
+                        "missing-parent",
+                        f"event {line.event_id} names parent {parent}, which is not in the log "
+                        "(a line was deleted, or this line was forged)",
+                        line.number,
+                        line.event_id,
+                    )
+                )
+        for name in ("supersedes", "reverts"):
+            target = raw.get(name)
+            if target and target not in all_ids:
+                report.findings.append(
+                    Finding(
+                        "missing-reference",
+                        f"event {line.event_id} {name} {target}, which is not in the log",
+                        line.number,
+                        line.event_id,
+                    )
+                )
+
+
+def _check_redactions(lines: list[_Line], verified: set[int], report: VerifyReport) -> None:
+    """A redacted event must not survive in full elsewhere (a merge can bring a copy back)."""
+    redacted = {line.event_id for line in lines if line.raw.get("redacted")}
+    for line in lines:
+        if line.event_id in redacted and not line.raw.get("redacted") and line.number in verified:
+            report.findings.append(
+                Finding(
+                    "unredacted-copy",
+                    f"event {line.event_id} was redacted but this copy still carries its content "
+                    f"(a merge brought it back); run `cairn redact {line.event_id[:12]}` again",
+                    line.number,
+                    line.event_id,
+                )
+            )
+
+
+def _heads(good: dict[str, _Line]) -> list[str]:
+    """Events no other event names as a parent."""
+    named = {p for line in good.values() for p in (line.raw.get("parents") or ())}
+    return sorted(ident for ident in good if ident not in named)
+
+
+def verify(cairn_dir: Path, *, anchor: list[str] | None = None) -> VerifyReport:
+    """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: the
+    heads the index recorded)."""
+    log = cairn_dir / LOG_NAME
+    report = VerifyReport(log=log)
+    heads_seen = anchor if anchor is not None else recorded_heads(cairn_dir)
+    try:
+        data = log.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    lines = _parse(data, report)
+    all_ids = {line.event_id for line in lines}
+    good, verified = _check_ids(lines, report)
+    report.events = len(good)
+    _check_links(good, report, all_ids)
+    _check_redactions(lines, verified, report)
+    for head in heads_seen or ():
+        if head not in all_ids:
+            report.findings.append(
+                Finding(
+                    "missing-head",
+                    f"event {head}, which the index last saw as a head, is not in the log "
+                    "(the log was truncated or rolled back since; if you checked out an older "
+                    "branch on purpose, this is expected)",
+                    None,
+                    head,
+                )
+            )
+    quarantine = cairn_dir / QUARANTINE_NAME
+    if quarantine.is_file() and quarantine.stat().st_size:
+        report.findings.append(
+            Finding(
+                "quarantine",
+                f"{quarantine.name} holds {quarantine.stat().st_size} bytes from interrupted "
+                "writes; they never completed, so no command reported them as written. "
+                "Inspect and delete the file when done",
+                severity=NOTICE,
+            )
+        )
+    report.heads = _heads(good)
+    report.findings.sort(key=lambda f: (f.severity != PROBLEM, f.line or 0))
+    return report
