@@ -172,7 +172,9 @@ def _statement_changes(stmt: Node, index: int, sql: str, comment: str) -> list[C
 
 
 def _column(table: str, definition: Node) -> str:
-    return column_path(table, _text(_kids(definition, "identifier")[0]))
+    # A quoted column name parses as a `literal`; the `name` field covers both.
+    name = definition.child_by_field_name("name") or _kids(definition, "identifier")[0]
+    return column_path(table, _text(name))
 
 
 def _alter_action(table: str, action: Node, emit: Any) -> None:
@@ -187,17 +189,12 @@ def _alter_action(table: str, action: Node, emit: Any) -> None:
         emit("rename", column_path(table, old), "column", renamed_to=column_path(table, new))
         emit("add", column_path(table, new), "column", renamed_from=column_path(table, old))
     elif kind in ("alter_column", "modify_column", "change_column"):
-        ident = _kids(action, "identifier") or [
-            n for d in _kids(action, "column_definition") for n in _kids(d, "identifier")
-        ]
+        defs = _kids(action, "column_definition")
+        ident = _kids(action, "identifier") or _kids(action, "literal")
+        entity = _column(table, defs[0]) if defs else column_path(table, _text(ident[0]))
         keywords = {c.type for c in action.children}
         retype = "keyword_type" in keywords or kind == "modify_column"
-        emit(
-            "retype" if retype else "modify",
-            column_path(table, _text(ident[0])),
-            "column",
-            change=_text(action),
-        )
+        emit("retype" if retype else "modify", entity, "column", change=_text(action))
     elif kind == "rename_object":
         new = table_path(_text(_kids(action, "object_reference")[0]))
         emit("rename", table, "table", renamed_to=new)

@@ -1,0 +1,183 @@
+"""`cairn import selvedge DB`: a Selvedge SQLite database, imported losslessly.
+
+Every row of Selvedge's `events` table becomes one Cairn event: the change type is
+the same word (Cairn's vocabulary is Selvedge's), reasoning, diff, session, git commit,
+revisit/expiry/stale fields map one to one, `supersedes` links are re-pointed at the
+imported events, and what Cairn has no field for (Selvedge's id, entity type, agent,
+project, changeset, `constraint`, its own metadata) is kept under `metadata.selvedge`.
+Entity paths go through Cairn's grammar; a Selvedge endpoint path such as
+`api/v1/users` becomes `route/ANY /api/v1/users`. Rows that cannot be mapped are
+reported, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.store.paths import EntityPathError, parse, route_path
+
+SOURCE = "selvedge"
+CHANGE_TYPES = frozenset(
+    {
+        "add",
+        "remove",
+        "modify",
+        "rename",
+        "retype",
+        "create",
+        "delete",
+        "index_add",
+        "index_remove",
+        "migrate",
+        "supersede",
+        "revert",
+        "reject",
+    }
+)
+_KINDS = {
+    "column": "column",
+    "table": "table",
+    "file": "file",
+    "function": "function",
+    "class": "class",
+    "endpoint": "route",
+    "dependency": "dependency",
+    "env_var": "env",
+}
+# Fields carried over under metadata.selvedge because Cairn has no column for them.
+_KEPT = ("id", "entity_type", "entity_path", "agent", "project", "changeset_id", "constraint")
+
+
+def open_db(path: Path) -> sqlite3.Connection:
+    """Open a Selvedge database read-only, or say why it is not one."""
+    if not path.is_file():
+        raise SourceError(f"{path}: no such file")
+    try:
+        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        conn.row_factory = sqlite3.Row
+        cols = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
+    except sqlite3.DatabaseError as exc:
+        raise SourceError(f"{path}: not a SQLite database ({exc})") from None
+    missing = {"id", "timestamp", "entity_path", "change_type"} - cols
+    if missing:
+        raise SourceError(
+            f"{path}: not a Selvedge database (events table lacks {', '.join(sorted(missing))})"
+        )
+    return conn
+
+
+def map_entity(raw: str, entity_type: str) -> tuple[str, str | None]:
+    """(Cairn entity path, a note when the mapping changed its meaning) or EntityPathError."""
+    text = raw.strip()
+    if entity_type == "endpoint" and not text.startswith("route/"):
+        method, _, rest = text.partition(" ")
+        if method.upper() in ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS") and rest:
+            return route_path(method, rest), None
+        return route_path("ANY", text), "endpoint without an HTTP method: mapped to route/ANY"
+    return parse(text).path, None
+
+
+def _metadata(row: sqlite3.Row, keys: set[str]) -> dict[str, Any]:
+    kept: dict[str, Any] = {k: row[k] for k in _KEPT if k in keys and row[k] not in (None, "")}
+    raw = row["metadata"] if "metadata" in keys else None
+    if raw and raw != "{}":
+        try:
+            kept["metadata"] = json.loads(raw)
+        except ValueError:
+            kept["metadata"] = raw
+    return kept
+
+
+def import_selvedge(
+    db: Path, root: Path, unit_done: list | None = None
+) -> tuple[int, Iterator[Proposed | Skipped]]:
+    """(number of rows, the proposals in Selvedge's timestamp order)."""
+    conn = open_db(db)
+    keys = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
+    total = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+
+    def col(row: sqlite3.Row, name: str) -> str:
+        value = row[name] if name in keys else None
+        return "" if value is None else str(value)
+
+    def items() -> Iterator[Proposed | Skipped]:
+        yield from _links_first(rows())
+
+    def rows() -> Iterator[Proposed | Skipped]:
+        try:
+            rows = conn.execute("SELECT * FROM events ORDER BY timestamp, rowid")
+            for row in rows:
+                for hook in unit_done or []:
+                    hook(1)
+                label = f"{row['id']} ({row['change_type']} {row['entity_path']})"
+                ctype = str(row["change_type"])
+                if ctype not in CHANGE_TYPES:
+                    yield Skipped(label, f"unknown change type {ctype!r}")
+                    continue
+                try:
+                    entity, note = map_entity(str(row["entity_path"]), col(row, "entity_type"))
+                except EntityPathError as exc:
+                    yield Skipped(label, f"entity path cannot be mapped: {exc}")
+                    continue
+                try:
+                    when = normalise_time(str(row["timestamp"]))
+                except SourceError as exc:
+                    yield Skipped(label, str(exc))
+                    continue
+                metadata: dict[str, Any] = {"selvedge": _metadata(row, keys)}
+                if note:
+                    metadata["mapping_note"] = note
+                supersedes = col(row, "supersedes")
+                yield Proposed(
+                    source_key=f"{SOURCE}:{row['id']}",
+                    type=ctype,
+                    entity=entity,
+                    entity_kind=_KINDS.get(col(row, "entity_type"), ""),
+                    reasoning=col(row, "reasoning"),
+                    diff=col(row, "diff") or None,
+                    occurred_at=when,
+                    session=col(row, "session_id") or None,
+                    commit=col(row, "git_commit") or None,
+                    revisit_after=col(row, "revisit_after") or None,
+                    expires_when=col(row, "expires_when") or None,
+                    stale_when=col(row, "stale_when") or None,
+                    supersedes_key=f"{SOURCE}:{supersedes}" if supersedes else None,
+                    metadata=metadata,
+                )
+        finally:
+            conn.close()
+
+    return total, items()
+
+
+def _links_first(items: Iterator[Proposed | Skipped]) -> Iterator[Proposed | Skipped]:
+    """Yield a supersede only after the event it names, whatever the clocks said."""
+    pending = list(items)
+    present = {p.source_key for p in pending if isinstance(p, Proposed)}
+    done: set[str] = set()
+    waiting: dict[str, list[Proposed]] = {}
+
+    def release(p: Proposed) -> Iterator[Proposed]:
+        stack = [p]
+        while stack:
+            item = stack.pop()
+            done.add(item.source_key)
+            yield item
+            stack.extend(reversed(waiting.pop(item.source_key, [])))
+
+    for item in pending:
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        target = item.supersedes_key
+        if target and target in present and target not in done:
+            waiting.setdefault(target, []).append(item)
+            continue
+        yield from release(item)
+    for stuck in waiting.values():  # a cycle of supersedes: let the runner report them
+        yield from stuck
