@@ -1,0 +1,490 @@
+"""The SQLite index (`.cairn/index.db`): derived from the JSONL, lean, rebuildable.
+
+It holds no decision text: events are rows of integers (entity, type, chain position,
+a 60-bit id prefix, times, and the byte span of the line in the JSONL), the text is
+read back from the log by offset, and full-text search is a contentless FTS5 table.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import mmap
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.store.dag import ChainPos, Dag
+from cairn.store.model import EventType
+from cairn.store.paths import EntityPathError, canonicalise
+from cairn.store.times import to_ms
+
+__all__ = ["TYPES", "TYPE_CODES", "Index", "Row", "id_key"]
+
+SCHEMA_VERSION = "1"
+INDEX_NAME = "index.db"
+TAIL_BYTES = 4096
+FLUSH_EVERY = 50_000
+
+TYPES: tuple[EventType, ...] = tuple(EventType)
+TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
+
+_SCHEMA = """
+CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE ent(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
+CREATE TABLE ev(
+  seq INTEGER PRIMARY KEY, ent INTEGER NOT NULL, h INTEGER NOT NULL, ty INTEGER NOT NULL,
+  ch INTEGER NOT NULL, pos INTEGER NOT NULL, ref INTEGER, rec INTEGER NOT NULL,
+  occ INTEGER, off INTEGER NOT NULL, len INTEGER NOT NULL);
+CREATE INDEX ev_ent ON ev(ent);
+CREATE INDEX ev_h ON ev(h);
+CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos, tip_h);
+CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
+CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
+CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE VIRTUAL TABLE fts USING fts5(body, content='', detail=column);
+"""
+
+
+def id_key(event_id: str) -> int:
+    """The 60-bit integer an id (or a 15+ char prefix) is indexed under."""
+    return int(event_id[:15], 16)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One event as the index knows it (no text)."""
+
+    seq: int
+    ent: int
+    h: int
+    ty: EventType
+    cp: ChainPos
+    ref: int | None
+    rec: int
+    occ: int | None
+    off: int
+    len: int
+
+
+_ROW_SQL = "SELECT seq, ent, h, ty, ch, pos, ref, rec, occ, off, len FROM ev"
+
+
+def _row(t: tuple[Any, ...]) -> Row:
+    return Row(t[0], t[1], t[2], TYPES[t[3]], (t[4], t[5]), t[6], t[7], t[8], t[9], t[10])
+
+
+@dataclass(slots=True)
+class Record:
+    """A parsed line on its way into the index."""
+
+    off: int
+    len: int
+    raw: dict[str, Any]
+
+
+class Index:
+    """Ingests JSONL records and answers row-level queries. Not thread-safe by itself."""
+
+    def __init__(self, cairn_dir: Path, log_path: Path) -> None:
+        self.path = cairn_dir / INDEX_NAME
+        self.log_path = log_path
+        self.db = self._connect()
+        self.dag = Dag()
+        self.heads: set[str] = set()
+        self.consumed = 0
+        self.next_seq = 1
+        self.bad_lines = 0
+        self.tip_by_key: dict[int, tuple[int, ChainPos]] = {}  # chain tip h -> (seq, cp)
+        self.tip_key: dict[int, int] = {}  # chain -> h of its tip
+        self.next_ent = 1
+        self.ent_ids: dict[str, int] = {}
+        self._map: mmap.mmap | None = None
+        self._map_size = 0
+        self.load_state()
+
+    # --- connection and state -----------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=10000")
+        version = None
+        with contextlib.suppress(sqlite3.Error):
+            version = db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
+        if version is None or version[0] != SCHEMA_VERSION:
+            db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=10000")
+            db.executescript(_SCHEMA)
+            db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+        return db
+
+    def meta(self) -> dict[str, Any]:
+        """The meta table as a dict."""
+        return dict(self.db.execute("SELECT k, v FROM meta").fetchall())
+
+    def load_state(self) -> None:
+        """Reload what lives in memory (DAG shape, heads, counters) from the database."""
+        meta = self.meta()
+        self.heads = set(json.loads(meta.get("heads", "[]")))
+        self.consumed = int(meta.get("consumed", 0))
+        self.bad_lines = int(meta.get("bad_lines", 0))
+        self.next_seq = (self.db.execute("SELECT max(seq) FROM ev").fetchone()[0] or 0) + 1
+        dag = Dag()
+        for ch, start in self.db.execute("SELECT ch, start FROM chain ORDER BY ch"):
+            dag.starts[ch] = [tuple(p) for p in json.loads(start)]  # type: ignore[misc]
+        for ch, pos, parents in self.db.execute("SELECT ch, pos, parents FROM merge ORDER BY pos"):
+            dag.merges.setdefault(ch, []).append((pos, [tuple(p) for p in json.loads(parents)]))  # type: ignore[misc]
+        self.tip_by_key = {}
+        self.tip_key = {}
+        self.next_ent = (self.db.execute("SELECT max(id) FROM ent").fetchone()[0] or 0) + 1
+        for ch, pos, seq, h in self.db.execute("SELECT ch, tip_pos, tip_seq, tip_h FROM chain"):
+            dag.tips[ch] = pos
+            self.tip_by_key[h] = (seq, (ch, pos))
+            self.tip_key[ch] = h
+        self.dag = dag
+        self.ent_ids = {}
+
+    def recorded_stat(self) -> tuple[int, int, int] | None:
+        """(size, mtime_ns, inode) of the JSONL when the index last caught up."""
+        meta = self.meta()
+        if "stat" not in meta:
+            return None
+        size, mtime, ino = json.loads(meta["stat"])
+        return int(size), int(mtime), int(ino)
+
+    def tail_hash(self, upto: int) -> str:
+        """SHA-256 of the last bytes before `upto`: detects a rewrite of the ingested part."""
+        if upto <= 0:
+            return ""
+        with open(self.log_path, "rb") as fh:
+            start = max(0, upto - TAIL_BYTES)
+            fh.seek(start)
+            return hashlib.sha256(fh.read(upto - start)).hexdigest()
+
+    def is_append_of_ingested(self, st: os.stat_result) -> bool:
+        """True when the file only grew since the index caught up (same inode, same tail)."""
+        recorded = self.recorded_stat()
+        if recorded is None:
+            return self.consumed == 0
+        if st.st_ino != recorded[2] or st.st_size < self.consumed:
+            return False
+        return self.tail_hash(self.consumed) == self.meta().get("tail", "")
+
+    def reset(self) -> None:
+        """Drop every derived row (a rebuild follows)."""
+        self.close_map()
+        self.db.execute("BEGIN IMMEDIATE")
+        for table in ("ev", "ent", "chain", "merge", "review", "srckey"):
+            self.db.execute(f"DELETE FROM {table}")
+        self.db.execute("DELETE FROM fts")
+        self.db.execute("DELETE FROM meta WHERE k != 'schema'")
+        self.db.execute("COMMIT")
+        self.load_state()
+
+    # --- reading the log --------------------------------------------------------------
+
+    def read_records(self, start: int) -> tuple[list[Record], int, int]:
+        """Parse complete lines from `start`; returns records, new offset, bad lines."""
+        records: list[Record] = []
+        bad = 0
+        with open(self.log_path, "rb") as fh:
+            fh.seek(start)
+            data = fh.read()
+        end = data.rfind(b"\n") + 1
+        pos = 0
+        loads = json.loads
+        while pos < end:
+            nl = data.index(b"\n", pos)
+            line = data[pos:nl]
+            if line.strip():
+                try:
+                    raw = loads(line)
+                    if not isinstance(raw, dict):
+                        raise ValueError
+                    records.append(Record(start + pos, nl - pos, raw))
+                except ValueError:
+                    bad += 1
+            pos = nl + 1
+        return records, start + end, bad
+
+    def line(self, off: int, length: int) -> dict[str, Any]:
+        """The parsed line at a byte span of the log."""
+        end = off + length
+        if self._map is None or end > self._map_size:
+            self.close_map()
+            with open(self.log_path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size == 0:
+                    raise ValueError("log is empty")
+                self._map = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
+                self._map_size = size
+        result: dict[str, Any] = json.loads(self._map[off:end])
+        return result
+
+    def close_map(self) -> None:
+        """Forget the memory map (the file was rewritten or truncated)."""
+        if self._map is not None:
+            self._map.close()
+        self._map = None
+        self._map_size = 0
+
+    # --- ingest -----------------------------------------------------------------------
+
+    def entity_id(self, path: str, new_ents: list[tuple[int, str]]) -> int:
+        """The dictionary id of a canonical path, allocating one when new."""
+        ent = self.ent_ids.get(path)
+        if ent is None:
+            found = self.db.execute("SELECT id FROM ent WHERE path = ?", (path,)).fetchone()
+            if found:
+                ent = int(found[0])
+            else:
+                ent = self.next_ent
+                self.next_ent += 1
+                new_ents.append((ent, path))
+            self.ent_ids[path] = ent
+        return ent
+
+    def ingest(self, records: Iterable[Record], *, dedupe: bool = True) -> int:
+        """Index records (any order: a child waits for its parents). Caller commits."""
+        batch = _Batch()
+        pending: dict[int, list[Record]] = {}
+        count = 0
+        canon: dict[str, str | None] = {}
+        for rec in records:
+            count += self._ingest_one(rec, batch, pending, canon, dedupe)
+            if len(batch.rows) >= FLUSH_EVERY:
+                self._flush(batch)
+                batch = _Batch()
+        # Parents that never appeared (a damaged log): index the waiting events anyway.
+        while pending:
+            key = next(iter(pending))
+            waiting = pending.pop(key)
+            batch.missing.add(key)
+            for rec in waiting:
+                count += self._ingest_one(rec, batch, pending, canon, dedupe)
+        self._flush(batch)
+        return count
+
+    def _resolve(self, key: int, batch: _Batch) -> tuple[int, ChainPos] | None:
+        hit = batch.placed.get(key) or self.tip_by_key.get(key)
+        if hit is not None:
+            return hit
+        found = self.db.execute("SELECT seq, ch, pos FROM ev WHERE h = ?", (key,)).fetchone()
+        if found:
+            return found[0], (found[1], found[2])
+        return None
+
+    def _ingest_one(
+        self,
+        rec: Record,
+        batch: _Batch,
+        pending: dict[int, list[Record]],
+        canon: dict[str, str | None],
+        dedupe: bool,
+    ) -> int:
+        raw = rec.raw
+        try:
+            eid = raw["id"]
+            key = id_key(eid)
+            ty = TYPE_CODES[raw["type"]]
+            entity_raw = raw["entity"]
+            recorded = to_ms(raw["recorded_at"])
+            occurred_raw = raw.get("occurred_at")
+            occurred = to_ms(occurred_raw) if occurred_raw else None
+        except (KeyError, ValueError, TypeError, AttributeError):
+            self.bad_lines += 1
+            return 0
+        if dedupe and (key in batch.placed or key in self.tip_by_key or self._known(key)):
+            return 0  # a duplicate line (e.g. after a union merge) is harmless
+        entity = canon.get(entity_raw, "")
+        if entity == "":
+            try:
+                entity = canonicalise(entity_raw)
+            except (EntityPathError, TypeError):
+                entity = None
+            canon[entity_raw] = entity
+        if entity is None:
+            self.bad_lines += 1
+            return 0
+        parents: list[ChainPos] = []
+        for parent in raw.get("parents") or ():
+            pkey = id_key(parent)
+            hit = self._resolve(pkey, batch)
+            if hit is None:
+                if pkey not in batch.missing:
+                    pending.setdefault(pkey, []).append(rec)
+                    return 0
+                continue
+            parents.append(hit[1])
+        cp, started, merged = self.dag.place(parents)
+        if started:
+            batch.chains.append((cp[0], json.dumps(parents)))
+        if merged:
+            batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
+        seq = self.next_seq
+        self.next_seq += 1
+        # The chain's previous tip is no longer one.
+        old_tip = self.tip_key.get(cp[0])
+        if old_tip is not None:
+            self.tip_by_key.pop(old_tip, None)
+        self.tip_key[cp[0]] = key
+        self.tip_by_key[key] = (seq, cp)
+        batch.placed[key] = (seq, cp)
+        batch.touched.add(cp[0])
+        for parent in raw.get("parents") or ():
+            self.heads.discard(parent)
+        self.heads.add(eid)
+        ref_id = raw.get("supersedes") or raw.get("reverts")
+        ref = id_key(ref_id) if ref_id else None
+        ent = self.entity_id(entity, batch.ents)
+        batch.rows.append(
+            (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
+        )
+        if not raw.get("redacted"):
+            body = " ".join(
+                x
+                for x in (raw.get("reasoning"), raw.get("alternative"), entity)
+                if isinstance(x, str) and x
+            )
+        else:
+            body = entity
+        batch.fts.append((seq, body))
+        if raw.get("revisit_after") or raw.get("expires_when"):
+            batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
+        meta = raw.get("metadata")
+        if isinstance(meta, dict) and isinstance(meta.get("source_key"), str):
+            batch.srckeys.append((meta["source_key"],))
+        waiting = pending.pop(key, None)
+        done = 1
+        if waiting:
+            for child in waiting:
+                done += self._ingest_one(child, batch, pending, canon, dedupe)
+        return done
+
+    def _known(self, key: int) -> bool:
+        return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
+
+    def _flush(self, batch: _Batch) -> None:
+        db = self.db
+        if batch.ents:
+            db.executemany("INSERT INTO ent(id, path) VALUES (?, ?)", batch.ents)
+        if batch.rows:
+            db.executemany("INSERT INTO ev VALUES (?,?,?,?,?,?,?,?,?,?,?)", batch.rows)
+            db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", batch.fts)
+        if batch.chains:
+            db.executemany("INSERT INTO chain(ch, start) VALUES (?, ?)", batch.chains)
+        if batch.merges:
+            db.executemany("INSERT INTO merge(ch, pos, parents) VALUES (?, ?, ?)", batch.merges)
+        if batch.reviews:
+            db.executemany("INSERT INTO review VALUES (?, ?, ?)", batch.reviews)
+        if batch.srckeys:
+            db.executemany("INSERT OR IGNORE INTO srckey VALUES (?)", batch.srckeys)
+        tips = [
+            (self.tip_by_key[k][0], self.dag.tips[c], k, c)
+            for c, k in self.tip_key.items()
+            if c in batch.touched
+        ]
+        if tips:
+            db.executemany("UPDATE chain SET tip_seq=?, tip_pos=?, tip_h=? WHERE ch=?", tips)
+
+    def record_position(self, consumed: int, st: os.stat_result) -> None:
+        """Remember how far the log was ingested, its stat, tail hash and heads."""
+        self.consumed = consumed
+        rows = [
+            ("consumed", consumed),
+            ("stat", json.dumps([st.st_size, st.st_mtime_ns, st.st_ino])),
+            ("tail", self.tail_hash(consumed)),
+            ("heads", json.dumps(sorted(self.heads))),
+            ("bad_lines", self.bad_lines),
+        ]
+        self.db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", rows)
+
+    # --- queries ------------------------------------------------------------------------
+
+    def rows_for(self, ent: int) -> list[Row]:
+        """Every event on one entity, in ingest order."""
+        return [_row(t) for t in self.db.execute(_ROW_SQL + " WHERE ent = ? ORDER BY seq", (ent,))]
+
+    def rows_for_paths(self, paths: list[str]) -> dict[str, list[Row]]:
+        """Events for many entities in ONE query (what the editor asks for a whole file)."""
+        out: dict[str, list[Row]] = {p: [] for p in paths}
+        sql = (
+            "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, "
+            "v.off, v.len FROM ent e JOIN ev v ON v.ent = e.id "
+            "WHERE e.path IN (SELECT value FROM json_each(?)) ORDER BY v.seq"
+        )
+        for t in self.db.execute(sql, (json.dumps(paths),)):
+            out[t[0]].append(_row(t[1:]))
+        return out
+
+    def ent_of(self, path: str) -> int | None:
+        """The dictionary id of a canonical path, or None when nothing was logged on it."""
+        found = self.db.execute("SELECT id FROM ent WHERE path = ?", (path,)).fetchone()
+        return int(found[0]) if found else None
+
+    def paths_in_range(self, lo: str, hi: str) -> list[tuple[int, str]]:
+        """Entities whose path sorts in [lo, hi) (a prefix scan; callers filter with covers)."""
+        return [
+            (int(i), p)
+            for i, p in self.db.execute(
+                "SELECT id, path FROM ent WHERE path >= ? AND path < ? ORDER BY path", (lo, hi)
+            )
+        ]
+
+    def rows_by_key_range(self, lo: int, hi: int, limit: int = 50) -> list[Row]:
+        """Events whose 60-bit id key lies in [lo, hi] (id-prefix lookups)."""
+        return [
+            _row(t)
+            for t in self.db.execute(_ROW_SQL + " WHERE h BETWEEN ? AND ? LIMIT ?", (lo, hi, limit))
+        ]
+
+    def rows_by_seq(self, seqs: list[int]) -> dict[int, Row]:
+        """Rows for a list of sequence numbers."""
+        sql = _ROW_SQL + " WHERE seq IN (SELECT value FROM json_each(?))"
+        return {t[0]: _row(t) for t in self.db.execute(sql, (json.dumps(seqs),))}
+
+    def path_of(self, ent: int) -> str:
+        """The canonical path for a dictionary id."""
+        return str(self.db.execute("SELECT path FROM ent WHERE id = ?", (ent,)).fetchone()[0])
+
+    def iter_rows(self) -> Iterator[Row]:
+        """Every row, in ingest order."""
+        for t in self.db.execute(_ROW_SQL + " ORDER BY seq"):
+            yield _row(t)
+
+
+@dataclass(slots=True)
+class _Batch:
+    placed: dict[int, tuple[int, ChainPos]]
+    missing: set[int]
+    ents: list[tuple[int, str]]
+    rows: list[tuple[Any, ...]]
+    fts: list[tuple[int, str]]
+    chains: list[tuple[int, str]]
+    merges: list[tuple[int, int, str]]
+    reviews: list[tuple[int, Any, Any]]
+    srckeys: list[tuple[str]]
+    touched: set[int]
+
+    def __init__(self) -> None:
+        self.placed = {}
+        self.missing = set()
+        self.ents = []
+        self.rows = []
+        self.fts = []
+        self.chains = []
+        self.merges = []
+        self.reviews = []
+        self.srckeys = []
+        self.touched = set()

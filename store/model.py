@@ -1,0 +1,354 @@
+"""The event model: what a writer supplies (`EventDraft`), what the log holds (`Event`),
+and what reads return (`EntityStatus`, `Attempt`, `SearchHit`, `Review`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from cairn.store.canonical import CONTENT_FIELDS, content_digest, event_id, prune
+from cairn.store.paths import kind_of
+
+__all__ = [
+    "EVENT_FIELDS",
+    "AppendResult",
+    "Attempt",
+    "EntityStatus",
+    "Event",
+    "EventDraft",
+    "EventType",
+    "Review",
+    "SearchHit",
+    "Status",
+]
+
+
+class EventType(str, Enum):
+    """The log's vocabulary (Selvedge-compatible)."""
+
+    ADD = "add"
+    CREATE = "create"
+    MODIFY = "modify"
+    RETYPE = "retype"
+    RENAME = "rename"
+    MIGRATE = "migrate"
+    INDEX_ADD = "index_add"
+    REMOVE = "remove"
+    DELETE = "delete"
+    INDEX_REMOVE = "index_remove"
+    REVERT = "revert"
+    REJECT = "reject"
+    SUPERSEDE = "supersede"
+    REDACT = "redact"
+
+    @property
+    def is_applied(self) -> bool:
+        """A change that was written into the code."""
+        return self in _APPLIED
+
+    @property
+    def is_removal(self) -> bool:
+        """A neutral removal (not a verdict that the thing was wrong)."""
+        return self in _REMOVAL
+
+    @property
+    def is_verdict(self) -> bool:
+        """A revert or a reject: stands until a supersede names it."""
+        return self in _VERDICT
+
+    @classmethod
+    def parse(cls, raw: str | EventType) -> EventType:
+        """The type named `raw`, or ValueError listing the vocabulary."""
+        if isinstance(raw, EventType):
+            return raw
+        try:
+            return cls(str(raw).strip().lower())
+        except ValueError:
+            names = ", ".join(t.value for t in cls)
+            raise ValueError(f"unknown event type {raw!r}; expected one of: {names}") from None
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_APPLIED = frozenset(
+    {
+        EventType.ADD,
+        EventType.CREATE,
+        EventType.MODIFY,
+        EventType.RETYPE,
+        EventType.RENAME,
+        EventType.MIGRATE,
+        EventType.INDEX_ADD,
+    }
+)
+_REMOVAL = frozenset({EventType.REMOVE, EventType.DELETE, EventType.INDEX_REMOVE})
+_VERDICT = frozenset({EventType.REVERT, EventType.REJECT})
+
+
+class Status(str, Enum):
+    """An entity's derived status (see docs/status.md for the rule)."""
+
+    ACTIVE = "active"
+    REVERTED = "reverted"
+    REJECTED = "rejected"
+    REOPENED = "reopened"
+    REMOVED = "removed"
+    CONFLICT = "conflict"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Every field an event may carry, in the order humans read them.
+EVENT_FIELDS = (
+    "id",
+    "parents",
+    "type",
+    "entity",
+    "entity_kind",
+    "reasoning",
+    "alternative",
+    "diff",
+    "supersedes",
+    "reverts",
+    "author",
+    "agent",
+    "session",
+    "commit",
+    "recorded_at",
+    "occurred_at",
+    "revisit_after",
+    "expires_when",
+    "stale_when",
+    "metadata",
+)
+
+
+@dataclass(slots=True)
+class EventDraft:
+    """What a writer supplies; the store validates it, fills defaults and assigns the id.
+
+    `supersedes`/`reverts`/ids may be unique prefixes. `recorded_at` is normally left
+    empty (the store stamps it); importers and tests may set it.
+    """
+
+    type: EventType | str
+    entity: str
+    reasoning: str = ""
+    alternative: str = ""
+    diff: str = ""
+    supersedes: str = ""
+    reverts: str = ""
+    author: str = ""
+    agent: str = ""
+    session: str = ""
+    commit: str = ""
+    occurred_at: str = ""
+    recorded_at: str = ""
+    revisit_after: str = ""
+    expires_when: str = ""
+    stale_when: str = ""
+    entity_kind: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One line of the log. Field names are the log's own; absent values are "" or {}."""
+
+    id: str
+    type: EventType
+    entity: str
+    parents: tuple[str, ...] = ()
+    entity_kind: str = ""
+    reasoning: str = ""
+    alternative: str = ""
+    diff: str = ""
+    supersedes: str = ""
+    reverts: str = ""
+    author: str = ""
+    agent: str = ""
+    session: str = ""
+    commit: str = ""
+    recorded_at: str = ""
+    occurred_at: str = ""
+    revisit_after: str = ""
+    expires_when: str = ""
+    stale_when: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    redacted: bool = False
+    content_digest: str = ""
+
+    @property
+    def when(self) -> str:
+        """When it happened in the world: `occurred_at`, else when it was logged."""
+        return self.occurred_at or self.recorded_at
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field under the log's names (absent ones as null), for JSON output."""
+        out: dict[str, Any] = {}
+        for name in EVENT_FIELDS:
+            value = getattr(self, name)
+            if name == "parents":
+                value = list(value)
+            elif name == "type":
+                value = value.value
+            out[name] = value if value not in ("", {}) else None
+        if self.redacted:
+            out["redacted"] = True
+            out["content_digest"] = self.content_digest
+        return out
+
+    def to_line(self) -> dict[str, Any]:
+        """The pruned form written to the JSONL (the entity kind only when not inferable)."""
+        return wire_dict(self)
+
+    @classmethod
+    def from_line(cls, raw: dict[str, Any]) -> Event:
+        """Build from a parsed JSONL line; raises ValueError/KeyError when malformed."""
+        etype = EventType.parse(raw["type"])
+        entity = raw["entity"]
+        kind = raw.get("entity_kind") or kind_of(entity).value
+        return cls(
+            id=raw["id"],
+            type=etype,
+            entity=entity,
+            parents=tuple(raw.get("parents") or ()),
+            entity_kind=kind,
+            reasoning=raw.get("reasoning") or "",
+            alternative=raw.get("alternative") or "",
+            diff=raw.get("diff") or "",
+            supersedes=raw.get("supersedes") or "",
+            reverts=raw.get("reverts") or "",
+            author=raw.get("author") or "",
+            agent=raw.get("agent") or "",
+            session=raw.get("session") or "",
+            commit=raw.get("commit") or "",
+            recorded_at=raw.get("recorded_at") or "",
+            occurred_at=raw.get("occurred_at") or "",
+            revisit_after=raw.get("revisit_after") or "",
+            expires_when=raw.get("expires_when") or "",
+            stale_when=raw.get("stale_when") or "",
+            metadata=raw.get("metadata") or {},
+            redacted=bool(raw.get("redacted")),
+            content_digest=raw.get("content_digest") or "",
+        )
+
+
+def wire_dict(event: Event) -> dict[str, Any]:
+    """The event as the JSONL stores it: pruned, id included, content or its digest."""
+    out = {name: getattr(event, name) for name in EVENT_FIELDS}
+    out["type"] = event.type.value
+    out["parents"] = list(event.parents)
+    if out["entity_kind"] == kind_of(event.entity).value:
+        out["entity_kind"] = ""
+    if event.redacted:
+        for name in CONTENT_FIELDS:
+            out[name] = None
+        out["redacted"] = True
+        out["content_digest"] = event.content_digest
+    return prune(out)
+
+
+def line_id(raw: dict[str, Any]) -> str:
+    """Recompute the id of a parsed JSONL line (redacted or not) from its own fields."""
+    digest = raw.get("content_digest") if raw.get("redacted") else None
+    if not digest:
+        digest = content_digest({k: raw.get(k) for k in CONTENT_FIELDS})
+    return event_id(raw, digest)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What `Store.append` wrote, and which kinds of secret were masked on the way."""
+
+    event: Event
+    masked: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityStatus:
+    """An entity's derived status and the events that explain it."""
+
+    entity: str
+    status: Status
+    open_verdicts: list[Event] = field(default_factory=list)
+    conflicts: list[Event] = field(default_factory=list)
+    reopened: dict[str, str] = field(default_factory=dict)
+    event_count: int = 0
+    latest: Event | None = None
+    due_reviews: list[Review] = field(default_factory=list)
+    rollup: dict[str, Status] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "entity": self.entity,
+            "status": self.status.value,
+            "open_verdicts": [e.to_dict() for e in self.open_verdicts],
+            "conflicts": [e.to_dict() for e in self.conflicts],
+            "reopened": dict(self.reopened),
+            "event_count": self.event_count,
+            "latest": self.latest.to_dict() if self.latest else None,
+            "due_reviews": [r.to_dict() for r in self.due_reviews],
+            "rollup": {k: v.value for k, v in self.rollup.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A prior attempt: an applied change and what closed it, or a standalone reject."""
+
+    entity: str
+    outcome: str  # reverted | reopened | active | removed | rejected
+    confidence: str  # exact | proximity | "" (nothing closed it)
+    change: Event | None
+    closed_by: Event | None
+    reopened_by: str = ""
+    alternative: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "entity": self.entity,
+            "outcome": self.outcome,
+            "confidence": self.confidence or None,
+            "alternative": self.alternative or None,
+            "change": self.change.to_dict() if self.change else None,
+            "closed_by": self.closed_by.to_dict() if self.closed_by else None,
+            "reopened_by": self.reopened_by or None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A full-text match: the event and its BM25 score (lower is better, as SQLite's)."""
+
+    event: Event
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"score": round(self.score, 4), **self.event.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    """A decision that asks to be looked at again, and why now."""
+
+    event: Event
+    reason: str  # revisit_after | expires_when
+    due: str  # the date it fell due, or "" for manual/entity triggers
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "reason": self.reason,
+            "due": self.due or None,
+            "detail": self.detail or None,
+            "event": self.event.to_dict(),
+        }

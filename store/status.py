@@ -1,0 +1,89 @@
+"""Derived status: a function of the set of events on one entity, never of their order.
+
+The rule (docs/status.md): an entity's open verdicts are its revert/reject events that
+no supersede names. With open verdicts, an applied event that is not a causal ancestor
+of some open verdict (written after it, or without knowing of it) and is not the change
+that verdict reverts makes the status `conflict` (re-applied without supersede);
+otherwise an open revert gives `reverted`, an open reject `rejected`. Without open
+verdicts: a removal that descends from every applied event gives `removed`; else a
+superseded verdict gives `reopened`; else applied events give `active`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cairn.store.dag import ChainPos
+from cairn.store.model import EventType, Status
+
+__all__ = ["Derived", "derive"]
+
+
+@dataclass(slots=True)
+class Derived:
+    """The outcome of `derive`, in terms of the rows' sequence numbers."""
+
+    status: Status
+    open_verdicts: list[int] = field(default_factory=list)
+    conflicts: list[int] = field(default_factory=list)
+    reopened: list[tuple[int, int]] = field(default_factory=list)  # (verdict, supersede)
+
+
+class _RowLike:
+    seq: int
+    h: int
+    ty: EventType
+    cp: ChainPos
+    ref: int | None
+
+
+def derive(rows: list[_RowLike], is_ancestor: Callable[[ChainPos, ChainPos], bool]) -> Derived:
+    """Status of one entity from its rows (order-independent)."""
+    if not rows:
+        return Derived(Status.UNKNOWN)
+    supersedes: dict[int, tuple[int, int]] = {}  # verdict key -> (supersede key, seq)
+    verdicts = []
+    applied = []
+    removals = []
+    for r in rows:
+        ty = r.ty
+        if ty is EventType.SUPERSEDE:
+            if r.ref is not None:
+                # Several supersedes of one verdict: report the one with the smallest id.
+                prior = supersedes.get(r.ref)
+                if prior is None or r.h < prior[0]:
+                    supersedes[r.ref] = (r.h, r.seq)
+        elif ty.is_verdict:
+            verdicts.append(r)
+        elif ty.is_applied:
+            applied.append(r)
+        elif ty.is_removal:
+            removals.append(r)
+    open_v = [v for v in verdicts if v.h not in supersedes]
+    reopened = [(v.seq, supersedes[v.h][1]) for v in verdicts if v.h in supersedes]
+    if open_v:
+        conflicts = [
+            a.seq
+            for a in applied
+            if any(
+                not is_ancestor(a.cp, v.cp) and not (v.ty is EventType.REVERT and v.ref == a.h)
+                for v in open_v
+            )
+        ]
+        if conflicts:
+            status = Status.CONFLICT
+        elif any(v.ty is EventType.REVERT for v in open_v):
+            status = Status.REVERTED
+        else:
+            status = Status.REJECTED
+        return Derived(status, [v.seq for v in open_v], conflicts, reopened)
+    if any(all(is_ancestor(a.cp, rm.cp) for a in applied) for rm in removals):
+        status = Status.REMOVED
+    elif reopened:
+        status = Status.REOPENED
+    elif applied:
+        status = Status.ACTIVE
+    else:
+        status = Status.UNKNOWN
+    return Derived(status, [], [], reopened)

@@ -1,0 +1,677 @@
+"""`Store`: the decision log's one entry point (append, status, history, search...)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from cairn.store.attempts import pair_attempts
+from cairn.store.author import default_author
+from cairn.store.canonical import canonical_json, content_digest, event_id, prune
+from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
+from cairn.store.index import TYPE_CODES, Index, Record, Row
+from cairn.store.log import LogFile, write_lock
+from cairn.store.model import (
+    AppendResult,
+    Attempt,
+    EntityStatus,
+    Event,
+    EventDraft,
+    EventType,
+    Review,
+    SearchHit,
+    Status,
+)
+from cairn.store.paths import (
+    EntityKind,
+    EntityPathError,
+    canonicalise,
+    covers,
+    parse,
+    prefix_upper_bound,
+)
+from cairn.store.review import parse_expires_when, parse_revisit_after
+from cairn.store.status import derive
+from cairn.store.times import now_ts, parse_ts, to_ms
+
+try:
+    from cairn.store.secrets import mask_secrets
+except ImportError:  # pragma: no cover - the trust area ships it; never absent in a release
+
+    def mask_secrets(text: str) -> tuple[str, list[str]]:
+        return text, []
+
+
+__all__ = ["MIN_PREFIX", "Store"]
+
+MIN_PREFIX = 6
+_HEX = re.compile(r"^[0-9a-f]+$")
+_ROOT_PREFIXES = ("route/", "deps/", "env/")
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An event prepared in a batch but not yet written."""
+
+    event: Event
+    line: bytes
+
+
+class Store:
+    """The decision log in one `.cairn/` folder. Thread-safe (one lock per store)."""
+
+    def __init__(self, cairn_dir: Path) -> None:
+        self.cairn_dir = cairn_dir
+        self.root = cairn_dir.parent
+        self.log = LogFile(cairn_dir)
+        self.index = Index(cairn_dir, self.log.path)
+        self._lock = threading.RLock()
+        self._seen: tuple[int, int, int] | str | None = "unset"
+        self._seen_db: tuple[int, int, int] | None = self.index.recorded_stat()
+        self._author: str | None = None
+
+    @classmethod
+    def open(cls, cairn_dir: Path | str) -> Store:
+        """Open the store in `cairn_dir` and catch its index up with the JSONL."""
+        path = Path(cairn_dir)
+        if not path.is_dir():
+            raise StoreError(f"{path} is not a Cairn folder; run `cairn init` first")
+        store = cls(path)
+        store.refresh()
+        return store
+
+    def close(self) -> None:
+        """Release the database connection and the memory map."""
+        with self._lock:
+            self.index.close_map()
+            self.index.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- freshness ----------------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Catch the index up if the JSONL changed underneath; True if anything changed."""
+        with self._lock:
+            st = self.log.stat()
+            key = (st.st_size, st.st_mtime_ns, st.st_ino) if st else None
+            if key == self._seen:
+                return False
+            with write_lock(self.cairn_dir):
+                self._sync()
+            return True
+
+    def _sync(self) -> None:
+        """Bring memory and index up to the file. Caller holds the thread and file locks."""
+        index = self.index
+        recorded = index.recorded_stat()
+        if recorded != self._seen_db:
+            index.load_state()  # another process moved the index on
+        st = self.log.stat()
+        if st is None:
+            if index.next_seq > 1 or index.consumed:
+                index.db.execute("BEGIN IMMEDIATE")
+                index.reset()
+                index.db.execute("COMMIT")
+            self._seen = None
+            self._seen_db = index.recorded_stat()
+            return
+        key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if recorded != key:
+            index.db.execute("BEGIN IMMEDIATE")
+            try:
+                if not index.is_append_of_ingested(st):
+                    index.reset()
+                index.close_map()
+                records, consumed, bad = index.read_records(index.consumed)
+                index.bad_lines += bad
+                index.ingest(records)
+                index.record_position(consumed, st)
+                index.db.execute("COMMIT")
+            except BaseException:
+                index.db.execute("ROLLBACK")
+                index.load_state()
+                raise
+        self._seen = key
+        self._seen_db = index.recorded_stat()
+
+    # --- writing ------------------------------------------------------------------------
+
+    def append(self, draft: EventDraft) -> AppendResult:
+        """Validate, mask secrets, hash, write one line (fsynced), index it."""
+        masked: list[str] = []
+        events = self._write([draft], masked)
+        return AppendResult(events[0], masked)
+
+    def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
+        """Append many events under one lock and one index transaction (imports, bench)."""
+        return self._write(list(drafts), [])
+
+    def _write(self, drafts: list[EventDraft], masked: list[str]) -> list[Event]:
+        if not drafts:
+            return []
+        with self._lock, write_lock(self.cairn_dir):
+            self.log.repair_tail()
+            self._sync()
+            index = self.index
+            parents = sorted(index.heads)
+            ctx = _BatchContext()
+            prepared: list[_Pending] = []
+            for draft in drafts:
+                pending = self._prepare(draft, parents, ctx, masked)
+                prepared.append(pending)
+                parents = [pending.event.id]
+            data = b"".join(p.line for p in prepared)
+            # Everything validated: now write the lines in one go, then index them.
+            offset = self.log.append(data)
+            records = []
+            for p in prepared:
+                records.append(Record(offset, len(p.line) - 1, _line_dict(p)))
+                offset += len(p.line)
+            st = self.log.stat()
+            assert st is not None
+            index.db.execute("BEGIN IMMEDIATE")
+            try:
+                if index.consumed != records[0].off:
+                    # A line we had not indexed sits before ours: take the normal path.
+                    recs, _, bad = index.read_records(index.consumed)
+                    index.bad_lines += bad
+                    index.ingest(recs)
+                else:
+                    index.ingest(records, dedupe=False)
+                index.record_position(offset, st)
+                index.db.execute("COMMIT")
+            except BaseException:
+                index.db.execute("ROLLBACK")
+                index.load_state()
+                raise
+            index.close_map()
+            self._seen = (st.st_size, st.st_mtime_ns, st.st_ino)
+            self._seen_db = index.recorded_stat()
+            return [p.event for p in prepared]
+
+    def _prepare(
+        self, draft: EventDraft, parents: list[str], ctx: _BatchContext, masked: list[str]
+    ) -> _Pending:
+        try:
+            etype = EventType.parse(draft.type)
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+        entity, inferred_kind = ctx.entity(draft.entity)
+        reasoning = (draft.reasoning or "").strip()
+        if not reasoning:
+            raise ValidationError(
+                f"reasoning is empty for {etype.value} on {entity}; say why (-r/--reason)"
+            )
+        alternative = (draft.alternative or "").strip()
+        if etype is EventType.REJECT and not alternative:
+            raise ValidationError(
+                f"a reject records the approach that was not taken; give --alternative for {entity}"
+            )
+        texts = {}
+        for name, value in (
+            ("reasoning", reasoning),
+            ("alternative", alternative),
+            ("diff", draft.diff or ""),
+            ("stale_when", (draft.stale_when or "").strip()),
+        ):
+            if value:
+                value, kinds = mask_secrets(value)
+                masked.extend(k for k in kinds if k not in masked)
+            texts[name] = value
+        supersedes = reverts = ""
+        if draft.supersedes and etype is not EventType.SUPERSEDE:
+            raise ValidationError("--supersedes only goes with type supersede")
+        if draft.reverts and etype is not EventType.REVERT:
+            raise ValidationError("--reverts only goes with type revert")
+        if etype is EventType.SUPERSEDE:
+            supersedes = self._supersede_target(entity, draft.supersedes, ctx)
+        elif etype is EventType.REVERT and draft.reverts:
+            reverts = self._revert_target(entity, draft.reverts, ctx)
+        recorded_at = parse_ts(draft.recorded_at, field="recorded_at") if draft.recorded_at else ""
+        if not recorded_at:
+            recorded_at = now_ts()
+        occurred_at = parse_ts(draft.occurred_at, field="occurred_at") if draft.occurred_at else ""
+        revisit = parse_revisit_after(draft.revisit_after) if draft.revisit_after else ""
+        expires = parse_expires_when(draft.expires_when) if draft.expires_when else ""
+        kind = (draft.entity_kind or "").strip().lower()
+        if kind:
+            try:
+                EntityKind(kind)
+            except ValueError:
+                names = ", ".join(k.value for k in EntityKind)
+                raise ValidationError(
+                    f"unknown entity kind {kind!r}; expected one of: {names}"
+                ) from None
+        metadata = draft.metadata or {}
+        if not isinstance(metadata, dict):
+            raise ValidationError("metadata must be a JSON object")
+        author = (draft.author or "").strip() or self._default_author()
+        header: dict[str, Any] = {
+            "parents": parents,
+            "type": etype.value,
+            "entity": entity,
+            "entity_kind": "" if kind in ("", inferred_kind) else kind,
+            "supersedes": supersedes,
+            "reverts": reverts,
+            "author": author,
+            "agent": (draft.agent or "").strip(),
+            "session": (draft.session or "").strip(),
+            "commit": (draft.commit or "").strip(),
+            "recorded_at": recorded_at,
+            "occurred_at": occurred_at,
+            "revisit_after": revisit,
+            "expires_when": expires,
+            "stale_when": texts["stale_when"],
+        }
+        content = {
+            "reasoning": texts["reasoning"],
+            "alternative": texts["alternative"],
+            "diff": texts["diff"],
+            "metadata": metadata,
+        }
+        try:
+            digest = content_digest(content)
+            eid = event_id(header, digest)
+            wire = prune({**header, **content})
+            wire["id"] = eid
+            line = (canonical_json(wire) + "\n").encode("utf-8")
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(f"cannot encode the event: {exc}") from None
+        event = Event(
+            id=eid,
+            type=etype,
+            entity=entity,
+            parents=tuple(parents),
+            entity_kind=kind or inferred_kind,
+            reasoning=texts["reasoning"],
+            alternative=texts["alternative"],
+            diff=texts["diff"],
+            supersedes=supersedes,
+            reverts=reverts,
+            author=author,
+            agent=header["agent"],
+            session=header["session"],
+            commit=header["commit"],
+            recorded_at=recorded_at,
+            occurred_at=occurred_at,
+            revisit_after=revisit,
+            expires_when=expires,
+            stale_when=texts["stale_when"],
+            metadata=metadata,
+        )
+        ctx.add(event)
+        return _Pending(event, line)
+
+    def _default_author(self) -> str:
+        if self._author is None:
+            self._author = default_author(self.root)
+        return self._author
+
+    def _supersede_target(self, entity: str, given: str, ctx: _BatchContext) -> str:
+        open_ids = self._open_verdict_ids(entity, ctx)
+        if given:
+            wanted = given.strip().lower()
+            matches = [i for i in open_ids if i.startswith(wanted)]
+            if len(wanted) < MIN_PREFIX or not _HEX.match(wanted):
+                raise ValidationError(
+                    f"--of/--supersedes needs an event id or a prefix of at least "
+                    f"{MIN_PREFIX} hex characters, not {given!r}"
+                )
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise AmbiguousTarget(
+                    f"{given} matches several open verdicts on {entity}: " + ", ".join(matches),
+                    matches,
+                )
+            listing = ", ".join(open_ids) if open_ids else "none"
+            raise ValidationError(
+                f"{given} is not an open verdict on {entity} (open verdicts: {listing})"
+            )
+        if len(open_ids) == 1:
+            return open_ids[0]
+        if not open_ids:
+            raise AmbiguousTarget(f"{entity} has no open verdict to supersede", [])
+        raise AmbiguousTarget(
+            f"{entity} has {len(open_ids)} open verdicts; choose one with --of: "
+            + ", ".join(open_ids),
+            open_ids,
+        )
+
+    def _revert_target(self, entity: str, given: str, ctx: _BatchContext) -> str:
+        wanted = given.strip().lower()
+        if len(wanted) < MIN_PREFIX or not _HEX.match(wanted):
+            raise ValidationError(
+                f"--reverts needs an event id or a prefix of at least {MIN_PREFIX} hex "
+                f"characters, not {given!r}"
+            )
+        candidates = [e for e in self._entity_events(entity, ctx) if e.id.startswith(wanted)]
+        applied = [e for e in candidates if e.type.is_applied]
+        if len(applied) == 1:
+            return applied[0].id
+        if len(applied) > 1:
+            ids = [e.id for e in applied]
+            raise AmbiguousTarget(
+                f"{given} matches several changes on {entity}: " + ", ".join(ids), ids
+            )
+        raise ValidationError(f"{given} is not an applied change on {entity}; --reverts names one")
+
+    def _entity_events(self, entity: str, ctx: _BatchContext) -> list[Event]:
+        ent = self.index.ent_of(entity)
+        events = [self._event(r) for r in self.index.rows_for(ent)] if ent is not None else []
+        return events + ctx.by_entity.get(entity, [])
+
+    def _open_verdict_ids(self, entity: str, ctx: _BatchContext) -> list[str]:
+        events = self._entity_events(entity, ctx)
+        named = {e.supersedes for e in events if e.type is EventType.SUPERSEDE}
+        return sorted(e.id for e in events if e.type.is_verdict and e.id not in named)
+
+    # --- reading ------------------------------------------------------------------------
+
+    def _event(self, row: Row) -> Event:
+        return Event.from_line(self.index.line(row.off, row.len))
+
+    def status(self, entity: str) -> EntityStatus:
+        """The derived status of one entity, with a rollup of its children (table columns)."""
+        path = _canonical(entity)
+        with self._lock:
+            self.refresh()
+            found = self._status_many([path])[path]
+            rollup: dict[str, Status] = {}
+            if not path.startswith(_ROOT_PREFIXES) or path.endswith("/"):
+                children = [
+                    p
+                    for _, p in self.index.paths_in_range(path, prefix_upper_bound(path))
+                    if p != path and covers(path, p)
+                ]
+                if children:
+                    for child, st in self._status_many(children).items():
+                        if st.status not in (Status.ACTIVE, Status.UNKNOWN):
+                            rollup[child] = st.status
+            if not rollup:
+                return found
+            return EntityStatus(
+                found.entity,
+                found.status,
+                found.open_verdicts,
+                found.conflicts,
+                found.reopened,
+                found.event_count,
+                found.latest,
+                found.due_reviews,
+                rollup,
+            )
+
+    def status_many(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
+        """Statuses for many entities with ONE query (keys are the caller's strings)."""
+        wanted = list(entities)
+        canon = {raw: _canonical(raw) for raw in wanted}
+        with self._lock:
+            self.refresh()
+            found = self._status_many(sorted(set(canon.values())))
+        return {raw: found[c] for raw, c in canon.items()}
+
+    def _status_many(self, paths: list[str]) -> dict[str, EntityStatus]:
+        rows_by_path = self.index.rows_for_paths(paths)
+        out: dict[str, EntityStatus] = {}
+        is_ancestor = self.index.dag.is_ancestor
+        for path, rows in rows_by_path.items():
+            if not rows:
+                out[path] = EntityStatus(path, Status.UNKNOWN)
+                continue
+            derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
+            by_seq = {r.seq: r for r in rows}
+            latest_row = max(rows, key=lambda r: (r.rec, r.seq))
+            wanted = {*derived.open_verdicts, *derived.conflicts, latest_row.seq}
+            for v, s in derived.reopened:
+                wanted.update((v, s))
+            events = {seq: self._event(by_seq[seq]) for seq in wanted}
+            out[path] = EntityStatus(
+                entity=path,
+                status=derived.status,
+                open_verdicts=[events[s] for s in derived.open_verdicts],
+                conflicts=[events[s] for s in derived.conflicts],
+                reopened={events[v].id: events[s].id for v, s in derived.reopened},
+                event_count=len(rows),
+                latest=events[latest_row.seq],
+            )
+        return out
+
+    def history(
+        self, entity: str, *, as_of: str | None = None, include_children: bool = False
+    ) -> list[Event]:
+        """Events on an entity (or below it), oldest first by recorded time.
+
+        `as_of` (a date or ISO time) keeps only what had been recorded by then: what the
+        log said at that moment.
+        """
+        limit = to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True)) if as_of else None
+        with self._lock:
+            self.refresh()
+            rows = self._rows_under(entity, include_children)
+            if limit is not None:
+                rows = [r for r in rows if r.rec <= limit]
+            rows.sort(key=lambda r: (r.rec, r.seq))
+            return [self._event(r) for r in rows]
+
+    def _rows_under(self, entity: str, include_children: bool) -> list[Row]:
+        text = entity.strip()
+        path = text if include_children and text in _ROOT_PREFIXES else _canonical(entity)
+        if not include_children:
+            ent = self.index.ent_of(path)
+            return self.index.rows_for(ent) if ent is not None else []
+        rows: list[Row] = []
+        for ent, p in self.index.paths_in_range(path, prefix_upper_bound(path)):
+            if covers(path, p):
+                rows.extend(self.index.rows_for(ent))
+        return rows
+
+    def prior_attempts(
+        self, entity: str, *, include_children: bool = False, include_active: bool = False
+    ) -> list[Attempt]:
+        """What was tried on an entity and what closed it (see `cairn.store.attempts`)."""
+        with self._lock:
+            self.refresh()
+            rows = self._rows_under(entity, include_children)
+            by_ent: dict[int, list[Event]] = {}
+            for r in rows:
+                by_ent.setdefault(r.ent, []).append(self._event(r))
+        out: list[Attempt] = []
+        for events in by_ent.values():
+            out.extend(pair_attempts(events, include_active=include_active))
+        if len(by_ent) > 1:
+            out.sort(
+                key=lambda a: (a.change or a.closed_by).when if (a.change or a.closed_by) else ""
+            )  # type: ignore[union-attr]
+        return out
+
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Full-text search over reasoning, alternatives and entity paths (BM25 ranked)."""
+        match = _fts_query(query)
+        if not match:
+            raise ValidationError("search query has no words to look for")
+        with self._lock:
+            self.refresh()
+            try:
+                hits = self.index.db.execute(
+                    "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
+                    (match, limit),
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                raise ValidationError(f"invalid search query {query!r}: {exc}") from None
+            rows = self.index.rows_by_seq([h[0] for h in hits])
+            return [
+                SearchHit(self._event(rows[seq]), float(score))
+                for seq, score in hits
+                if seq in rows
+            ]
+
+    def due_reviews(self, *, today: date | None = None) -> list[Review]:
+        """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""
+        day = (today or datetime.now(timezone.utc).date()).isoformat()
+        with self._lock:
+            self.refresh()
+            found = self.index.db.execute(
+                "SELECT r.seq, r.revisit, r.expires FROM review r ORDER BY r.seq"
+            ).fetchall()
+            if not found:
+                return []
+            rows = self.index.rows_by_seq([f[0] for f in found])
+            superseded = {
+                t[0]
+                for t in self.index.db.execute(
+                    "SELECT ref FROM ev WHERE ty = ? AND ref IS NOT NULL",
+                    (TYPE_CODES["supersede"],),
+                )
+            }
+            out: list[Review] = []
+            for seq, revisit, expires in found:
+                row = rows[seq]
+                if row.h in superseded:
+                    continue
+                if revisit and revisit <= day:
+                    out.append(Review(self._event(row), "revisit_after", revisit))
+                if expires:
+                    review = self._expiry(row, expires, day)
+                    if review is not None:
+                        out.append(review)
+        out.sort(key=lambda r: (r.due or "9999", r.event.recorded_at))
+        return out
+
+    def _expiry(self, row: Row, expires: str, day: str) -> Review | None:
+        kind, _, rest = expires.partition(":")
+        if kind == "date" and rest <= day:
+            return Review(self._event(row), "expires_when", rest, expires)
+        if kind == "entity":
+            target = rest[: -len(":changes")]
+            later = [
+                r for r in self._rows_under(target, True) if r.rec > row.rec and r.seq != row.seq
+            ]
+            if later:
+                first = min(later, key=lambda r: (r.rec, r.seq))
+                changed = datetime.fromtimestamp(first.rec / 1000, timezone.utc).date().isoformat()
+                return Review(self._event(row), "expires_when", changed, expires)
+        return None
+
+    def get(self, id_or_prefix: str) -> Event:
+        """The event with this id or unique id prefix (at least 6 hex characters)."""
+        wanted = id_or_prefix.strip().lower()
+        if len(wanted) < MIN_PREFIX or not _HEX.match(wanted) or len(wanted) > 64:
+            raise ValidationError(
+                f"{id_or_prefix!r} is not an event id; give at least {MIN_PREFIX} hex characters"
+            )
+        head = wanted[:15]
+        lo = int(head.ljust(15, "0"), 16)
+        hi = int(head.ljust(15, "f"), 16)
+        with self._lock:
+            self.refresh()
+            events = [self._event(r) for r in self.index.rows_by_key_range(lo, hi, limit=20)]
+        matches = [e for e in events if e.id.startswith(wanted)]
+        if not matches:
+            raise UnknownEvent(f"no event with id {id_or_prefix}")
+        if len(matches) > 1:
+            ids = [e.id for e in matches]
+            raise AmbiguousTarget(f"id prefix {id_or_prefix} is ambiguous: " + ", ".join(ids), ids)
+        return matches[0]
+
+    def source_keys(self, prefix: str) -> set[str]:
+        """Importers' idempotency keys (`metadata.source_key`) starting with `prefix`."""
+        with self._lock:
+            self.refresh()
+            return {
+                k
+                for (k,) in self.index.db.execute(
+                    "SELECT k FROM srckey WHERE k >= ? AND k < ?", (prefix, prefix + "\U0010ffff")
+                )
+            }
+
+    def heads(self) -> list[str]:
+        """Ids of the events no other event names as a parent."""
+        with self._lock:
+            self.refresh()
+            return sorted(self.index.heads)
+
+    def entities(self) -> list[str]:
+        """Every entity path with at least one event."""
+        with self._lock:
+            self.refresh()
+            return [p for (p,) in self.index.db.execute("SELECT path FROM ent ORDER BY path")]
+
+    def __len__(self) -> int:
+        with self._lock:
+            self.refresh()
+            return int(self.index.db.execute("SELECT count(*) FROM ev").fetchone()[0])
+
+
+class _BatchContext:
+    """Per-write caches: canonical entities and the batch's events (for ref lookups)."""
+
+    def __init__(self) -> None:
+        self._canon: dict[str, tuple[str, str]] = {}
+        self.by_entity: dict[str, list[Event]] = {}
+
+    def entity(self, raw: str) -> tuple[str, str]:
+        hit = self._canon.get(raw)
+        if hit is None:
+            try:
+                parsed = parse(raw)
+            except EntityPathError as exc:
+                raise ValidationError(str(exc)) from None
+            hit = (parsed.path, parsed.kind.value)
+            self._canon[raw] = hit
+        return hit
+
+    def add(self, event: Event) -> None:
+        if event.type.is_verdict or event.type.is_applied or event.type is EventType.SUPERSEDE:
+            self.by_entity.setdefault(event.entity, []).append(event)
+
+
+def _line_dict(p: _Pending) -> dict[str, Any]:
+    e = p.event
+    return {
+        "id": e.id,
+        "type": e.type.value,
+        "entity": e.entity,
+        "parents": list(e.parents),
+        "recorded_at": e.recorded_at,
+        "occurred_at": e.occurred_at,
+        "supersedes": e.supersedes,
+        "reverts": e.reverts,
+        "reasoning": e.reasoning,
+        "alternative": e.alternative,
+        "revisit_after": e.revisit_after,
+        "expires_when": e.expires_when,
+        "metadata": e.metadata,
+    }
+
+
+def _canonical(entity: str) -> str:
+    try:
+        return canonicalise(entity)
+    except EntityPathError as exc:
+        raise ValidationError(str(exc)) from None
+
+
+_WORD = re.compile(r"[\w]+\*?", re.UNICODE)
+
+
+def _fts_query(query: str) -> str:
+    """Words of a user query as an FTS5 AND of quoted terms (a trailing * keeps a prefix)."""
+    terms = []
+    for word in _WORD.findall(query):
+        star = word.endswith("*")
+        word = word.rstrip("*")
+        if word:
+            terms.append(f'"{word}"' + ("*" if star else ""))
+    return " ".join(terms)

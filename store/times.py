@@ -1,0 +1,77 @@
+"""Timestamps: one wire format (UTC, millisecond ISO 8601 with Z) and lenient parsing."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta, timezone
+
+from cairn.store.errors import ValidationError
+
+__all__ = ["format_ts", "now_ts", "parse_date", "parse_ts", "to_ms"]
+
+_OFFSET_RE = re.compile(r"^\+?(\d+)\s*([dwmy])$")
+_UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
+
+
+def format_ts(moment: datetime) -> str:
+    """`2026-11-29T11:44:38.123Z`: sortable as text, the same width for every event."""
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def now_ts() -> str:
+    """The current time in wire format."""
+    return format_ts(datetime.now(timezone.utc))
+
+
+def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str:
+    """Accept `YYYY-MM-DD` or ISO 8601 (naive = UTC); return wire format or raise."""
+    raw = text.strip()
+    try:
+        if len(raw) == 10:
+            day = date.fromisoformat(raw)
+            moment = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+            if end_of_day:
+                moment += timedelta(days=1, milliseconds=-1)
+        else:
+            iso = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+            moment = datetime.fromisoformat(iso)
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise ValidationError(
+            f"invalid {field} {text!r}; expected YYYY-MM-DD or an ISO 8601 time "
+            "such as 2026-11-29T14:00:00Z"
+        ) from None
+    return format_ts(moment)
+
+
+def parse_date(text: str, *, field: str = "date", today: date | None = None) -> str:
+    """A calendar date `YYYY-MM-DD`, or a relative offset (`30d`, `2w`, `6m`, `1y`)."""
+    raw = text.strip().lower()
+    match = _OFFSET_RE.match(raw)
+    if match:
+        base = today or datetime.now(timezone.utc).date()
+        return (base + timedelta(days=int(match[1]) * _UNITS[match[2]])).isoformat()
+    try:
+        return date.fromisoformat(raw[:10] if len(raw) > 10 and raw[10] == "t" else raw).isoformat()
+    except ValueError:
+        raise ValidationError(
+            f"invalid {field} {text!r}; expected YYYY-MM-DD or an offset like 30d, 2w, 6m, 1y"
+        ) from None
+
+
+def to_ms(ts: str) -> int:
+    """Milliseconds since the epoch for a timestamp (fast path for the wire format)."""
+    if len(ts) != 24 or ts[19] != "." or ts[23] != "Z":
+        ts = parse_ts(ts, field="timestamp")
+    moment = datetime(
+        int(ts[0:4]),
+        int(ts[5:7]),
+        int(ts[8:10]),
+        int(ts[11:13]),
+        int(ts[14:16]),
+        int(ts[17:19]),
+        tzinfo=timezone.utc,
+    )
+    return int(moment.timestamp()) * 1000 + int(ts[20:23])
