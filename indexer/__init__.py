@@ -1,0 +1,31 @@
+"""The indexer: source text -> tree-sitter symbols -> canonical entity paths.
+
+    symbols = index_text(text, "src/app.py")       # list[Symbol], never raises on bad input
+    doc = Document("db/001.sql", text)              # keeps its tree between edits
+    doc.edit(0, 4, 0, 9, "people"); doc.symbols; doc.symbol_at(0, 5)
+
+Queries live in `queries/<language>.scm`; users extend them in `.cairn/queries/`.
+See docs/indexer.md.
+"""
+
+from __future__ import annotations
+
+from cairn.indexer.document import Document, index_text
+from cairn.indexer.languages import language_for
+from cairn.indexer.model import QueryError, Range, Role, Symbol
+from cairn.indexer.queries import user_query_errors
+from cairn.indexer.scan import FileSymbols, iter_files, scan_paths
+
+__all__ = [
+    "Document",
+    "FileSymbols",
+    "QueryError",
+    "Range",
+    "Role",
+    "Symbol",
+    "index_text",
+    "iter_files",
+    "language_for",
+    "scan_paths",
+    "user_query_errors",
+]

@@ -1,0 +1,164 @@
+"""An open document: its text, its tree (kept between edits) and its symbols."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.indexer import manifests
+from cairn.indexer.capture import FileContext
+from cairn.indexer.extract import extract
+from cairn.indexer.languages import GRAMMARS, language_for, parser
+from cairn.indexer.model import QueryError, Range, Symbol
+from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
+from cairn.indexer.text import MAX_BYTES, LineIndex, looks_binary, to_bytes
+from tree_sitter import Point, Tree
+
+
+class Document:
+    """A file's text and symbols, updated incrementally: `edit` applies `tree.edit` and
+    re-parses against the old tree, so an edit costs little more than the change."""
+
+    def __init__(
+        self,
+        file: str,
+        text: str | bytes,
+        user_queries_dir: str | Path | None = None,
+        *,
+        language: str | None = None,
+    ) -> None:
+        self.file = file.replace("\\", "/")
+        self.language = language if language is not None else language_for(self.file)
+        self.user_queries_dir = user_queries_dir
+        self._tree: Tree | None = None
+        self._symbols: list[Symbol] | None = None
+        self._text: str | None = None
+        self._set_data(to_bytes(text))
+
+    # --- text -------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The document's text (invalid UTF-8 shows as U+FFFD)."""
+        if self._text is None:
+            self._text = self._data.decode("utf-8", "replace")
+        return self._text
+
+    @property
+    def indexable(self) -> bool:
+        """False for unknown languages, binary content and files over the size limit."""
+        return (
+            self.language is not None
+            and len(self._data) <= MAX_BYTES
+            and not looks_binary(self._data)
+        )
+
+    def replace(self, text: str | bytes) -> None:
+        """Replace the whole text (a full-document sync); the tree is rebuilt."""
+        self._tree = None
+        self._set_data(to_bytes(text))
+
+    def edit(
+        self, start_line: int, start_char: int, end_line: int, end_char: int, new_text: str
+    ) -> None:
+        """Apply an LSP content change (positions in UTF-16 code units)."""
+        lines = self._lines
+        start_byte, start_col = lines.byte_offset(start_line, start_char)
+        end_byte, end_col = lines.byte_offset(end_line, end_char)
+        if end_byte < start_byte:
+            start_byte, end_byte, start_col, end_col = end_byte, start_byte, end_col, start_col
+        start_row = lines.point(start_byte)[0]
+        end_row = lines.point(end_byte)[0]
+        inserted = to_bytes(new_text)
+        data = self._data[:start_byte] + inserted + self._data[end_byte:]
+        tree = self._tree
+        if tree is not None:
+            newlines = inserted.count(b"\n")
+            if newlines:
+                new_end_col = len(inserted) - (inserted.rfind(b"\n") + 1)
+            else:
+                new_end_col = start_col + len(inserted)
+            tree.edit(
+                start_byte=start_byte,
+                old_end_byte=end_byte,
+                new_end_byte=start_byte + len(inserted),
+                start_point=Point(start_row, start_col),
+                old_end_point=Point(end_row, end_col),
+                new_end_point=Point(start_row + newlines, new_end_col),
+            )
+        self._set_data(data, keep_tree=True)
+
+    # --- symbols ----------------------------------------------------------------------
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        """Every symbol in the document, sorted by position (computed once per version)."""
+        if self._symbols is None:
+            self._symbols = self._index()
+        return self._symbols
+
+    def symbol_at(self, line: int, character: int) -> Symbol | None:
+        """The symbol whose name is under the position (innermost first), else the
+        innermost symbol whose whole range contains it."""
+        best: Symbol | None = None
+        for symbol in self.symbols:
+            if symbol.name_range.contains(line, character) and (
+                best is None or _size(symbol.name_range) < _size(best.name_range)
+            ):
+                best = symbol
+        if best is not None:
+            return best
+        for symbol in self.symbols:
+            if symbol.range.contains(line, character) and (
+                best is None or _size(symbol.range) < _size(best.range)
+            ):
+                best = symbol
+        return best
+
+    # --- internals --------------------------------------------------------------------
+
+    def _set_data(self, data: bytes, *, keep_tree: bool = False) -> None:
+        self._data = data
+        self._text = None
+        self._symbols = None
+        self._lines = LineIndex(data)
+        if not keep_tree:
+            self._tree = None
+        if self.indexable and self.language in GRAMMARS:
+            ts_parser = parser(self.language)
+            old = self._tree
+            self._tree = ts_parser.parse(data, old) if old is not None else ts_parser.parse(data)
+        else:
+            self._tree = None
+
+    def _index(self) -> list[Symbol]:
+        if not self.indexable:
+            return []
+        if self.language == "requirements":
+            return manifests.requirements(self.file, self.text)
+        if self.language == "gomod":
+            return manifests.go_mod(self.file, self.text)
+        if self._tree is None or self.language is None:
+            return []
+        queries: list[CompiledQuery] = []
+        builtin = builtin_query(self.language)
+        if builtin is not None:
+            queries.append(builtin)
+        try:
+            extra = user_query(self.language, self.user_queries_dir)
+        except QueryError:
+            extra = None  # reported by user_query_errors(); the built-in queries still run
+        if extra is not None:
+            queries.append(extra)
+        ctx = FileContext(self.file, self.language, self._data)
+        return extract(self._tree, ctx, self._lines, queries)
+
+
+def _size(r: Range) -> tuple[int, int]:
+    return (r.end_line - r.start_line, r.end_character - r.start_character)
+
+
+def index_text(
+    text: str | bytes, file: str, *, user_queries_dir: str | Path | None = None
+) -> list[Symbol]:
+    """The symbols of one file's text; never raises on bad input."""
+    return Document(file, text, user_queries_dir).symbols

@@ -1,0 +1,38 @@
+"""Framework resolvers: the semantics a query alone cannot express.
+
+A pattern with `(#set! resolver "<name>")` hands each of its captures to
+`RESOLVERS[name](capture, context)`, which returns the captures to keep (adjusted,
+multiplied, or none). One small module per framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cairn.indexer.capture import Capture, FileContext
+from cairn.indexer.frameworks import (
+    alembic,
+    django,
+    flask,
+    jpa,
+    knex,
+    pep508,
+    rails,
+    sqlalchemy,
+)
+
+Resolver = Callable[[Capture, FileContext], list[Capture]]
+
+RESOLVERS: dict[str, Resolver] = {
+    "alembic-alter": alembic.alter_column,
+    "alembic-batch": alembic.batch,
+    "django": django.field,
+    "flask": flask.route,
+    "jpa": jpa.column,
+    "jpa-table": jpa.table,
+    "knex": knex.columns,
+    "pep508": pep508.requirement,
+    "rails-reference": rails.reference,
+    "rails-table": rails.table_column,
+    "sqlalchemy": sqlalchemy.column,
+}

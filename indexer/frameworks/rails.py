@@ -1,0 +1,75 @@
+"""Rails migrations: `create_table :users do |t| t.string :email end` and
+`change_table`. Calls on the block's builder name columns: a type introduces one,
+`t.references :org` introduces `org_id`, `t.timestamps` the two timestamp columns,
+`t.remove` removes, `t.rename :a, :b` renames."""
+
+from __future__ import annotations
+
+from cairn.indexer.capture import Capture, FileContext, literal, node_text
+from cairn.indexer.model import Role
+from tree_sitter import Node
+
+_REFERENCES = frozenset({"references", "belongs_to"})
+_NOT_COLUMNS = frozenset({"index", "remove_index", "check_constraint", "foreign_key"})
+_CHANGES = frozenset({"change", "change_default", "change_null", "rename_index"})
+
+
+def table_column(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """The table plus one capture per column the block touches."""
+    block = capture.nodes["call"][0]
+    params = block.child_by_field_name("parameters")
+    idents = [p for p in (params.named_children if params else []) if p.type == "identifier"]
+    if not idents:
+        return [capture]
+    builder = node_text(idents[0])
+    body = block.child_by_field_name("body")
+    out = [capture]
+    for call in body.named_children if body is not None else []:
+        if call.type != "call":
+            continue
+        receiver = call.child_by_field_name("receiver")
+        method_node = call.child_by_field_name("method")
+        if receiver is None or method_node is None or node_text(receiver) != builder:
+            continue
+        method = node_text(method_node)
+        args = call.child_by_field_name("arguments")
+        symbols = [a for a in (args.named_children if args else []) if _is_name(a)]
+        column = capture.but(kind="column", table=capture.name, range_node=call)
+        if method == "timestamps":
+            out.extend(
+                column.but(role=Role.INTRODUCE, name=n, name_node=method_node)
+                for n in ("created_at", "updated_at")
+            )
+        elif method == "remove":
+            out.extend(column.but(role=Role.REMOVE, name=literal(s), name_node=s) for s in symbols)
+        elif method == "rename" and len(symbols) >= 2:
+            out.append(column.but(role=Role.REMOVE, name=literal(symbols[0]), name_node=symbols[0]))
+            out.append(
+                column.but(role=Role.INTRODUCE, name=literal(symbols[1]), name_node=symbols[1])
+            )
+        elif method in _NOT_COLUMNS or not symbols:
+            continue
+        elif method in _REFERENCES:
+            out.append(
+                column.but(
+                    role=Role.INTRODUCE, name=f"{literal(symbols[0])}_id", name_node=symbols[0]
+                )
+            )
+        elif method in _CHANGES:
+            out.append(
+                column.but(role=Role.REFERENCE, name=literal(symbols[0]), name_node=symbols[0])
+            )
+        else:
+            out.extend(
+                column.but(role=Role.INTRODUCE, name=literal(s), name_node=s) for s in symbols
+            )
+    return out
+
+
+def _is_name(node: Node) -> bool:
+    return node.type in ("simple_symbol", "string") and bool(literal(node))
+
+
+def reference(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """`add_reference :users, :org` adds the column `org_id`."""
+    return [capture.but(name=f"{capture.name}_id")]

@@ -1,0 +1,82 @@
+"""The indexer's output types: where a named entity appears in a file, and in what role."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Role(str, Enum):
+    """What the code does to the entity at this place."""
+
+    INTRODUCE = "introduce"  # CREATE TABLE, ADD COLUMN, `def`, a model field, a declared dependency
+    REFERENCE = "reference"  # a read, a call, an ALTER COLUMN, an index on it
+    REMOVE = "remove"  # DROP TABLE/COLUMN, `op.drop_column`, `remove_column`
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Range:
+    """A 0-based LSP range; characters are UTF-16 code units (the LSP default encoding)."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+
+    def contains(self, line: int, character: int) -> bool:
+        """True when the position lies inside the range, both ends included."""
+        return (
+            (self.start_line, self.start_character)
+            <= (line, character)
+            <= (
+                self.end_line,
+                self.end_character,
+            )
+        )
+
+    def as_json(self) -> dict[str, dict[str, int]]:
+        """The LSP wire shape: `{"start": {"line", "character"}, "end": {...}}`."""
+        return {
+            "start": {"line": self.start_line, "character": self.start_character},
+            "end": {"line": self.end_line, "character": self.end_character},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One occurrence of an entity in a file."""
+
+    file: str
+    entity: str
+    kind: str
+    role: Role
+    name_range: Range
+    range: Range
+
+    def as_json(self) -> dict[str, object]:
+        """The `cairn scan --json` shape."""
+        return {
+            "file": self.file,
+            "entity": self.entity,
+            "kind": self.kind,
+            "role": self.role.value,
+            "name_range": self.name_range.as_json(),
+            "range": self.range.as_json(),
+        }
+
+
+class QueryError(ValueError):
+    """A query file that does not compile or uses unknown capture names.
+
+    `path`, `line` and `column` (1-based) point at the problem so the user can fix it.
+    """
+
+    def __init__(self, path: str, line: int, column: int, message: str) -> None:
+        super().__init__(f"{path}:{line}:{column}: {message}")
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message

@@ -1,0 +1,200 @@
+"""Loading, checking and caching the declarative queries (`queries/<language>.scm`).
+
+Capture names carry meaning (see docs/indexer.md):
+
+* `@<kind>.<role>` marks the node that names an entity: kind is one of KINDS, role one
+  of `introduce` (alias `define`), `reference`, `remove`.
+* helpers in the same pattern: `@range` (the whole construct), `@table` (a column's
+  table), `@name` (overrides the name's text), `@scope` (an explicit qualifier, such as
+  a Go receiver type), `@http.method`, `@call` (handed to a resolver), `@container` and
+  `@container.name` (a block whose definitions are qualified by that name, e.g. a Rust
+  `impl`). Names starting with `_` are private to predicates.
+* `(#set! resolver "<name>")` hands the match to a framework resolver in
+  `cairn.indexer.frameworks`; `(#set! files "<glob> ...")` limits the pattern to files
+  whose name matches; `(#set! method "GET")` fixes a route's HTTP method.
+
+Built-in queries compile once per language. User queries in `.cairn/queries/` compile
+separately, so a broken one is reported (file, line, column) and skipped while the
+built-in ones keep working.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from cairn.indexer.frameworks import RESOLVERS
+from cairn.indexer.languages import GRAMMARS, grammar
+from cairn.indexer.model import QueryError
+from tree_sitter import Query
+from tree_sitter import QueryError as TSQueryError
+
+KINDS = frozenset(
+    {"table", "column", "function", "class", "method", "symbol", "route", "dependency", "env"}
+)
+# Grammars that read another grammar's query file (the TSX grammar is TypeScript's).
+_QUERY_FILE = {"tsx": "typescript"}
+_INHERITS = re.compile(r"^;\s*inherits:\s*([\w, ]+)")
+ROLES = frozenset({"introduce", "define", "reference", "remove"})
+HELPERS = frozenset(
+    {"range", "table", "name", "scope", "http.method", "call", "container", "container.name"}
+)
+SETTINGS = frozenset({"resolver", "files", "method"})
+
+_ROW_COL = re.compile(r"row (\d+), column (\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledQuery:
+    """A compiled query plus its per-pattern `#set!` properties, read once."""
+
+    source: str  # where it came from, for messages
+    query: Query
+    settings: tuple[dict[str, str | None], ...]
+
+
+_lock = threading.Lock()
+_builtin: dict[str, CompiledQuery | None] = {}
+_user: dict[tuple[str, float, int], CompiledQuery | QueryError] = {}
+
+
+def builtin_query(language: str) -> CompiledQuery | None:
+    """The shipped query for a language (None when it ships none)."""
+    with _lock:
+        if language not in _builtin:
+            text = _builtin_text(_QUERY_FILE.get(language, language))
+            name = f"queries/{_QUERY_FILE.get(language, language)}.scm"
+            _builtin[language] = compile_query(language, text, name) if text else None
+        return _builtin[language]
+
+
+def _builtin_text(stem: str) -> str | None:
+    """A shipped query file with its `; inherits: a, b` parents prepended."""
+    ref = resources.files("cairn.indexer").joinpath("queries", f"{stem}.scm")
+    if not ref.is_file():
+        return None
+    text = ref.read_text("utf-8")
+    match = _INHERITS.match(text)
+    if not match:
+        return text
+    parents = [_builtin_text(p.strip()) or "" for p in match.group(1).split(",") if p.strip()]
+    return "\n".join([*parents, text])
+
+
+def user_query(language: str, queries_dir: str | Path | None) -> CompiledQuery | None:
+    """The user's `<queries_dir>/<language>.scm`, compiled; raises `QueryError` if broken."""
+    if queries_dir is None:
+        return None
+    path = Path(queries_dir) / f"{language}.scm"
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime, stat.st_size)
+    with _lock:
+        cached = _user.get(key)
+    if cached is None:
+        try:
+            text = path.read_text("utf-8")
+            cached = compile_query(language, text, str(path))
+        except QueryError as exc:
+            cached = exc
+        except (OSError, UnicodeDecodeError) as exc:
+            cached = QueryError(str(path), 1, 1, f"cannot read query file: {exc}")
+        with _lock:
+            _user[key] = cached
+    if isinstance(cached, QueryError):
+        raise cached
+    return cached
+
+
+def user_query_errors(queries_dir: str | Path | None) -> list[QueryError]:
+    """Every problem with the user's query files, for `cairn scan` and the server to show."""
+    if queries_dir is None or not Path(queries_dir).is_dir():
+        return []
+    errors: list[QueryError] = []
+    for path in sorted(Path(queries_dir).glob("*.scm")):
+        if path.stem not in GRAMMARS:
+            errors.append(
+                QueryError(
+                    str(path),
+                    1,
+                    1,
+                    f"no language called {path.stem!r}; name the file after one of "
+                    + ", ".join(sorted(GRAMMARS)),
+                )
+            )
+            continue
+        try:
+            user_query(path.stem, queries_dir)
+        except QueryError as exc:
+            errors.append(exc)
+    return errors
+
+
+def compile_query(language: str, text: str, source: str) -> CompiledQuery:
+    """Compile and check a query; `QueryError` names the file, line and column."""
+    try:
+        query = Query(grammar(language), text)
+    except TSQueryError as exc:
+        line, column = _position(str(exc))
+        raise QueryError(source, line, column, str(exc)) from None
+    for index in range(query.capture_count):
+        name = query.capture_name(index)
+        if not _valid_capture(name):
+            line, column = _locate(text, "@" + name)
+            raise QueryError(
+                source,
+                line,
+                column,
+                f"unknown capture @{name}; use @<kind>.<role> with kind one of "
+                f"{', '.join(sorted(KINDS))} and role one of {', '.join(sorted(ROLES))}, "
+                f"a helper ({', '.join('@' + h for h in sorted(HELPERS))}) or @_private",
+            )
+    settings = tuple(_settings(query, i) for i in range(query.pattern_count))
+    for index, props in enumerate(settings):
+        bad = set(props) - SETTINGS
+        resolver = props.get("resolver")
+        if bad or (resolver is not None and resolver not in RESOLVERS):
+            what = (
+                f"unknown #set! key {sorted(bad)[0]!r}; known: {', '.join(sorted(SETTINGS))}"
+                if bad
+                else f"unknown resolver {resolver!r}; known: {', '.join(sorted(RESOLVERS))}"
+            )
+            line, column = _line_of_byte(text, query.start_byte_for_pattern(index))
+            raise QueryError(source, line, column, what)
+    return CompiledQuery(source, query, settings)
+
+
+def _settings(query: Query, index: int) -> dict[str, str | None]:
+    return dict(query.pattern_settings(index))
+
+
+def _valid_capture(name: str) -> bool:
+    if name.startswith("_") or name in HELPERS:
+        return True
+    kind, _, role = name.partition(".")
+    return kind in KINDS and role in ROLES
+
+
+def _position(message: str) -> tuple[int, int]:
+    match = _ROW_COL.search(message)
+    if not match:
+        return 1, 1
+    return int(match.group(1)) + 1, int(match.group(2)) + 1  # tree-sitter counts from 0
+
+
+def _locate(text: str, needle: str) -> tuple[int, int]:
+    match = re.search(re.escape(needle) + r"(?![\w.])", text)
+    if not match:
+        return 1, 1
+    return _line_of_byte(text, len(text[: match.start()].encode("utf-8")))
+
+
+def _line_of_byte(text: str, offset: int) -> tuple[int, int]:
+    prefix = text.encode("utf-8")[:offset].decode("utf-8", "replace")
+    line = prefix.count("\n") + 1
+    return line, len(prefix) - (prefix.rfind("\n") + 1) + 1

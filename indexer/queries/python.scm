@@ -1,0 +1,153 @@
+; Python: definitions, SQLAlchemy / Django models, Alembic operations, FastAPI and
+; Flask routes, environment variables. Capture names: see docs/indexer.md.
+
+; --- definitions: nesting gives Class.method and outer.inner ---------------------------
+(function_definition name: (identifier) @function.introduce) @range
+(class_definition name: (identifier) @class.introduce) @range
+
+; --- SQLAlchemy declarative ------------------------------------------------------------
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @_tablename
+        right: (string) @table.introduce)))
+  (#eq? @_tablename "__tablename__")) @range
+
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @column.introduce
+        right: (call
+          function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]) @call) @range))
+  (#any-of? @_fn "Column" "mapped_column")
+  (#set! resolver "sqlalchemy"))
+
+; SQLAlchemy Core: Table("users", metadata, Column("email", ...))
+(call
+  function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]
+  arguments: (argument_list . (string) @table.introduce)
+  (#eq? @_fn "Table")) @range
+
+(call
+  function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]
+  arguments: (argument_list
+    . (string) @table
+    (call
+      function: [(identifier) @_col (attribute attribute: (identifier) @_col)]
+      arguments: (argument_list . (string) @column.introduce)) @range)
+  (#any-of? @_fn "Table" "create_table")
+  (#eq? @_col "Column"))
+
+; --- Django models ---------------------------------------------------------------------
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @column.introduce
+        right: (call
+          function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]) @call) @range))
+  (#match? @_fn "^([A-Z][A-Za-z]*Field|ForeignKey)$")
+  (#set! resolver "django"))
+
+; --- Alembic ---------------------------------------------------------------------------
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table.introduce)) @range
+  (#eq? @_op "op") (#eq? @_fn "create_table"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table.remove)) @range
+  (#eq? @_op "op") (#eq? @_fn "drop_table"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table.remove . (string) @_new)) @range
+  (#eq? @_op "op") (#eq? @_fn "rename_table"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) . (string) @table.introduce)) @range
+  (#eq? @_op "op") (#eq? @_fn "rename_table"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list
+    . (string) @table
+    . (call arguments: (argument_list . (string) @column.introduce)))) @range
+  (#eq? @_op "op") (#eq? @_fn "add_column"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table . (string) @column.remove)) @range
+  (#eq? @_op "op") (#eq? @_fn "drop_column"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table . (string) @column.reference)) @range @call
+  (#eq? @_op "op") (#eq? @_fn "alter_column")
+  (#set! resolver "alembic-alter"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) . (string) @table . (list (string) @column.reference))) @range
+  (#eq? @_op "op") (#eq? @_fn "create_index"))
+
+; inside `with op.batch_alter_table("users") as batch_op:`
+((call
+  function: (attribute attribute: (identifier) @_fn)
+  arguments: (argument_list . (call arguments: (argument_list . (string) @column.introduce)))) @range
+  (#eq? @_fn "add_column")
+  (#set! resolver "alembic-batch"))
+
+((call
+  function: (attribute attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @column.remove .)) @range
+  (#eq? @_fn "drop_column")
+  (#set! resolver "alembic-batch"))
+
+; --- routes: FastAPI / Flask / Starlette-style decorators -------------------------------
+(decorated_definition
+  (decorator
+    (call
+      function: (attribute attribute: (identifier) @http.method)
+      arguments: (argument_list . (string) @route.introduce)))
+  (#any-of? @http.method "get" "post" "put" "patch" "delete" "head" "options")) @range
+
+(decorated_definition
+  (decorator
+    (call
+      function: (attribute attribute: (identifier) @_fn)
+      arguments: (argument_list . (string) @route.introduce)) @call)
+  (#eq? @_fn "route")
+  (#set! resolver "flask")) @range
+
+; --- environment variables -------------------------------------------------------------
+((subscript
+  value: (attribute object: (identifier) @_os attribute: (identifier) @_environ)
+  subscript: (string) @env.reference) @range
+  (#eq? @_os "os") (#eq? @_environ "environ"))
+
+((call
+  function: (attribute
+    object: (attribute object: (identifier) @_os attribute: (identifier) @_environ)
+    attribute: (identifier) @_get)
+  arguments: (argument_list . (string) @env.reference)) @range
+  (#eq? @_os "os") (#eq? @_environ "environ") (#any-of? @_get "get" "setdefault" "pop"))
+
+((call
+  function: [(attribute object: (identifier) @_os attribute: (identifier) @_fn) (identifier) @_fn]
+  arguments: (argument_list . (string) @env.reference)) @range
+  (#any-of? @_fn "getenv" "getenvb"))
+
+((subscript
+  value: (identifier) @_environ
+  subscript: (string) @env.reference) @range
+  (#eq? @_environ "environ"))
+
+((call
+  function: (attribute object: (identifier) @_environ attribute: (identifier) @_get)
+  arguments: (argument_list . (string) @env.reference)) @range
+  (#eq? @_environ "environ") (#eq? @_get "get"))

@@ -1,0 +1,77 @@
+; Ruby: classes, modules, methods; Rails migrations; ENV reads.
+
+(class name: (constant) @class.introduce) @range
+(module name: (constant) @class.introduce) @range
+(method name: (identifier) @function.introduce) @range
+(singleton_method name: (identifier) @function.introduce) @range
+
+; --- Rails migrations ------------------------------------------------------------------
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table.introduce)
+  block: (_)? @call) @range
+  (#eq? @_fn "create_table")
+  (#set! resolver "rails-table"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table.reference)
+  block: (_) @call) @range
+  (#eq? @_fn "change_table")
+  (#set! resolver "rails-table"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table.remove)) @range
+  (#eq? @_fn "drop_table"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table.remove . [(simple_symbol) (string)])) @range
+  (#eq? @_fn "rename_table"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] . [(simple_symbol) (string)] @table.introduce)) @range
+  (#eq? @_fn "rename_table"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.introduce)) @range
+  (#eq? @_fn "add_column"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.introduce)) @range
+  (#any-of? @_fn "add_reference" "add_belongs_to")
+  (#set! resolver "rails-reference"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.remove)) @range
+  (#eq? @_fn "remove_column"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.reference)) @range
+  (#any-of? @_fn "change_column" "change_column_default" "change_column_null" "add_index"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.remove . [(simple_symbol) (string)])) @range
+  (#eq? @_fn "rename_column"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] . [(simple_symbol) (string)] @column.introduce)) @range
+  (#eq? @_fn "rename_column"))
+
+; --- environment -----------------------------------------------------------------------
+((element_reference object: (constant) @_env . (string) @env.reference) @range
+  (#eq? @_env "ENV"))
+
+((call
+  receiver: (constant) @_env
+  method: (identifier) @_fn
+  arguments: (argument_list . (string) @env.reference)) @range
+  (#eq? @_env "ENV") (#any-of? @_fn "fetch" "key?" "include?"))

@@ -1,0 +1,119 @@
+"""Walking files and folders for `cairn scan`, honouring `.gitignore` files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+from cairn.indexer.document import index_text
+from cairn.indexer.languages import language_for
+from cairn.indexer.model import Symbol
+
+# Never source code, whatever .gitignore says.
+_ALWAYS_SKIP = frozenset({".git", ".hg", ".svn", ".cairn"})
+
+
+@dataclass(frozen=True, slots=True)
+class FileSymbols:
+    """One scanned file: its path on disk, its path relative to the root, what it holds."""
+
+    path: Path
+    file: str
+    size: int
+    symbols: list[Symbol]
+    error: str | None = None
+
+
+def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Indexable files under `paths`: files named explicitly always; folders walked in
+    sorted order, skipping what their `.gitignore` files (and the ones above) ignore."""
+    specs: dict[Path, pathspec.PathSpec | None] = {}
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            yield from _walk(path.resolve(), specs)
+        elif language_for(path.name) is not None or language_for(str(path)) is not None:
+            yield path.resolve()
+
+
+def scan_paths(
+    paths: Iterable[Path], root: Path, *, user_queries_dir: str | Path | None = None
+) -> Iterator[FileSymbols]:
+    """Index every file under `paths`; entity file paths are relative to `root`."""
+    root = root.resolve()
+    for path in iter_files(paths):
+        file = relative_name(path, root)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            yield FileSymbols(path, file, 0, [], f"cannot read: {exc.strerror or exc}")
+            continue
+        symbols = index_text(data, file, user_queries_dir=user_queries_dir)
+        yield FileSymbols(path, file, len(data), symbols)
+
+
+def relative_name(path: Path, root: Path) -> str:
+    """`path` relative to `root` in POSIX form (the path itself if it lies outside)."""
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.resolve().as_posix().lstrip("/")
+
+
+def _walk(top: Path, specs: dict[Path, pathspec.PathSpec | None]) -> Iterator[Path]:
+    for directory, dirnames, filenames in os.walk(top):
+        here = Path(directory)
+        chain = _ignore_chain(here, specs)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in _ALWAYS_SKIP
+            and not os.path.islink(os.path.join(directory, d))
+            and not _ignored(here / d, True, chain)
+        )
+        for name in sorted(filenames):
+            if language_for(name) is None and language_for(f"{here.name}/{name}") is None:
+                continue
+            path = here / name
+            if not _ignored(path, False, chain) and path.is_file():
+                yield path
+
+
+def _ignore_chain(
+    directory: Path, specs: dict[Path, pathspec.PathSpec | None]
+) -> list[tuple[Path, pathspec.PathSpec]]:
+    """The .gitignore specs that apply in `directory`: its own and its ancestors' up to
+    the repository root (the folder holding `.git`)."""
+    chain: list[tuple[Path, pathspec.PathSpec]] = []
+    for folder in (directory, *directory.parents):
+        if folder not in specs:
+            specs[folder] = _load(folder)
+        spec = specs[folder]
+        if spec is not None:
+            chain.append((folder, spec))
+        if (folder / ".git").exists():
+            break
+    return chain
+
+
+def _load(folder: Path) -> pathspec.PathSpec | None:
+    lines: list[str] = []
+    for name in (".gitignore", ".git/info/exclude"):
+        try:
+            lines.extend((folder / name).read_text("utf-8", "replace").splitlines())
+        except OSError:
+            continue
+    if not lines:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def _ignored(path: Path, is_dir: bool, chain: list[tuple[Path, pathspec.PathSpec]]) -> bool:
+    for base, spec in chain:
+        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        if spec.match_file(rel):
+            return True
+    return False

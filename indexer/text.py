@@ -1,0 +1,99 @@
+"""Source bytes, lines and the UTF-8 byte <-> UTF-16 code unit arithmetic LSP needs.
+
+tree-sitter counts columns in bytes of UTF-8; LSP counts UTF-16 code units. Pure-ASCII
+text (most code) takes a fast path where the two agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NEWLINE = re.compile(b"\n")
+
+# Files bigger than this are not indexed: the language server must stay responsive,
+# and no hand-written source file is anywhere near it.
+MAX_BYTES = 8 * 1024 * 1024
+
+
+def to_bytes(source: str | bytes) -> bytes:
+    """UTF-8 bytes of `source`; a lone surrogate becomes `?` (one unit either way)."""
+    if isinstance(source, bytes):
+        return source
+    return source.encode("utf-8", "replace")
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte early on means a binary file (git's heuristic)."""
+    return b"\x00" in data[:8192]
+
+
+class LineIndex:
+    """Line starts of a byte buffer, for point <-> LSP position conversion."""
+
+    __slots__ = ("_starts", "ascii", "data")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.ascii = data.isascii()
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Byte offset of the first byte of every line (computed on first use)."""
+        if self._starts is None:
+            self._starts = [0, *(m.end() for m in _NEWLINE.finditer(self.data))]
+        return self._starts
+
+    def utf16_column(self, row: int, byte_column: int) -> int:
+        """The UTF-16 column of a tree-sitter point."""
+        if self.ascii or byte_column == 0:
+            return byte_column
+        start = self.starts[row] if row < len(self.starts) else len(self.data)
+        prefix = self.data[start : start + byte_column]
+        if prefix.isascii():
+            return byte_column
+        return len(prefix.decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+    def byte_offset(self, line: int, character: int) -> tuple[int, int]:
+        """(byte offset, byte column) of an LSP position, clamped into the buffer."""
+        starts = self.starts
+        if line < 0:
+            return 0, 0
+        if line >= len(starts):
+            return len(self.data), self._line_bytes(len(starts) - 1)
+        start = starts[line]
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.data)
+        text = self.data[start:end]
+        if text.endswith(b"\r"):
+            text = text[:-1]
+        character = max(0, character)
+        if text.isascii():
+            col = min(character, len(text))
+        else:
+            col = _utf16_to_byte_column(text, character)
+        return start + col, col
+
+    def point(self, offset: int) -> tuple[int, int]:
+        """The tree-sitter point (row, byte column) of a byte offset."""
+        starts = self.starts
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:  # the last line start <= offset
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo, offset - starts[lo]
+
+    def _line_bytes(self, line: int) -> int:
+        return len(self.data) - self.starts[line]
+
+
+def _utf16_to_byte_column(line: bytes, character: int) -> int:
+    text = line.decode("utf-8", "replace")
+    units = 0
+    for index, ch in enumerate(text):
+        if units >= character:
+            return len(text[:index].encode("utf-8"))
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
