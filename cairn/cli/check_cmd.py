@@ -311,7 +311,8 @@ def analyse(project: Project, targets: list[Target]) -> Report:
         return report
     from cairn.store import Store
 
-    statuses = Store.open(project.cairn_dir).status_many(sorted(entities))
+    with Store.open(project.cairn_dir) as store:
+        statuses = store.status_many(sorted(entities))
     for target, symbols in per_file:
         for finding in findings_for(symbols, statuses):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
