@@ -1,9 +1,118 @@
-"""Placeholder: this area's commands are being written; see docs/architecture.md."""
+"""`cairn scan`: what the indexer sees in files and folders (no `.cairn/` needed)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 import click
+
+from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.project import ProjectNotFound, find_project
 
 
 def register(group: click.Group) -> None:
-    """Add this module's commands to the root group."""
+    """Add `scan` to the root group."""
+    group.add_command(scan)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--queries",
+    "queries_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder of extra <language>.scm queries (default: the project's .cairn/queries).",
+)
+@json_option
+def scan(paths: tuple[Path, ...], queries_dir: Path | None, as_json: bool) -> None:
+    """Print the entities the indexer finds in PATHS (default: the current folder).
+
+    \b
+    cairn scan db/migrations/            tables and columns each migration touches
+    cairn scan src/app.py --json         symbols with 0-based LSP ranges
+    Folders are walked honouring .gitignore. Entity file paths are relative to the
+    project root: the nearest .cairn/, else the git top level, else the current folder.
+    """
+    from cairn.indexer import iter_files, scan_paths, user_query_errors
+
+    targets = list(paths) or [Path(".")]
+    for target in targets:
+        if not target.exists():
+            raise CairnError(f"{target}: no such file or directory")
+    root, cairn_dir = project_root(Path.cwd())
+    if queries_dir is None and cairn_dir is not None and (cairn_dir / "queries").is_dir():
+        queries_dir = cairn_dir / "queries"
+    for error in user_query_errors(queries_dir):
+        _warn(f"{error} (skipped; the built-in queries still run)")
+
+    files = list(iter_files(targets))
+    results = []
+    with _progress(len(files)) as advance:
+        for result in scan_paths(files, root, user_queries_dir=queries_dir):
+            if result.error:
+                _warn(f"{result.file}: {result.error}")
+            results.append(result)
+            advance()
+
+    if as_json:
+        emit_json([s.as_json() for r in results for s in r.symbols])
+        return
+    for result in results:
+        if not result.symbols:
+            continue
+        click.echo(click.style(result.file, bold=True) if sys.stdout.isatty() else result.file)
+        for s in result.symbols:
+            where = f"{s.name_range.start_line + 1}:{s.name_range.start_character + 1}"
+            click.echo(f"  {where:<9} {s.role.value:<9} {s.kind:<10} {s.entity}")
+
+
+def project_root(cwd: Path) -> tuple[Path, Path | None]:
+    """(root, .cairn folder or None): the nearest `.cairn/`, else git's top level, else cwd."""
+    try:
+        project = find_project(cwd)
+        return project.root, project.cairn_dir
+    except ProjectNotFound:
+        pass
+    try:
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        top = None
+    if top is not None and top.returncode == 0 and top.stdout.strip():
+        return Path(top.stdout.strip()).resolve(), None
+    return cwd.resolve(), None
+
+
+def _warn(message: str) -> None:
+    line = " ".join(message.split())
+    click.secho(f"cairn: warning: {line}", err=True, fg="yellow" if sys.stderr.isatty() else None)
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on an interactive stderr; a no-op otherwise."""
+    if not sys.stderr.isatty() or total < 2:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("scanning"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as progress:
+        task = progress.add_task("scan", total=total)
+        yield lambda: progress.advance(task)
