@@ -4,8 +4,9 @@ Each ADR becomes one decision per entity it names: the `entities:` list in its f
 matter, plus the repository files it links to (`[auth](../../src/auth.py)`) and code
 spans that are unmistakably entity paths (`src/auth.py::Session`, `deps/stripe`,
 `env/KEY`, `route/GET /x`). A `rejected` ADR becomes `reject` events whose
-alternative is the options it considered; an ADR `superseded by ADR-N` gets a
-`supersede` event from ADR N on each of its entities, naming its own event.
+alternative is the options it considered. `Superseded by ADR-N` links the two both
+ways in metadata, and when the superseded ADR was a rejection, ADR N re-opens it with
+a `supersede` event on each of its entities.
 The ADR's path is kept in metadata so hover can link to it.
 """
 
@@ -297,6 +298,11 @@ def import_adr(
                 meta["considered_options"] = adr.options
             if successor is not None:
                 meta["superseded_by_adr"] = successor.rel
+            replaced = [
+                a.rel for a in adrs if a.superseded_by is not None and a.superseded_by == adr.number
+            ]
+            if replaced:
+                meta["supersedes_adr"] = replaced
             for entity in adr.entities:
                 yield Proposed(
                     source_key=f"{SOURCE}:{adr.rel}:{entity}",
@@ -316,7 +322,9 @@ def import_adr(
             if successor is None:
                 yield Skipped(adr.rel, f"superseded by ADR {adr.superseded_by}, which is not here")
                 continue
-            if not adr.entities:
+            if not adr.entities or not adr.rejected:
+                # Only a verdict can be re-opened; an accepted decision that was replaced
+                # is linked both ways in metadata (superseded_by_adr / supersedes_adr).
                 continue
             when = successor.date or file_date(successor.path, dates)[0]
             for entity in adr.entities:

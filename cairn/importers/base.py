@@ -61,6 +61,11 @@ class Skipped:
 
 
 @dataclass
+class Note(Skipped):
+    """Something imported with a change of meaning the user should know about."""
+
+
+@dataclass
 class ImportReport:
     """What an import did (or, on a dry run, would do)."""
 
@@ -68,6 +73,7 @@ class ImportReport:
     dry_run: bool
     imported: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    notes: list[Skipped] = field(default_factory=list)  # imported, but mapped with a change
     already: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -80,6 +86,7 @@ class ImportReport:
             "skipped": len(self.skipped),
             "events": self.imported,
             "skipped_items": [{"item": s.item, "reason": s.reason} for s in self.skipped],
+            "notes": [{"item": n.item, "note": n.reason} for n in self.notes],
         }
 
 
@@ -219,11 +226,7 @@ def run_import(
         if not pending:
             return
         if not dry_run and store is not None:
-            drafts = [make_draft(p, agent, ids) for p in pending]
-            for event in store.append_many(drafts):
-                key = _source_key_of(event)
-                if key is not None:
-                    ids[key] = event.id
+            _write(store, pending, agent, ids, report)
         else:
             for p in pending:
                 ids[p.source_key] = f"(new:{p.source_key})"
@@ -245,6 +248,9 @@ def run_import(
         if unit_done is not None:
             unit_done.append(bar.advance)
         for item in items:
+            if isinstance(item, Note):
+                report.notes.append(item)
+                continue
             if isinstance(item, Skipped):
                 report.skipped.append(item)
                 continue
@@ -271,6 +277,36 @@ def run_import(
                 flush()
         flush()
     return report
+
+
+def _write(
+    store: EventStore, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+) -> None:
+    """Append a batch in one transaction; if the store refuses one event, write the rest
+    one by one so a single bad event is reported instead of sinking the import."""
+    from cairn.store import StoreError
+
+    # The batch's report entries are the newest ones (appended as the batch was built).
+    entries = {e["source_key"]: e for e in report.imported[-len(batch) :]}
+    refused: set[str] = set()
+    try:
+        events = store.append_many([make_draft(p, agent, ids) for p in batch])
+    except StoreError:
+        events = []
+        for p in batch:
+            try:
+                events.extend(store.append_many([make_draft(p, agent, ids)]))
+            except StoreError as exc:
+                report.skipped.append(Skipped(p.describe(), f"the log refused it: {exc}"))
+                refused.add(p.source_key)
+    if refused:
+        report.imported = [e for e in report.imported if e["source_key"] not in refused]
+    for event in events:
+        key = _source_key_of(event)
+        if key is not None:
+            ids[key] = event.id
+            if key in entries:
+                entries[key]["id"] = event.id
 
 
 def _ids_from_history(store: EventStore, entity: str, source: str) -> dict[str, str]:

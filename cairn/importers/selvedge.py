@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.store.paths import EntityPathError, parse, route_path
+from cairn.importers.base import Note, Proposed, Skipped, SourceError, normalise_time
+from cairn.store.paths import EntityPathError, canonicalise, parse, route_path
 
 SOURCE = "selvedge"
 CHANGE_TYPES = frozenset(
@@ -51,6 +51,26 @@ _KINDS = {
 }
 # Fields carried over under metadata.selvedge because Cairn has no column for them.
 _KEPT = ("id", "entity_type", "entity_path", "agent", "project", "changeset_id", "constraint")
+VERDICTS = frozenset({"revert", "reject"})
+
+
+def map_expiry(raw: str) -> tuple[str, str | None]:
+    """Selvedge's `expires_when` in Cairn's grammar (date:, entity:…:changes, manual:).
+
+    `library:NAME>=VERSION` has no Cairn equivalent; it becomes a manual review label
+    that says the same thing, and the original stays in metadata.
+    """
+    kind, _, rest = raw.partition(":")
+    if kind == "date":
+        return f"date:{rest[:10]}", None
+    if kind == "entity" and rest.endswith(":changes"):
+        try:
+            return f"entity:{canonicalise(rest[: -len(':changes')])}:changes", None
+        except EntityPathError:
+            pass
+    if kind == "manual":
+        return raw, None
+    return f"manual:{raw}", f"expires_when {raw!r} has no Cairn equivalent: kept as manual review"
 
 
 def open_db(path: Path) -> sqlite3.Connection:
@@ -100,6 +120,7 @@ def import_selvedge(
     conn = open_db(db)
     keys = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
     total = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    types = {str(i): str(t) for i, t in conn.execute("SELECT id, change_type FROM events")}
 
     def col(row: sqlite3.Row, name: str) -> str:
         value = row[name] if name in keys else None
@@ -130,21 +151,57 @@ def import_selvedge(
                     yield Skipped(label, str(exc))
                     continue
                 metadata: dict[str, Any] = {"selvedge": _metadata(row, keys)}
-                if note:
-                    metadata["mapping_note"] = note
+                notes = [note] if note else []
+                reasoning = col(row, "reasoning").strip()
+                if not reasoning:
+                    # Cairn requires a reason; say plainly that none was recorded.
+                    reasoning = f"(no reasoning recorded in Selvedge for this {ctype})"
+                    metadata["selvedge"]["reasoning"] = ""
+                alternative = None
+                if ctype == "reject":
+                    # Selvedge has no field for the rejected approach; its diff is the
+                    # closest thing, else the reasoning says what was turned down.
+                    alternative = col(row, "diff") or reasoning
+                expires = col(row, "expires_when")
+                if expires:
+                    expires, expiry_note = map_expiry(expires)
+                    if expiry_note:
+                        notes.append(expiry_note)
+                        metadata["selvedge"]["expires_when"] = col(row, "expires_when")
                 supersedes = col(row, "supersedes")
+                if supersedes and ctype != "supersede":
+                    metadata["selvedge"]["supersedes"] = supersedes
+                    supersedes = ""
+                if ctype == "supersede":
+                    target = types.get(supersedes)
+                    if target not in VERDICTS:
+                        # Cairn re-opens only verdicts; a supersede of anything else is
+                        # a plain change that points back at what it replaced.
+                        ctype = "modify"
+                        metadata["selvedge"]["change_type"] = "supersede"
+                        metadata["selvedge"]["supersedes"] = supersedes
+                        notes.append(
+                            f"supersede of a {target or 'missing'} event: Cairn supersedes "
+                            "only reverts and rejects, so it is a modify that links back"
+                        )
+                        supersedes = ""
+                if notes:
+                    metadata["mapping_notes"] = notes
+                    for text in notes:
+                        yield Note(label, text)
                 yield Proposed(
                     source_key=f"{SOURCE}:{row['id']}",
                     type=ctype,
                     entity=entity,
                     entity_kind=_KINDS.get(col(row, "entity_type"), ""),
-                    reasoning=col(row, "reasoning"),
+                    reasoning=reasoning,
+                    alternative=alternative,
                     diff=col(row, "diff") or None,
                     occurred_at=when,
                     session=col(row, "session_id") or None,
                     commit=col(row, "git_commit") or None,
                     revisit_after=col(row, "revisit_after") or None,
-                    expires_when=col(row, "expires_when") or None,
+                    expires_when=expires or None,
                     stale_when=col(row, "stale_when") or None,
                     supersedes_key=f"{SOURCE}:{supersedes}" if supersedes else None,
                     metadata=metadata,

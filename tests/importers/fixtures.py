@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (fixture files keep their real line lengths)
 """Realistic migration histories for one small app (users, orgs, payments), per dialect."""
 
 from __future__ import annotations
@@ -186,3 +187,114 @@ def write(folder: Path, files: dict[str, str]) -> Path:
     for name, text in files.items():
         (folder / name).write_text(text, encoding="utf-8")
     return folder
+
+
+ADRS = {
+    "0001-record-architecture-decisions.md": """# 1. Record architecture decisions
+
+Date: 2022-11-01
+
+## Status
+
+Accepted
+
+## Context
+
+We need to record the architectural decisions made on this project.
+
+## Decision
+
+We will use Architecture Decision Records, as described by Michael Nygard.
+""",
+    "0002-use-stripe-for-payments.md": """---
+status: accepted
+date: 2023-01-15
+deciders: payments team
+entities: [deps/stripe, payments.card_token]
+---
+# Use Stripe for payments
+
+## Context and Problem Statement
+
+We need to take card payments without entering PCI scope.
+
+## Considered Options
+
+* Stripe
+* Braintree
+
+## Decision Outcome
+
+Chosen option: "Stripe", because its tokens keep card data out of our database.
+""",
+    "0003-store-card-numbers.md": """---
+status: rejected
+date: 2023-01-20
+superseded_by: ADR-0006
+---
+# Store card numbers ourselves
+
+## Context and Problem Statement
+
+Finance asked for raw card numbers in `payments` for reconciliation; see
+[the payments model](../../src/payments.py) and `src/payments.py::charge`.
+
+## Considered Options
+
+* Store encrypted card numbers in payments.card_number
+* Keep provider tokens only
+
+## Decision Outcome
+
+Rejected: storing card numbers puts the whole database in PCI scope.
+""",
+    "0004-use-braintree-for-payouts.md": """# 4. Use Braintree for payouts
+
+Date: 2023-02-01
+
+## Status
+
+Superseded by [ADR-0005](0005-use-adyen-for-payouts.md)
+
+## Context
+
+Payouts need a provider; `deps/braintree` supports our markets.
+
+## Decision
+
+We will use Braintree for payouts.
+""",
+    "0005-use-adyen-for-payouts.md": """# 5. Use Adyen for payouts
+
+Date: 2023-06-01
+
+## Status
+
+Accepted. Supersedes [ADR-0004](0004-use-braintree-for-payouts.md)
+
+## Context
+
+Braintree's payout fees doubled; `deps/braintree` is replaced by `deps/adyen`.
+
+## Decision
+
+We will use Adyen for payouts.
+""",
+    "0006-keep-card-fingerprints.md": """---
+status: accepted
+date: 2024-03-01
+entities:
+  - src/payments.py::charge
+---
+# Keep card fingerprints for reconciliation
+
+## Context and Problem Statement
+
+ADR-0003 rejected storing card numbers. Finance still needs to match refunds; the
+provider's card fingerprint is not card data, so `src/payments.py::charge` keeps it.
+
+## Decision Outcome
+
+Store the fingerprint returned by the provider; revisit ADR-0003's rejection.
+""",
+}
