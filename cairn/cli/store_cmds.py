@@ -1,9 +1,455 @@
-"""Placeholder: this area's commands are being written; see docs/architecture.md."""
+"""The decision-log commands: init, log (and reject/revert/supersede), status, history,
+prior-attempts, search, review."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any
+
 import click
+
+from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.store import (
+    AmbiguousTarget,
+    Attempt,
+    EntityStatus,
+    Event,
+    EventDraft,
+    Review,
+    Status,
+    Store,
+    StoreError,
+    init_store,
+)
+from cairn.store.paths import EntityPathError
+from cairn.store.review import EXPIRES_GRAMMAR
+from cairn.store.times import parse_date
+
+STATUS_STYLE = {
+    Status.ACTIVE: "green",
+    Status.REVERTED: "red",
+    Status.REJECTED: "red",
+    Status.CONFLICT: "bold red",
+    Status.REOPENED: "yellow",
+    Status.REMOVED: "dim",
+    Status.UNKNOWN: "dim",
+}
+
+
+@contextmanager
+def open_store() -> Iterator[Store]:
+    """The current project's store; store errors become one-line CLI errors."""
+    project = current_project()
+    try:
+        with Store.open(project.cairn_dir) as store:
+            yield store
+    except AmbiguousTarget as exc:
+        raise CairnError(str(exc)) from None
+    except (StoreError, EntityPathError) as exc:
+        raise CairnError(str(exc)) from None
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    # rich decides colour from the stream: none when piped or captured.
+    return Console(highlight=False, soft_wrap=True)
+
+
+def esc(text: str) -> str:
+    """User text is never rich markup: `[brackets]` in reasoning stay as typed."""
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _who(author: str) -> str:
+    return author.split(" <", 1)[0] if author else "?"
+
+
+def _short(event_id: str) -> str:
+    return event_id[:12]
+
+
+def _day(ts: str) -> str:
+    return ts[:10] if ts else ""
+
+
+# --- writing ----------------------------------------------------------------------------
+
+
+def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--author", default="", help="Who decided (default: CAIRN_AUTHOR, git user, $USER)."
+        ),
+        click.option("--agent", default="", help="The coding agent that wrote it, if any."),
+        click.option("--session", default="", help="An agent or editor session id."),
+        click.option(
+            "--commit", "commit_", default="", help="The commit this decision belongs to."
+        ),
+        click.option("--diff", default="", help="The change itself (a short diff)."),
+        click.option(
+            "--occurred-at", default="", help="When it happened (YYYY-MM-DD or ISO time)."
+        ),
+        click.option(
+            "--revisit-after", default="", help="Review date: YYYY-MM-DD or 30d, 2w, 6m, 1y."
+        ),
+        click.option("--expires-when", default="", help=f"Expiry trigger: {EXPIRES_GRAMMAR}."),
+        click.option("--stale-when", default="", help="Free text: when this stops holding."),
+        click.option(
+            "--kind",
+            "entity_kind",
+            default="",
+            help="Entity kind, when the path cannot say (function, class, method).",
+        ),
+        json_option,
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _append(draft: EventDraft, as_json: bool) -> None:
+    with open_store() as store:
+        result = store.append(draft)
+    event = result.event
+    if result.masked:
+        click.echo(
+            "cairn: warning: masked secrets before writing: " + ", ".join(result.masked), err=True
+        )
+    if as_json:
+        emit_json({**event.to_dict(), "masked": result.masked})
+        return
+    console = _console()
+    line = f"logged [bold]{event.type.value}[/] on [cyan]{event.entity}[/]  {_short(event.id)}"
+    if event.supersedes:
+        line += f"  (re-opens {_short(event.supersedes)})"
+    if event.reverts:
+        line += f"  (reverts {_short(event.reverts)})"
+    console.print(line)
+
+
+def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
+    return EventDraft(
+        type=type_,
+        entity=entity,
+        reasoning=reason,
+        alternative=kw.get("alternative", ""),
+        supersedes=kw.get("supersedes", ""),
+        reverts=kw.get("reverts", ""),
+        author=kw["author"],
+        agent=kw["agent"],
+        session=kw["session"],
+        commit=kw["commit_"],
+        diff=kw["diff"],
+        occurred_at=kw["occurred_at"],
+        revisit_after=kw["revisit_after"],
+        expires_when=kw["expires_when"],
+        stale_when=kw["stale_when"],
+        entity_kind=kw["entity_kind"],
+    )
+
+
+@click.command("log")
+@click.argument("entity")
+@click.argument("type_", metavar="TYPE")
+@click.option("-r", "--reason", required=True, help="Why: the reasoning (required, non-empty).")
+@click.option("--alternative", default="", help="The approach that was considered (for reject).")
+@click.option("--reverts", default="", help="Id (or prefix) of the applied change a revert undoes.")
+@click.option(
+    "--supersedes", default="", help="Id (or prefix) of the verdict a supersede re-opens."
+)
+@_write_options
+def log_cmd(entity: str, type_: str, reason: str, as_json: bool, **kw: Any) -> None:
+    """Record a decision: TYPE is add, create, modify, retype, rename, migrate, index_add,
+    remove, delete, index_remove, revert, reject or supersede.
+
+    Example: cairn log users.email add -r "login needs a unique email"
+    """
+    _append(_draft(type_, entity, reason, **kw), as_json)
+
+
+@click.command("reject")
+@click.argument("entity")
+@click.option(
+    "--alternative", required=True, help="The approach that was considered and not taken."
+)
+@click.option("-r", "--reason", required=True, help="Why it was rejected.")
+@_write_options
+def reject_cmd(entity: str, alternative: str, reason: str, as_json: bool, **kw: Any) -> None:
+    """Record an approach that was considered and not taken.
+
+    Example: cairn reject deps/stripe --alternative "raw card storage" -r "PCI scope"
+    """
+    _append(_draft("reject", entity, reason, alternative=alternative, **kw), as_json)
+
+
+@click.command("revert")
+@click.argument("entity")
+@click.option("-r", "--reason", required=True, help="Why the change was undone.")
+@click.option(
+    "--reverts", default="", help="Id (or prefix) of the change undone (default: none named)."
+)
+@_write_options
+def revert_cmd(entity: str, reason: str, reverts: str, as_json: bool, **kw: Any) -> None:
+    """Record that an applied change was undone because it was wrong.
+
+    Example: cairn revert users.email_verified -r "broke the signup flow"
+    """
+    _append(_draft("revert", entity, reason, reverts=reverts, **kw), as_json)
+
+
+@click.command("supersede")
+@click.argument("entity")
+@click.option("-r", "--reason", required=True, help="Why the verdict no longer holds.")
+@click.option(
+    "--of", "of", default="", help="Id (or prefix) of the verdict; default: the only open one."
+)
+@_write_options
+def supersede_cmd(entity: str, reason: str, of: str, as_json: bool, **kw: Any) -> None:
+    """Re-open a revert or reject on ENTITY (the only open one, or the one named by --of).
+
+    Example: cairn supersede users.email_verified -r "signup flow fixed in #412"
+    """
+    _append(_draft("supersede", entity, reason, supersedes=of, **kw), as_json)
+
+
+@click.command("init")
+@click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
+def init_cmd(path: Path | None) -> None:
+    """Create .cairn/ (the decision log) at PATH, default the current directory."""
+    root = (path or Path.cwd()).resolve()
+    if not root.is_dir():
+        raise CairnError(f"{root} is not a directory")
+    existed = (root / ".cairn" / "decisions.jsonl").exists()
+    try:
+        cairn_dir = init_store(root)
+    except OSError as exc:
+        raise CairnError(f"cannot create {root / '.cairn'}: {exc.strerror or exc}") from None
+    if existed:
+        click.echo(
+            f"{cairn_dir} already exists; left as it was (checked .gitignore and .gitattributes)"
+        )
+    else:
+        click.echo(
+            f"created {cairn_dir} (commit decisions.jsonl and .gitattributes; the index is ignored)"
+        )
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def _verdict_line(e: Event) -> str:
+    what = f"{e.type.value}"
+    if e.alternative:
+        what += f" of “{e.alternative}”"
+    who = esc(_who(e.author))
+    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {who}: {esc(e.reasoning)}"
+
+
+def _print_status(st: EntityStatus) -> None:
+    console = _console()
+    style = STATUS_STYLE.get(st.status, "")
+    console.print(
+        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  ({st.event_count} events)"
+    )
+    if st.open_verdicts:
+        console.print("open verdicts:")
+        for v in st.open_verdicts:
+            console.print(_verdict_line(v))
+    if st.conflicts:
+        console.print("re-applied without a supersede:")
+        for c in st.conflicts:
+            console.print(
+                f"  [yellow]{c.type.value}[/] {_day(c.when)} {_short(c.id)}: {esc(c.reasoning)}"
+            )
+    for verdict, by in st.reopened.items():
+        console.print(f"  re-opened: {_short(verdict)} by {_short(by)}")
+    if st.latest is not None:
+        e = st.latest
+        console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {esc(e.reasoning)}")
+    if st.rollup:
+        console.print("children with verdicts:")
+        for child, status in sorted(st.rollup.items()):
+            console.print(
+                f"  [cyan]{esc(child)}[/] [{STATUS_STYLE.get(status, '')}]{status.value}[/]"
+            )
+
+
+@click.command("status")
+@click.argument("entity")
+@json_option
+def status_cmd(entity: str, as_json: bool) -> None:
+    """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown)."""
+    with open_store() as store:
+        st = store.status(entity)
+    if as_json:
+        emit_json(st.to_dict())
+    else:
+        _print_status(st)
+
+
+@click.command("history")
+@click.argument("entity")
+@click.option(
+    "--as-of", default=None, help="Only what had been recorded by this date (YYYY-MM-DD or ISO)."
+)
+@click.option("--children", is_flag=True, help="Include entities below ENTITY (a table's columns).")
+@json_option
+def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -> None:
+    """Every decision on ENTITY, oldest first (by recorded time)."""
+    with open_store() as store:
+        events = store.history(entity, as_of=as_of, include_children=children)
+    if as_json:
+        emit_json([e.to_dict() for e in events])
+        return
+    console = _console()
+    if not events:
+        console.print(
+            f"no decisions recorded on {esc(entity)}" + (f" as of {as_of}" if as_of else "")
+        )
+        return
+    for e in events:
+        when = _day(e.recorded_at)
+        if e.occurred_at and _day(e.occurred_at) != when:
+            when += f" (occurred {_day(e.occurred_at)})"
+        links = ""
+        if e.supersedes:
+            links += f" re-opens {_short(e.supersedes)}"
+        if e.reverts:
+            links += f" reverts {_short(e.reverts)}"
+        style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
+        console.print(
+            f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
+            f"  {esc(_who(e.author))}{links}"
+        )
+        if e.alternative:
+            console.print(f"    alternative: {esc(e.alternative)}")
+        console.print(f"    {esc(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
+
+
+def _attempt_line(a: Attempt) -> str:
+    if a.change is None:
+        assert a.closed_by is not None
+        c = a.closed_by
+        label = (
+            f"alternative “{a.alternative}”" if a.alternative else "revert of an unlogged change"
+        )
+        line = f"[red]{a.outcome}[/] {_day(c.when)} {esc(label)}: {esc(c.reasoning)}"
+        line += f" ({_short(c.id)})"
+        if a.reopened_by:
+            line += f"\n    re-opened by {_short(a.reopened_by)}"
+        return line
+    ch = a.change
+    line = f"[bold]{a.outcome}[/] {_day(ch.when)} {ch.type.value}: {esc(ch.reasoning)}"
+    line += f" ({_short(ch.id)})"
+    if a.closed_by is not None:
+        cb = a.closed_by
+        line += (
+            f"\n    closed by {cb.type.value} {_day(cb.when)} ({a.confidence}): {esc(cb.reasoning)}"
+        )
+    if a.reopened_by:
+        line += f"\n    re-opened by {_short(a.reopened_by)}"
+    return line
+
+
+@click.command("prior-attempts")
+@click.argument("entity")
+@click.option("--all", "include_all", is_flag=True, help="Also list changes that are still active.")
+@click.option("--children", is_flag=True, help="Include entities below ENTITY.")
+@json_option
+def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: bool) -> None:
+    """What was tried on ENTITY before: reverted, removed, rejected, re-opened attempts."""
+    with open_store() as store:
+        attempts = store.prior_attempts(
+            entity, include_children=children, include_active=include_all
+        )
+    if as_json:
+        emit_json([a.to_dict() for a in attempts])
+        return
+    console = _console()
+    if not attempts:
+        console.print(f"no prior attempts on {esc(entity)}")
+        return
+    for a in attempts:
+        prefix = f"[cyan]{esc(a.entity)}[/] " if children else ""
+        console.print(prefix + _attempt_line(a))
+
+
+@click.command("search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
+@json_option
+def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
+    """Full-text search over reasoning, alternatives and entity paths (best first)."""
+    text = " ".join(query)
+    with open_store() as store:
+        hits = store.search(text, limit=limit)
+    if as_json:
+        emit_json([h.to_dict() for h in hits])
+        return
+    console = _console()
+    if not hits:
+        console.print(f"no decisions match {esc(repr(text))}")
+        return
+    for h in hits:
+        e = h.event
+        extra = f" (alternative: {e.alternative})" if e.alternative else ""
+        console.print(
+            f"[cyan]{esc(e.entity)}[/] {e.type.value} {_day(e.when)} {_short(e.id)}: "
+            + esc(e.reasoning + extra)
+        )
+
+
+@click.command("review")
+@click.option("--today", default=None, help="Pretend today is this date (YYYY-MM-DD).")
+@json_option
+def review_cmd(today: str | None, as_json: bool) -> None:
+    """Decisions due for review (revisit_after passed, expires_when triggered). Exit 1 if any."""
+    day: date | None = None
+    if today:
+        try:
+            day = date.fromisoformat(parse_date(today, field="--today"))
+        except StoreError as exc:
+            raise CairnError(str(exc)) from None
+    with open_store() as store:
+        due: list[Review] = store.due_reviews(today=day)
+    if as_json:
+        emit_json([r.to_dict() for r in due])
+    else:
+        console = _console()
+        if not due:
+            console.print("nothing is due for review")
+        for r in due:
+            e = r.event
+            why = (
+                f"revisit after {r.due}"
+                if r.reason == "revisit_after"
+                else f"{r.detail} (since {r.due})"
+            )
+            console.print(
+                f"[cyan]{e.entity}[/] {e.type.value} {_short(e.id)}: {e.reasoning}\n    due: {why}"
+            )
+    if due:
+        raise click.exceptions.Exit(1)
 
 
 def register(group: click.Group) -> None:
     """Add this module's commands to the root group."""
+    for command in (
+        init_cmd,
+        log_cmd,
+        reject_cmd,
+        revert_cmd,
+        supersede_cmd,
+        status_cmd,
+        history_cmd,
+        prior_attempts_cmd,
+        search_cmd,
+        review_cmd,
+    ):
+        group.add_command(command)
