@@ -182,14 +182,13 @@ class Index:
         return self.tail_hash(self.consumed) == self.meta().get("tail", "")
 
     def reset(self) -> None:
-        """Drop every derived row (a rebuild follows)."""
+        """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_map()
-        self.db.execute("BEGIN IMMEDIATE")
         for table in ("ev", "ent", "chain", "merge", "review", "srckey"):
             self.db.execute(f"DELETE FROM {table}")
-        self.db.execute("DELETE FROM fts")
+        # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
+        self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
         self.db.execute("DELETE FROM meta WHERE k != 'schema'")
-        self.db.execute("COMMIT")
         self.load_state()
 
     # --- reading the log --------------------------------------------------------------
