@@ -1,0 +1,167 @@
+"""The Claude Code PreToolUse hook, fed the JSON payloads Claude Code sends."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "check"))
+from check_fixtures import (  # noqa: E402
+    CAIRN,
+    MIGRATION,
+    REJECT_REASON,
+    REJECTED,
+    REVERT_REASON,
+    make_project,
+)
+
+HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"
+
+
+def payload(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """A PreToolUse payload as Claude Code writes it to the hook's stdin."""
+    return {
+        "session_id": "abc123",
+        "transcript_path": str(project / ".claude" / "transcript.jsonl"),
+        "cwd": str(project),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_01ABC",
+    }
+
+
+def run_hook(
+    data: dict[str, Any] | str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the hook the way Claude Code does: a command with JSON on stdin."""
+    stdin = data if isinstance(data, str) else json.dumps(data)
+    full_env = {**os.environ, "CAIRN_BIN": CAIRN, **(env or {})}
+    full_env.pop("CAIRN_DIR", None)
+    return subprocess.run(
+        [sys.executable, str(HOOK)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=full_env,
+        cwd="/",
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path)
+
+
+def test_write_of_a_migration_re_adding_a_reverted_column_is_blocked(project: Path) -> None:
+    target = project / "db" / "003_verify.sql"
+    proc = run_hook(payload(project, "Write", {"file_path": str(target), "content": MIGRATION}))
+    assert proc.returncode == 2, proc.stderr
+    assert "Cairn blocked this edit" in proc.stderr
+    assert "db/003_verify.sql:2: users.email_verified (revert " in proc.stderr
+    assert f'reasoning: "{REVERT_REASON}"' in proc.stderr
+    assert not target.exists()
+
+
+def test_write_of_unrelated_code_passes(project: Path) -> None:
+    target = project / "db" / "003_orders.sql"
+    content = "CREATE TABLE orders (id integer primary key, total numeric);\n"
+    proc = run_hook(payload(project, "Write", {"file_path": str(target), "content": content}))
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_edit_that_adds_a_rejected_dependency_is_blocked(project: Path) -> None:
+    edit = {
+        "file_path": str(project / "requirements.txt"),
+        "old_string": "requests==2.32\n",
+        "new_string": "requests==2.32\nstripe==2.0\n",
+        "replace_all": False,
+    }
+    proc = run_hook(payload(project, "Edit", edit))
+    assert proc.returncode == 2
+    assert "requirements.txt:2: deps/stripe (reject " in proc.stderr
+    assert f"rejected approach: {REJECTED}" in proc.stderr
+    assert REJECT_REASON in proc.stderr
+
+
+def test_edit_elsewhere_in_a_file_that_already_re_adds_passes(project: Path) -> None:
+    target = project / "db" / "003_verify.sql"
+    target.write_text(MIGRATION)
+    edit = {"file_path": str(target), "old_string": "-- 003", "new_string": "-- 003 (reviewed)"}
+    proc = run_hook(payload(project, "Edit", edit))
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_multiedit_is_checked_after_all_edits(project: Path) -> None:
+    target = project / "db" / "001_users.sql"
+    edits = [
+        {
+            "old_string": "id integer primary key",
+            "new_string": "id integer primary key, email text",
+        },
+        {"old_string": "email text", "new_string": "email text, email_verified boolean"},
+    ]
+    proc = run_hook(payload(project, "MultiEdit", {"file_path": str(target), "edits": edits}))
+    assert proc.returncode == 2
+    assert "db/001_users.sql:1: users.email_verified" in proc.stderr
+    # Only the first edit: no verdict on users.email.
+    first = run_hook(payload(project, "MultiEdit", {"file_path": str(target), "edits": edits[:1]}))
+    assert (first.returncode, first.stderr) == (0, "")
+
+
+def test_replace_all_applies_to_every_occurrence(project: Path) -> None:
+    target = project / "db" / "002.sql"
+    target.write_text("-- PLACEHOLDER\nALTER TABLE users ADD COLUMN PLACEHOLDER text;\n")
+    edit = {
+        "file_path": str(target),
+        "old_string": "PLACEHOLDER",
+        "new_string": "email_verified",
+        "replace_all": True,
+    }
+    assert run_hook(payload(project, "Edit", edit)).returncode == 2
+    edit["replace_all"] = False  # only the comment changes: nothing re-added
+    assert run_hook(payload(project, "Edit", edit)).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Read", {"file_path": "db/001_users.sql"}),
+        ("Bash", {"command": "echo 'ALTER TABLE users ADD COLUMN email_verified int' > x.sql"}),
+        ("Edit", {"file_path": "db/001_users.sql", "old_string": "absent", "new_string": "x"}),
+        ("Edit", {"file_path": "db/none.sql", "old_string": "a", "new_string": "b"}),
+    ],
+)
+def test_calls_it_cannot_judge_pass(project: Path, tool: str, tool_input: dict[str, Any]) -> None:
+    if "file_path" in tool_input:
+        tool_input = {**tool_input, "file_path": str(project / tool_input["file_path"])}
+    proc = run_hook(payload(project, tool, tool_input))
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_relative_paths_resolve_against_the_session_cwd(project: Path) -> None:
+    data = payload(project, "Write", {"file_path": "db/003.sql", "content": MIGRATION})
+    assert run_hook(data).returncode == 2
+
+
+def test_files_outside_a_project_pass(tmp_path: Path) -> None:
+    target = tmp_path / "loose.sql"
+    proc = run_hook(payload(tmp_path, "Write", {"file_path": str(target), "content": MIGRATION}))
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
+def test_broken_input_and_a_missing_cairn_are_non_blocking_errors(project: Path) -> None:
+    broken = run_hook("{not json")
+    assert broken.returncode == 1 and "invalid hook input" in broken.stderr
+    data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
+    missing = run_hook(data, env={"CAIRN_BIN": str(project / "no-cairn-here")})
+    assert missing.returncode == 1 and "check did not run" in missing.stderr
