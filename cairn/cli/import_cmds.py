@@ -8,25 +8,37 @@ from pathlib import Path
 import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option
-from cairn.importers.base import ImportReport, Proposed, Skipped, SourceError, run_import
+from cairn.importers.base import (
+    ImportReport,
+    ProgressHook,
+    Proposed,
+    Skipped,
+    SourceError,
+    run_import,
+)
 
-ItemsFactory = Callable[[Path, list], tuple[int | None, Iterator[Proposed | Skipped]]]
+Items = tuple[int | None, Iterator[Proposed | Skipped]]
+ItemsFactory = Callable[[Path, list[ProgressHook]], Items]
 
 dry_run_option = click.option(
     "--dry-run", is_flag=True, help="Show what would be imported; write nothing."
 )
+existing_path = click.Path(exists=True, path_type=Path)
 
 
 def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> None:
-    from cairn.store import Store
+    from cairn.store import Store, StoreError
+    from cairn.store.paths import EntityPathError
 
     project = current_project()
-    hooks: list = []
+    hooks: list[ProgressHook] = []
     try:
         units, items = factory(project.root, hooks)
-        store = Store.open(project.cairn_dir)
-        report = run_import(store, source, items, dry_run=dry_run, units=units, unit_done=hooks)
+        with Store.open(project.cairn_dir) as store:
+            report = run_import(store, source, items, dry_run=dry_run, units=units, unit_done=hooks)
     except SourceError as exc:
+        raise CairnError(str(exc)) from None
+    except (StoreError, EntityPathError) as exc:
         raise CairnError(str(exc)) from None
     _print_report(report, as_json)
 
@@ -38,21 +50,28 @@ def _print_report(report: ImportReport, as_json: bool) -> None:
     verb = "would import" if report.dry_run else "imported"
     for event in report.imported:
         click.echo(f"  {event['type']:<10} {event['entity']}  ({event['source_key']})")
-    click.echo(
-        f"{report.source}: {verb} {len(report.imported)} event(s); "
-        f"{report.already} already imported; {len(report.skipped)} skipped"
-    )
+    for n in report.notes:
+        click.echo(f"  note: {n.item}: {n.reason}")
     for s in report.skipped:
-        click.echo(f"  skipped {s.item}: {s.reason}")
+        click.echo(f"  skipped: {s.item}: {s.reason}")
+    click.echo(
+        f"{report.source}: {verb} {len(report.imported)} event(s), "
+        f"{report.already} already imported, {len(report.skipped)} skipped"
+    )
 
 
 @click.group("import")
 def import_group() -> None:
-    """Import the decision history a repository already holds (idempotent)."""
+    """Import the decision history a repository already holds.
+
+    Every importer is idempotent (running it twice adds nothing), dates events from
+    the source (`occurred_at`), marks them `agent: cairn-import/<source>`, and reports
+    what it skipped and why.
+    """
 
 
 @import_group.command("sql")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=existing_path)
 @dry_run_option
 @json_option
 def import_sql_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> None:
@@ -62,6 +81,120 @@ def import_sql_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> Non
     _run("sql", lambda root, hooks: import_sql(list(paths), root, hooks), dry_run, as_json)
 
 
+@import_group.command("alembic")
+@click.argument("directory", type=existing_path)
+@dry_run_option
+@json_option
+def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
+    """Alembic revisions (DIR or DIR/versions) in down_revision graph order."""
+    from cairn.importers.alembic import import_alembic
+
+    _run("alembic", lambda root, hooks: import_alembic(directory, root, hooks), dry_run, as_json)
+
+
+@import_group.command("rails")
+@click.argument("directory", type=existing_path)
+@dry_run_option
+@json_option
+def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
+    """Rails migrations (DIR/db/migrate or DIR) in timestamp order."""
+    from cairn.importers.rails import import_rails
+
+    _run("rails", lambda root, hooks: import_rails(directory, root, hooks), dry_run, as_json)
+
+
+@import_group.command("git")
+@click.option("--since", metavar="DATE", help="Only commits after DATE (anything git accepts).")
+@click.option(
+    "--repo",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The repository to read (default: the project root).",
+)
+@dry_run_option
+@json_option
+def import_git_cmd(since: str | None, repo: Path | None, dry_run: bool, as_json: bool) -> None:
+    """Revert commits: `revert` events on what the reverted commit introduced."""
+    from cairn.importers.git import import_git
+
+    _run(
+        "git",
+        lambda root, hooks: import_git(repo or root, since, hooks),
+        dry_run,
+        as_json,
+    )
+
+
+@import_group.command("adr")
+@click.argument("directory", type=existing_path)
+@dry_run_option
+@json_option
+def import_adr_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
+    """Architecture decision records (MADR, Nygard) as decisions on the entities they name."""
+    from cairn.importers.adr import import_adr
+
+    _run("adr", lambda root, hooks: import_adr(directory, root, hooks), dry_run, as_json)
+
+
+@import_group.command("selvedge")
+@click.argument("database", type=existing_path)
+@dry_run_option
+@json_option
+def import_selvedge_cmd(database: Path, dry_run: bool, as_json: bool) -> None:
+    """A Selvedge SQLite database, every event and link, losslessly."""
+    from cairn.importers.selvedge import import_selvedge
+
+    _run("selvedge", lambda root, hooks: import_selvedge(database, root, hooks), dry_run, as_json)
+
+
+@click.group("export")
+def export_group() -> None:
+    """Export the log: a Markdown digest for review, or canonical JSONL for backups."""
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to FILE (atomically) instead of stdout.",
+)
+
+
+@export_group.command("markdown")
+@output_option
+def export_markdown_cmd(output: Path | None) -> None:
+    """A deterministic digest grouped by entity, suitable for committing and reviewing."""
+    from cairn.export import export_markdown, write_output
+    from cairn.store import Store, StoreError
+
+    project = current_project()
+    try:
+        with Store.open(project.cairn_dir) as store:
+            text = export_markdown(store)
+        write_output(text, output, click.echo)
+    except (StoreError, OSError) as exc:
+        raise CairnError(str(exc)) from None
+
+
+@export_group.command("jsonl")
+@output_option
+def export_jsonl_cmd(output: Path | None) -> None:
+    """The log in canonical JSON lines, parents first (backups, migration)."""
+    from cairn.export import export_jsonl, read_log, write_output
+
+    project = current_project()
+    lines, bad = read_log(project.cairn_dir)
+    try:
+        write_output(export_jsonl(lines), output, click.echo)
+    except OSError as exc:
+        raise CairnError(str(exc)) from None
+    if bad:
+        click.echo(
+            f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",
+            err=True,
+        )
+
+
 def register(group: click.Group) -> None:
     """Add `import` and `export` to the root group."""
     group.add_command(import_group)
+    group.add_command(export_group)
