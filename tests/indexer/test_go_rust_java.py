@@ -1,0 +1,121 @@
+"""Go, Rust and Java: functions, types, methods (receivers, impl blocks), JPA, env."""
+
+from __future__ import annotations
+
+from cairn.indexer import Role, index_text
+from helpers import entities, one, span
+
+GO = """\
+package server
+
+import "os"
+
+type Server struct{ addr string }
+
+type Cache[K comparable, V any] struct{}
+
+func (s *Server) Start() error { return nil }
+
+func (c Cache[K, V]) Get(k K) V { var v V; return v }
+
+func New() *Server { return &Server{addr: os.Getenv("LISTEN_ADDR")} }
+"""
+
+
+def test_go() -> None:
+    symbols = index_text(GO, "internal/server.go")
+    assert entities(symbols) == [
+        ("internal/server.go::Server", "class", "introduce"),
+        ("internal/server.go::Cache", "class", "introduce"),
+        ("internal/server.go::Server.Start", "method", "introduce"),
+        ("internal/server.go::Cache.Get", "method", "introduce"),
+        ("internal/server.go::New", "function", "introduce"),
+        ("env/LISTEN_ADDR", "env", "reference"),
+    ]
+    assert one(symbols, "internal/server.go::Server.Start").name_range == span(GO, "Start")
+    assert one(symbols, "env/LISTEN_ADDR").name_range == span(GO, '"LISTEN_ADDR"')
+
+
+RUST = """\
+pub struct Stack<T> {
+    items: Vec<T>,
+}
+
+pub enum Shape { Circle }
+
+impl<T> Stack<T> {
+    pub fn push(&mut self, item: T) {
+        fn helper() {}
+    }
+}
+
+impl std::fmt::Display for Stack<i32> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { Ok(()) }
+}
+
+fn main() {
+    let key = std::env::var("API_KEY");
+    let name = env!("CARGO_PKG_NAME");
+}
+"""
+
+
+def test_rust() -> None:
+    symbols = index_text(RUST, "src/lib.rs")
+    assert entities(symbols) == [
+        ("src/lib.rs::Stack", "class", "introduce"),
+        ("src/lib.rs::Shape", "class", "introduce"),
+        ("src/lib.rs::Stack.push", "method", "introduce"),
+        ("src/lib.rs::Stack.push.helper", "function", "introduce"),
+        ("src/lib.rs::Stack.fmt", "method", "introduce"),
+        ("src/lib.rs::main", "function", "introduce"),
+        ("env/API_KEY", "env", "reference"),
+        ("env/CARGO_PKG_NAME", "env", "reference"),
+    ]
+    assert one(symbols, "src/lib.rs::Stack.push").name_range == span(RUST, "push")
+    assert one(symbols, "env/API_KEY").name_range == span(RUST, '"API_KEY"')
+
+
+JAVA = """\
+package com.example;
+
+@Entity
+@Table(name = "app_users")
+public class User {
+    @Id
+    private Long id;
+
+    @Column(name = "email_address", nullable = false)
+    private String email;
+
+    @Column
+    private String displayName;
+
+    private transient String scratch;
+
+    public User() {}
+
+    public String secret() { return System.getenv("APP_SECRET"); }
+}
+
+@Entity
+class OrderLine {
+    @Column private int quantity;
+}
+"""
+
+
+def test_java_classes_methods_and_jpa() -> None:
+    symbols = index_text(JAVA, "src/main/java/com/example/User.java")
+    file = "src/main/java/com/example/User.java"
+    assert one(symbols, f"{file}::User").kind == "class"
+    assert one(symbols, f"{file}::User.secret").kind == "method"
+    assert one(symbols, f"{file}::User.User").kind == "method"
+    assert one(symbols, "app_users", Role.INTRODUCE).name_range == span(JAVA, '"app_users"')
+    assert one(symbols, "app_users.id").name_range == span(JAVA, "id", after="Long id")
+    assert one(symbols, "app_users.email_address").name_range == span(JAVA, '"email_address"')
+    assert one(symbols, "app_users.display_name").name_range == span(JAVA, "displayName")
+    assert not [s for s in symbols if "scratch" in s.entity]
+    assert one(symbols, "order_line", Role.INTRODUCE).name_range == span(JAVA, "OrderLine")
+    assert one(symbols, "order_line.quantity").name_range == span(JAVA, "quantity")
+    assert one(symbols, "env/APP_SECRET").name_range == span(JAVA, '"APP_SECRET"')
