@@ -52,7 +52,10 @@ def test_definitions_routes_and_env(path: str) -> None:
 
 
 def test_typescript_only_declarations() -> None:
-    text = "abstract class Repo<T> {\n  abstract get(id: string): T;\n  save(x: T): void {}\n}\ninterface Shape { area(): number }\n"
+    text = (
+        "abstract class Repo<T> {\n  abstract get(id: string): T;\n  save(x: T): void {}\n}\n"
+        "interface Shape { area(): number }\n"
+    )
     symbols = index_text(text, "src/repo.ts")
     assert entities(symbols) == [
         ("src/repo.ts::Repo", "class", "introduce"),

@@ -68,7 +68,11 @@ def test_create_index_references_schema_qualified_table_and_columns() -> None:
     line = MIGRATION.splitlines().index(
         "CREATE UNIQUE INDEX ix_users_email ON app.users (lower(email), org_id);"
     )
-    on_line = [t for t, s in zip(entities(symbols), symbols) if s.name_range.start_line == line]
+    on_line = [
+        t
+        for t, s in zip(entities(symbols), symbols, strict=True)
+        if s.name_range.start_line == line
+    ]
     assert on_line == [
         ("users", "table", "reference"),
         ("users.email", "column", "reference"),
