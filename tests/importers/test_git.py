@@ -1,0 +1,128 @@
+"""`cairn import git` on a real repository with real reverts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cairn.store import Store
+
+from importers.cli_helpers import cairn, cairn_json, git
+
+AUTH_V1 = "def login(user):\n    return user.check()\n"
+AUTH_V2 = AUTH_V1 + "\n\ndef verify_email(user):\n    return user.email_verified\n"
+
+
+def commit(root: Path, message: str, date: str, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, date=date)
+    return git(root, "rev-parse", "HEAD")
+
+
+def build_history(root: Path) -> dict[str, str]:
+    shas = {}
+    shas["init"] = commit(
+        root,
+        "Create users",
+        "2023-01-01T10:00:00Z",
+        {
+            "db/001_users.sql": "CREATE TABLE users (id bigint PRIMARY KEY, email text);\n",
+            "src/auth.py": AUTH_V1,
+            "requirements.txt": "requests==2.31\n",
+        },
+    )
+    shas["feature"] = commit(
+        root,
+        "Add email verification",
+        "2023-02-01T10:00:00Z",
+        {
+            "db/002_verify.sql": "ALTER TABLE users ADD COLUMN email_verified boolean;\n",
+            "src/auth.py": AUTH_V2,
+            "requirements.txt": "requests==2.31\nstripe==5.4\n",
+        },
+    )
+    commit(root, "Unrelated docs", "2023-02-10T10:00:00Z", {"README.md": "# app\n"})
+    git(root, "revert", "--no-edit", "HEAD~1", date="2023-03-01T09:00:00Z")
+    shas["revert"] = git(root, "rev-parse", "HEAD")
+    git(root, "revert", "--no-edit", "HEAD", date="2023-04-01T09:00:00Z")
+    shas["reapply"] = git(root, "rev-parse", "HEAD")
+    # a revert whose body was cut, found by its subject alone
+    commit(
+        root, "Use bcrypt", "2023-05-01T10:00:00Z", {"src/hash.py": "def digest(p):\n    pass\n"}
+    )
+    git(root, "rm", "-q", "src/hash.py")
+    git(
+        root,
+        "commit",
+        "-q",
+        "-m",
+        'Revert "Use bcrypt"\n\nargon2 instead',
+        date="2023-05-02T10:00:00Z",
+    )
+    shas["subject_revert"] = git(root, "rev-parse", "HEAD")
+    return shas
+
+
+def test_reverts_land_on_the_entities_the_reverted_commit_introduced(project: Path) -> None:
+    shas = build_history(project)
+    report = cairn_json(project, "import", "git")
+    by_key = {e["source_key"]: e for e in report["events"]}
+    reverted = {e["entity"] for e in report["events"] if e["type"] == "revert"}
+    # symbols on added lines, not file names; `login` was unchanged and `requests` kept
+    assert {"users.email_verified", "src/auth.py::verify_email", "deps/stripe"} <= reverted
+    assert "src/auth.py::login" not in reverted and "deps/requests" not in reverted
+    assert "src/hash.py::digest" in reverted
+    key = f"git:{shas['revert']}:users.email_verified"
+    assert by_key[key]["occurred_at"] == "2023-03-01T09:00:00Z"
+    with Store.open(project / ".cairn") as store:
+        history = store.history("users.email_verified")
+    assert [e.type.value for e in history] == ["revert", "supersede"]
+    revert, reapply = history
+    assert revert.commit == shas["revert"]
+    assert revert.agent == "cairn-import/git"
+    assert revert.author == "Ann Example <ann@example.com>"
+    assert revert.reasoning.startswith('Revert "Add email verification"')
+    assert f"This reverts commit {shas['feature']}" in revert.reasoning
+    assert revert.metadata["source_key"] == key
+    # the revert of the revert re-applies: it supersedes the revert, it is not a revert
+    assert reapply.supersedes == revert.id
+    assert reapply.occurred_at.startswith("2023-04-01T09:00:00")
+    assert revert.recorded_at > "2026"  # recorded now, not at the commit date
+
+
+def test_second_run_adds_nothing_and_dry_run_writes_nothing(project: Path) -> None:
+    build_history(project)
+    dry = cairn_json(project, "import", "git", "--dry-run")
+    assert dry["dry_run"] is True and dry["imported"] > 0
+    log = project / ".cairn" / "decisions.jsonl"
+    assert log.read_text() == ""
+    first = cairn_json(project, "import", "git")
+    assert first["imported"] == dry["imported"]
+    size = log.stat().st_size
+    again = cairn_json(project, "import", "git")
+    assert again["imported"] == 0
+    assert again["already_imported"] == first["imported"]
+    assert log.stat().st_size == size
+
+
+def test_since_limits_the_range_and_links_back_to_earlier_imports(project: Path) -> None:
+    build_history(project)
+    early = cairn_json(project, "import", "git", "--since", "2023-03-15")
+    # the re-application alone is in range, but the revert it supersedes is not in the log
+    assert [e["type"] for e in early["events"]] == ["revert"]  # only the bcrypt revert
+    assert any("not in the log" in s["reason"] for s in early["skipped_items"])
+    full = cairn_json(project, "import", "git")
+    assert {e["type"] for e in full["events"]} == {"revert", "supersede"}
+
+
+def test_outside_a_repository_is_a_one_line_error(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    assert cairn(root, "init").returncode == 0
+    proc = cairn(root, "import", "git")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "not a git repository" in proc.stderr
+    assert "Traceback" not in proc.stderr
