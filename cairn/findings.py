@@ -168,9 +168,10 @@ def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Findin
         if severities.review is Severity.OFF:
             break
         event = getattr(review, "event", review)
-        due = getattr(review, "revisit_after", None) or getattr(event, "revisit_after", None)
-        why = clip(getattr(event, "reasoning", "") or "")
-        message = f"Review of {entity} was due {day(due)}" + (f": {why}" if why else ".")
+        due = getattr(review, "due", None) or getattr(event, "revisit_after", None)
+        why = clip(getattr(review, "detail", "") or getattr(event, "reasoning", "") or "")
+        when = f" since {day(due)}" if due else ""
+        message = f"A review of {entity} is due{when}" + (f": {why}" if why else ".")
         out.append(_finding(symbol, event, severities.review, message, FindingKind.REVIEW))
     return out
 

@@ -91,12 +91,12 @@ def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None
 
 def test_due_review_is_information_with_its_own_code() -> None:
     event = NS(id="e" * 64, type="modify", reasoning="Revisit once traffic doubles.")
-    review = NS(event=event, revisit_after="2026-01-01")
+    review = NS(event=event, reason="revisit_after", due="2026-01-01", detail="")
     [f] = findings_for([sym("users", "reference")], {"users": status(due=[review])})
     assert f.severity is Severity.INFORMATION
     assert f.verdict_id == event.id
     assert f.data["kind"] == "review"
-    assert "due 2026-01-01" in f.message
+    assert "due since 2026-01-01: Revisit once traffic doubles." in f.message
 
 
 def test_off_drops_findings_and_unknown_entities_give_none() -> None:

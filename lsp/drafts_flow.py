@@ -1,0 +1,139 @@
+"""Writing decisions: at once when the reasoning is known, through a draft otherwise.
+
+A draft is a small markdown file under `.cairn/drafts/` (see `decisions.render_draft`)
+that the server writes and opens with `window/showDocument`. Saving it logs the
+decision and deletes the file; a draft with a mistake keeps its file and shows the
+problem as a diagnostic in the draft itself. Every write re-analyses the open
+documents of its project, so the warning it answered disappears at once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cairn.lsp.analysis import analyse, publish, refresh_projects
+from cairn.lsp.decisions import DecisionRequest, draft_name, parse_draft, render_draft
+from cairn.lsp.workspace import OpenDocument, Project
+from cairn.store import EventDraft
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from cairn.findings import short_id
+
+if TYPE_CHECKING:
+    from cairn.lsp.server import CairnServer
+
+AGENT = "cairn-lsp"
+
+
+async def record(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
+    """Append the decision, refresh the project's documents, return what was written."""
+    draft = EventDraft(
+        type=request.type,
+        entity=request.entity,
+        reasoning=request.reason or "",
+        alternative=request.alternative or "",
+        supersedes=request.supersedes or "",
+        reverts=request.reverts or "",
+        agent=AGENT,
+    )
+    result = await server.hub.call(project.cairn_dir, lambda store: store.append(draft))
+    event = result.event
+    await refresh_projects(server, {project.cairn_dir})
+    if result.masked:
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"Cairn masked {', '.join(result.masked)} in the reasoning before "
+                "writing it; secrets never go into the log.",
+            )
+        )
+    return {
+        "id": event.id,
+        "entity": event.entity,
+        "type": str(event.type),
+        "masked": list(result.masked),
+        "event": event.to_dict(),
+    }
+
+
+async def open_draft(
+    server: CairnServer, project: Project, request: DecisionRequest, context: str = ""
+) -> dict[str, Any]:
+    """Write a draft for the request and ask the editor to show it."""
+    project.drafts.mkdir(parents=True, exist_ok=True)
+    path = project.drafts / draft_name(request)
+    path.write_text(render_draft(request, context), encoding="utf-8")
+    uri = from_fs_path(str(path)) or path.as_uri()
+    shown = False
+    if server.capability("window.show_document.support"):
+        try:
+            result = await server.window_show_document_async(
+                types.ShowDocumentParams(uri=uri, take_focus=True)
+            )
+            shown = bool(result and result.success)
+        except Exception as exc:
+            server.log(f"showDocument failed: {exc}", types.MessageType.Warning)
+    if not shown:
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f"Cairn wrote a decision draft to {path}: open it, write the "
+                "reasoning and save to log it.",
+            )
+        )
+    return {"draft": str(path), "uri": uri, "shown": shown}
+
+
+async def log_draft(server: CairnServer, doc: OpenDocument) -> None:
+    """A draft was saved: log it and delete it, or show what is wrong in it."""
+    if doc.project is None or doc.path is None:
+        return
+    text = server.workspace.get_text_document(doc.uri).source
+    request, problems = parse_draft(text)
+    if request is None or problems:
+        doc.save_failed = True
+        await analyse(server, doc)
+        if server.pulls_diagnostics and server.capability("workspace.diagnostics.refresh_support"):
+            server.workspace_diagnostic_refresh(None)
+        return
+    try:
+        written = await record(server, doc.project, request)
+    except Exception as exc:
+        doc.save_failed = True
+        doc.diagnostics = [
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=0, character=0),
+                    end=types.Position(line=0, character=3),
+                ),
+                message=f"not logged: {exc}",
+                severity=types.DiagnosticSeverity.Error,
+                source="cairn",
+            )
+        ]
+        doc.analysed_version = doc.version
+        if not server.pulls_diagnostics:
+            publish(server, doc)
+        return
+    _delete(doc.path)
+    doc.save_failed = False
+    doc.diagnostics = []
+    doc.analysed_version = doc.version
+    if not server.pulls_diagnostics:
+        publish(server, doc)
+    server.window_show_message(
+        types.ShowMessageParams(
+            type=types.MessageType.Info,
+            message=f"Cairn logged {written['type']} for {written['entity']} "
+            f"({short_id(written['id'])}); the draft was deleted.",
+        )
+    )
+
+
+def _delete(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return

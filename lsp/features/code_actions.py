@@ -1,0 +1,129 @@
+"""textDocument/codeAction: quick fixes on Cairn diagnostics, decision actions on symbols.
+
+`actions_for` is a pure function of the request's diagnostics (their `code` and
+`data`) and the entity under the cursor; every action is a command (no edits), so
+resolving needs no server state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.lsp.server import CairnServer
+from lsprotocol import types
+
+QUICKFIX = types.CodeActionKind.QuickFix
+DECISION = "refactor.cairn"  # a custom sub-kind: editors list it under Refactor
+NOUN = {"revert": "revert", "reject": "rejection"}
+
+
+def register(server: CairnServer) -> None:
+    """Add the code-action handler."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[QUICKFIX, DECISION], resolve_provider=False),
+    )
+    def code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+        uri = params.text_document.uri
+        doc = server.documents.get(uri)
+        entity = None
+        if doc is not None and doc.doc is not None:
+            start = params.range.start
+            symbol = doc.doc.symbol_at(start.line, start.character)
+            entity = symbol.entity if symbol is not None else None
+        actions = actions_for(uri, params.context.diagnostics, entity)
+        only = params.context.only
+        if only:
+            actions = [a for a in actions if any(str(a.kind).startswith(str(k)) for k in only)]
+        if server.capability("text_document.code_action.code_action_literal_support") is None:
+            # An old client that only understands bare commands.
+            return [a.command for a in actions if a.command is not None]
+        return list(actions)
+
+
+def actions_for(
+    uri: str, diagnostics: list[types.Diagnostic], entity: str | None
+) -> list[types.CodeAction]:
+    """Quick fixes for each Cairn diagnostic, then the decision actions for `entity`."""
+    actions: list[types.CodeAction] = []
+    seen_history: set[str] = set()
+    for diagnostic in diagnostics:
+        data = diagnostic.data if isinstance(diagnostic.data, dict) else None
+        if diagnostic.source != "cairn" or data is None or not data.get("entity"):
+            continue
+        target = str(data["entity"])
+        ids = [str(i) for i in data.get("verdict_ids") or [diagnostic.code] if i]
+        kinds = [str(t) for t in data.get("verdict_types") or []]
+        for verdict_id, verdict_type in zip(ids, kinds, strict=False):
+            if verdict_type not in NOUN:
+                continue
+            actions.append(
+                _action(
+                    f"Supersede the {NOUN[verdict_type]} of {target}…",
+                    QUICKFIX,
+                    "cairn.supersede",
+                    {"entity": target, "of": verdict_id, "uri": uri},
+                    diagnostics=[diagnostic],
+                    preferred=True,
+                )
+            )
+        if target not in seen_history:
+            seen_history.add(target)
+            actions.append(
+                _action(
+                    f"Show history of {target}",
+                    QUICKFIX,
+                    "cairn.history",
+                    {"entity": target, "show": True, "uri": uri},
+                    diagnostics=[diagnostic],
+                )
+            )
+    if entity:
+        actions += [
+            _action(
+                f"Log a decision for {entity}…",
+                DECISION,
+                "cairn.log",
+                {"entity": entity, "type": "modify", "uri": uri},
+            ),
+            _action(
+                f"Record a rejected alternative for {entity}…",
+                DECISION,
+                "cairn.reject",
+                {"entity": entity, "uri": uri},
+            ),
+            _action(
+                f"Record that {entity} was reverted…",
+                DECISION,
+                "cairn.revert",
+                {"entity": entity, "uri": uri},
+            ),
+        ]
+        if entity not in seen_history:
+            actions.append(
+                _action(
+                    f"Show history of {entity}",
+                    DECISION,
+                    "cairn.history",
+                    {"entity": entity, "show": True, "uri": uri},
+                )
+            )
+    return actions
+
+
+def _action(
+    title: str,
+    kind: types.CodeActionKind | str,
+    command: str,
+    arguments: dict[str, Any],
+    diagnostics: list[types.Diagnostic] | None = None,
+    preferred: bool = False,
+) -> types.CodeAction:
+    return types.CodeAction(
+        title=title,
+        kind=kind,
+        diagnostics=diagnostics,
+        is_preferred=preferred or None,
+        command=types.Command(title=title, command=command, arguments=[arguments]),
+    )

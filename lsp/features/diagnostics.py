@@ -1,0 +1,28 @@
+"""textDocument/diagnostic: the same diagnostics as the pushed ones, on pull.
+
+Pushing happens in `analysis` (debounced after open/change). A client that pulls gets
+the cached result when it matches the current text, or a fresh analysis at once.
+"""
+
+from __future__ import annotations
+
+from cairn.lsp.analysis import ensure_fresh
+from cairn.lsp.server import CairnServer
+from lsprotocol import types
+
+
+def register(server: CairnServer) -> None:
+    """Add the pull-diagnostics handler."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="cairn", inter_file_dependencies=True, workspace_diagnostics=False
+        ),
+    )
+    async def diagnostic(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+        doc = server.documents.get(params.text_document.uri)
+        if doc is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        await ensure_fresh(server, doc)
+        return types.RelatedFullDocumentDiagnosticReport(items=list(doc.diagnostics))

@@ -1,0 +1,55 @@
+"""textDocument/hover: the decision card for the entity under the cursor.
+
+Fast path: the symbol comes from the document's cached symbols, the status from the
+last analysis when it is current; only the newest decisions cost one indexed store
+query (on the store thread). Symbols without history get no hover, unless the
+`hoverNoDecisions` setting asks for a "no decisions yet" card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.lsp.analysis import lsp_range
+from cairn.lsp.render import MAX_NEWEST, hover_markdown, no_decisions_markdown
+from cairn.lsp.server import CairnServer
+from cairn.lsp.stores import StoreUnavailable
+from lsprotocol import types
+
+
+def register(server: CairnServer) -> None:
+    """Add the hover handler."""
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(params: types.HoverParams) -> types.Hover | None:
+        doc = server.documents.get(params.text_document.uri)
+        if doc is None or doc.doc is None or doc.project is None:
+            return None
+        symbol = doc.doc.symbol_at(params.position.line, params.position.character)
+        if symbol is None:
+            return None
+        entity = symbol.entity
+        cached = doc.statuses.get(entity) if doc.fresh else None
+
+        def lookup(store: Any) -> tuple[Any, list[Any]]:
+            status = cached if cached is not None else store.status(entity)
+            if not status.event_count:
+                return status, []
+            return status, store.history(entity)[-(MAX_NEWEST + 4) :]
+
+        try:
+            status, history = await server.hub.call(doc.project.cairn_dir, lookup)
+        except StoreUnavailable as exc:
+            server.log(f"hover: {exc}", types.MessageType.Warning)
+            return None
+        if not status.event_count:
+            if not server.settings.hover_no_decisions:
+                return None
+            markdown = no_decisions_markdown(entity)
+        else:
+            newest = sorted(history, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
+            markdown = hover_markdown(entity, status, newest)
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+            range=lsp_range(symbol.name_range),
+        )

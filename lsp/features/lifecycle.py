@@ -1,0 +1,87 @@
+"""initialize / initialized / configuration / shutdown.
+
+Settings come from `initializationOptions` first, then `workspace/configuration`
+(section `cairn`) when the client supports it, again on every
+`workspace/didChangeConfiguration`. After `initialized` the server says once per
+workspace folder without a `.cairn/` how to start one, and starts the log watcher.
+"""
+
+from __future__ import annotations
+
+from cairn.lsp.analysis import refresh_projects
+from cairn.lsp.server import CairnServer
+from cairn.lsp.settings import Settings
+from cairn.lsp.watch_loop import start_watching
+from cairn.lsp.workspace import uri_path
+from lsprotocol import types
+
+
+def register(server: CairnServer) -> None:
+    """Add the lifecycle handlers."""
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        server.init_options = params.initialization_options
+        apply_settings(server, params.initialization_options, base=Settings())
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await pull_configuration(server)
+        offer_init(server)
+        await start_watching(server)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        if server.capability("workspace.configuration"):
+            await pull_configuration(server)
+        else:
+            settings = params.settings
+            base, _ = Settings.from_options(server.init_options)
+            apply_settings(server, settings, base=base)
+        await refresh_projects(server, None)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        for task in list(server.background):
+            task.cancel()
+
+
+def apply_settings(server: CairnServer, raw: object, base: Settings) -> None:
+    """Replace the settings, reporting every ignored value to the client's log."""
+    settings, problems = Settings.from_options(raw, base=base)
+    server.settings = settings
+    for problem in problems:
+        server.log(problem, types.MessageType.Warning)
+
+
+async def pull_configuration(server: CairnServer) -> None:
+    """Ask the client for the `cairn` section and apply it over initializationOptions."""
+    if not server.capability("workspace.configuration"):
+        return
+    try:
+        result = await server.workspace_configuration_async(
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="cairn")])
+        )
+    except Exception as exc:
+        server.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
+        return
+    base, _ = Settings.from_options(server.init_options)
+    if result and result[0] is not None:
+        apply_settings(server, result[0], base=base)
+
+
+def offer_init(server: CairnServer) -> None:
+    """One message per workspace folder that has no `.cairn/` (not an error)."""
+    folders = list(server.workspace.folders.values())
+    uris = [f.uri for f in folders] or (
+        [server.workspace.root_uri] if server.workspace.root_uri else []
+    )
+    for uri in uris:
+        path = uri_path(uri)
+        if path is None or not path.is_dir() or server.projects.for_path(path) is not None:
+            continue
+        server.warn_once(
+            f"no-project:{path}",
+            f"Cairn: {path.name or path} has no .cairn/ folder, so there are no decisions to "
+            f"show yet. Run `cairn init` in {path} to start recording them.",
+        )

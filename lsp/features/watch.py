@@ -1,0 +1,21 @@
+"""workspace/didChangeWatchedFiles: the log changed on disk (see `watch_loop`)."""
+
+from __future__ import annotations
+
+from cairn.lsp.server import CairnServer
+from cairn.lsp.watch_loop import check_now
+from cairn.lsp.workspace import uri_path
+from lsprotocol import types
+
+
+def register(server: CairnServer) -> None:
+    """Add the watched-files handler."""
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
+        hinted = set()
+        for change in params.changes:
+            path = uri_path(change.uri)
+            if path is not None and path.name == "decisions.jsonl":
+                hinted.add(path.parent)
+        await check_now(server, hinted)

@@ -1,0 +1,132 @@
+"""workspace/symbol: full-text search over the decisions of every project in sight.
+
+Each hit is located at its entity's definition when it can be found cheaply: an open
+document that introduces the entity, else (for files and code symbols) the file the
+entity path names, indexed on the spot. Otherwise the hit points at the log itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cairn.indexer import index_text
+from cairn.lsp.analysis import lsp_range
+from cairn.lsp.server import CairnServer
+from cairn.lsp.stores import StoreUnavailable
+from cairn.lsp.workspace import Project, uri_path
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from cairn.findings import clip, day
+
+LIMIT = 50
+KIND = {
+    "table": types.SymbolKind.Struct,
+    "column": types.SymbolKind.Field,
+    "file": types.SymbolKind.File,
+    "directory": types.SymbolKind.Package,
+    "function": types.SymbolKind.Function,
+    "method": types.SymbolKind.Method,
+    "class": types.SymbolKind.Class,
+    "symbol": types.SymbolKind.Function,
+    "route": types.SymbolKind.Interface,
+    "dependency": types.SymbolKind.Package,
+    "env": types.SymbolKind.Constant,
+}
+ORIGIN = types.Range(
+    start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+)
+
+
+def register(server: CairnServer) -> None:
+    """Add the workspace-symbol handler."""
+
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def workspace_symbol(
+        params: types.WorkspaceSymbolParams,
+    ) -> list[types.SymbolInformation]:
+        query = params.query.strip()
+        if not query:
+            return []
+        out: list[types.SymbolInformation] = []
+        for project in projects_in_sight(server):
+            try:
+                hits = await server.hub.call(
+                    project.cairn_dir, lambda store: store.search(query, limit=LIMIT)
+                )
+            except StoreUnavailable as exc:
+                server.log(f"search: {exc}", types.MessageType.Warning)
+                continue
+            except Exception as exc:  # FTS5 syntax errors in a half-typed query
+                server.log(f"search {query!r}: {exc}")
+                continue
+            located: dict[str, types.Location] = {}
+            for hit in hits:
+                event = hit.event
+                if event.entity not in located:
+                    located[event.entity] = locate(server, project, event.entity)
+                out.append(
+                    types.SymbolInformation(
+                        name=f"{event.entity} · {event.type} {day(event.when)}",
+                        kind=KIND.get(event.entity_kind, types.SymbolKind.Key),
+                        location=located[event.entity],
+                        container_name=clip(event.reasoning, 80) or None,
+                    )
+                )
+        return out[:LIMIT]
+
+
+def projects_in_sight(server: CairnServer) -> list[Project]:
+    """Projects of the workspace folders and of the open documents."""
+    found: dict[Path, Project] = {}
+    uris = [f.uri for f in server.workspace.folders.values()]
+    if server.workspace.root_uri:
+        uris.append(server.workspace.root_uri)
+    for uri in uris:
+        path = uri_path(uri)
+        project = server.projects.for_path(path) if path is not None else None
+        if project is not None:
+            found.setdefault(project.cairn_dir, project)
+    for doc in server.documents.values():
+        if doc.project is not None:
+            found.setdefault(doc.project.cairn_dir, doc.project)
+    return list(found.values())
+
+
+def locate(server: CairnServer, project: Project, entity: str) -> types.Location:
+    """Where the entity is defined, as well as can be told without a full scan."""
+    for doc in server.documents.values():
+        if doc.project != project or not doc.fresh:
+            continue
+        for symbol in doc.symbols:
+            if symbol.entity == entity and str(symbol.role) == "introduce":
+                return types.Location(uri=doc.uri, range=lsp_range(symbol.name_range))
+    file_part = entity.split("::", 1)[0]
+    candidate = project.root / file_part
+    if "/" in entity.split("::", 1)[0] or "::" in entity or candidate.suffix:
+        found = _in_file(project, candidate, file_part, entity)
+        if found is not None:
+            return found
+    log = project.cairn_dir / "decisions.jsonl"
+    return types.Location(uri=_uri(log), range=ORIGIN)
+
+
+def _in_file(project: Project, path: Path, relpath: str, entity: str) -> types.Location | None:
+    try:
+        if not path.is_file() or path.stat().st_size > 2_000_000:
+            return None
+        if not path.resolve().is_relative_to(project.root.resolve()):
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    symbols: list[Any] = index_text(data, relpath) if "::" in entity else []
+    for symbol in symbols:
+        if symbol.entity == entity and str(symbol.role) == "introduce":
+            return types.Location(uri=_uri(path), range=lsp_range(symbol.name_range))
+    return types.Location(uri=_uri(path), range=ORIGIN)
+
+
+def _uri(path: Path) -> str:
+    return from_fs_path(str(path)) or path.as_uri()

@@ -1,0 +1,149 @@
+"""Markdown for hovers, code lenses and the history view: pure functions of store data.
+
+Cards stay short (at most `MAX_LINES` lines): the open verdicts first, because they
+are what the reader must not miss, then re-openings, due reviews, a table's column
+rollup, the newest decisions, and a link to the full history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+from cairn.findings import clip, day, short_id
+
+MAX_LINES = 15
+MAX_VERDICTS = 3
+MAX_NEWEST = 2
+VERDICT_LABEL = {"revert": "Reverted", "reject": "Rejected"}
+
+
+def command_link(label: str, command: str, arguments: dict[str, Any]) -> str:
+    """A markdown link that runs a command in editors that trust the server's markdown."""
+    payload = quote(json.dumps([arguments], separators=(",", ":")))
+    return f"[{label}](command:{command}?{payload})"
+
+
+def who(event: Any) -> str:
+    """` by alice` (or the agent), or nothing."""
+    author = getattr(event, "author", "") or getattr(event, "agent", "")
+    return f" by {author}" if author else ""
+
+
+def when(event: Any) -> str:
+    """The event's date (when it happened, else when it was logged) as YYYY-MM-DD."""
+    return day(getattr(event, "occurred_at", "") or getattr(event, "recorded_at", ""))
+
+
+def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
+    """The hover card for one entity."""
+    state = str(getattr(status, "status", "unknown"))
+    count = int(getattr(status, "event_count", 0) or 0)
+    noun = "decision" if count == 1 else "decisions"
+    lines = [f"**`{entity}`** · {state} · {count} {noun}"]
+    verdicts = list(getattr(status, "open_verdicts", None) or ())
+    conflicts = list(getattr(status, "conflicts", None) or ())
+    for verdict in verdicts[:MAX_VERDICTS]:
+        lines.extend(_verdict_lines(verdict))
+    if len(verdicts) > MAX_VERDICTS:
+        lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
+    for event in conflicts[:1]:
+        lines.append(
+            f"⚠ **Re-applied without supersede** {when(event)}{who(event)} · `{short_id(event.id)}`"
+        )
+    reopened = dict(getattr(status, "reopened", None) or {})
+    for verdict_id, by in list(reopened.items())[:2]:
+        lines.append(f"↺ `{short_id(verdict_id)}` re-opened by `{short_id(by)}`")
+    for review in list(getattr(status, "due_reviews", None) or ())[:1]:
+        event = getattr(review, "event", review)
+        due = getattr(review, "due", "") or getattr(event, "revisit_after", "")
+        since = f" since {day(due)}" if due else ""
+        reason = clip(getattr(review, "detail", "") or event.reasoning, 100)
+        lines.append(f"⏰ **Review due**{since}: {reason}")
+    rollup = dict(getattr(status, "rollup", None) or {})
+    if rollup:
+        lines.append(rollup_line(entity, rollup))
+    shown = {v.id for v in verdicts} | {c.id for c in conflicts}
+    for event in [e for e in newest if e.id not in shown][:MAX_NEWEST]:
+        reason = clip(event.reasoning, 90) if event.reasoning else ""
+        lines.append(
+            f"- {when(event)} **{event.type}**{who(event)}" + (f": {reason}" if reason else "")
+        )
+    lines = lines[: MAX_LINES - 1]
+    lines.append(command_link("Full history", "cairn.history", {"entity": entity}))
+    return "\n\n".join(_paragraphs(lines))
+
+
+def no_decisions_markdown(entity: str) -> str:
+    """The card for an entity without history (only when the setting asks for it)."""
+    log = command_link("Log one", "cairn.log", {"entity": entity, "type": "modify"})
+    return f"**`{entity}`** · no decisions yet · {log}"
+
+
+def rollup_line(entity: str, rollup: dict[str, Any]) -> str:
+    """`Columns: 1 reverted (email_verified) · 4 active` for a table."""
+    counts = Counter(str(s) for s in rollup.values())
+    parts = []
+    for state in ("reverted", "rejected", "conflict", "reopened", "removed", "active"):
+        if not counts.get(state):
+            continue
+        names = [k.removeprefix(entity + ".") for k, s in rollup.items() if str(s) == state]
+        detail = f" ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})"
+        parts.append(f"{counts[state]} {state}" + (detail if state != "active" else ""))
+    return "Columns: " + (" · ".join(parts) if parts else "no decisions")
+
+
+def lens_title(status: Any) -> str:
+    """`3 decisions · reverted 2026-04-02` (the newest open verdict, else the status)."""
+    count = int(getattr(status, "event_count", 0) or 0)
+    title = f"{count} decision" + ("" if count == 1 else "s")
+    verdicts = list(getattr(status, "open_verdicts", None) or ())
+    if verdicts:
+        newest = max(verdicts, key=lambda e: e.occurred_at or e.recorded_at)
+        label = "reverted" if str(newest.type) == "revert" else "rejected"
+        title += f" · {label} {when(newest)}"
+    elif str(getattr(status, "status", "")) not in ("active", "unknown", ""):
+        title += f" · {status.status}"
+    return title
+
+
+def history_markdown(entity: str, events: Sequence[Any]) -> str:
+    """The full history of an entity, newest first, for the history view."""
+    lines = [f"# History of `{entity}`", ""]
+    if not events:
+        lines.append("No decisions recorded.")
+    for event in sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
+        head = f"## {when(event)} · {event.type}{who(event)} · `{short_id(event.id)}`"
+        lines.append(head)
+        if event.entity != entity:
+            lines.append(f"*on `{event.entity}`*")
+        if event.alternative:
+            lines.append(f"**Rejected alternative:** {event.alternative}")
+        for key, label in (("supersedes", "Re-opens"), ("reverts", "Undoes")):
+            target = getattr(event, key, "")
+            if target:
+                lines.append(f"**{label}:** `{short_id(target)}`")
+        lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _verdict_lines(verdict: Any) -> list[str]:
+    label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
+    alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
+    head = f"⛔ **{label}**{alternative} {when(verdict)}{who(verdict)} · `{short_id(verdict.id)}`"
+    reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
+    return [head, f"> {reason}"]
+
+
+def _paragraphs(lines: list[str]) -> list[str]:
+    """Join a verdict's quote to its heading so the card reads as one block each."""
+    out: list[str] = []
+    for line in lines:
+        if line.startswith("> ") and out:
+            out[-1] = out[-1] + "  \n" + line[2:]
+        else:
+            out.append(line)
+    return out

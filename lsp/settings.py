@@ -1,0 +1,90 @@
+"""The server's settings: one dataclass, read from `initializationOptions` and
+`workspace/configuration` (section `cairn`).
+
+Keys are camelCase as editors write them. A bad value never stops the server: it
+keeps the default and the problem is reported once to the client's log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from cairn.findings import Severities
+
+DIAGNOSTIC_MODES = ("auto", "push", "pull")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a user can tune; defaults suit an editor with a human at the keyboard."""
+
+    severity: Severities = field(default_factory=Severities)
+    debounce_ms: int = 150  # quiet time after the last keystroke before re-analysing
+    code_lens: bool = True
+    hover_no_decisions: bool = False  # hover "no decisions yet" on entities without history
+    # auto: pull when the client can pull (no duplicate diagnostics), push otherwise
+    diagnostic_mode: str = "auto"
+    poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
+    max_file_bytes: int = 4_000_000  # larger documents are not analysed
+
+    @classmethod
+    def from_options(cls, raw: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
+        """Settings from a client's JSON object, plus one message per ignored value."""
+        settings = base or cls()
+        problems: list[str] = []
+        if raw is None:
+            return settings, problems
+        if not isinstance(raw, Mapping):
+            return settings, [f"cairn settings must be an object, not {type(raw).__name__}"]
+        # Editors nest settings under "cairn" in initializationOptions; accept both.
+        if isinstance(raw.get("cairn"), Mapping):
+            raw = raw["cairn"]
+        changes: dict[str, Any] = {}
+        for key, value in raw.items():
+            spec = _KEYS.get(key)
+            if spec is None:
+                problems.append(f"unknown cairn setting {key!r} ignored")
+                continue
+            name, convert = spec
+            try:
+                changes[name] = convert(value)
+            except (TypeError, ValueError) as exc:
+                problems.append(f"cairn setting {key!r}: {exc}; keeping the default")
+        return replace(settings, **changes), problems
+
+
+def _severities(value: object) -> Severities:
+    if not isinstance(value, Mapping):
+        raise ValueError('expected an object such as {"introduce": "warning"}')
+    return Severities.from_mapping(value)
+
+
+def _non_negative_int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ValueError(f"expected a non-negative number, got {value!r}")
+    return int(value)
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _mode(value: object) -> str:
+    if value not in DIAGNOSTIC_MODES:
+        raise ValueError(f"expected one of {', '.join(DIAGNOSTIC_MODES)}, got {value!r}")
+    return str(value)
+
+
+_KEYS: dict[str, tuple[str, Any]] = {
+    "severity": ("severity", _severities),
+    "debounceMs": ("debounce_ms", _non_negative_int),
+    "codeLens": ("code_lens", _bool),
+    "hoverNoDecisions": ("hover_no_decisions", _bool),
+    "diagnosticMode": ("diagnostic_mode", _mode),
+    "pollIntervalMs": ("poll_interval_ms", _non_negative_int),
+    "maxFileBytes": ("max_file_bytes", _non_negative_int),
+}

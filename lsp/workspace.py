@@ -1,0 +1,114 @@
+"""Open documents and the projects they belong to.
+
+A document belongs to the nearest directory above it that holds a `.cairn/` folder,
+so a multi-root workspace (or a monorepo with several projects) gets one log per
+root without configuration. Each open document keeps one indexer `Document`, edited
+incrementally from `didChange` content changes on the event loop (tree-sitter's
+incremental reparse is fast enough to stay there), plus the results of its last
+analysis, tagged with the version they were computed for.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cairn.indexer import Document
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from cairn.findings import Finding
+from cairn.project import CAIRN_DIRNAME
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A repository root and its `.cairn/` folder."""
+
+    root: Path
+    cairn_dir: Path
+
+    @property
+    def drafts(self) -> Path:
+        """Where decision drafts are written."""
+        return self.cairn_dir / "drafts"
+
+
+@dataclass
+class OpenDocument:
+    """One open file: its text model, its project and its last analysis."""
+
+    uri: str
+    path: Path | None
+    project: Project | None
+    relpath: str | None  # repository-relative path, as the indexer and entity paths want it
+    version: int
+    doc: Document | None  # None when the file is not analysed (binary, huge, outside a project)
+    skipped: str | None = None  # why it is not analysed
+    is_draft: bool = False
+    save_failed: bool = False  # a save of this draft was refused: show its problems as errors
+    analysed_version: int | None = None
+    symbols: list[Any] = field(default_factory=list)
+    statuses: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[types.Diagnostic] = field(default_factory=list)
+
+    @property
+    def fresh(self) -> bool:
+        """True when the cached analysis matches the current text."""
+        return self.analysed_version == self.version
+
+    def invalidate(self) -> None:
+        """Forget the analysis (the log changed underneath)."""
+        self.analysed_version = None
+
+
+class Projects:
+    """Finds the project of a path (cached per directory)."""
+
+    def __init__(self) -> None:
+        self._by_dir: dict[Path, Project | None] = {}
+
+    def for_path(self, path: Path) -> Project | None:
+        """The project whose `.cairn/` is nearest above `path`, if any."""
+        start = path if path.is_dir() else path.parent
+        return self._lookup(start)
+
+    def forget(self) -> None:
+        """Drop the cache (a `.cairn/` folder appeared or vanished)."""
+        self._by_dir.clear()
+
+    def _lookup(self, directory: Path) -> Project | None:
+        if directory in self._by_dir:
+            return self._by_dir[directory]
+        project: Project | None
+        candidate = directory / CAIRN_DIRNAME
+        if candidate.is_dir():
+            project = Project(root=directory, cairn_dir=candidate)
+        elif directory.parent == directory:
+            project = None
+        else:
+            project = self._lookup(directory.parent)
+        self._by_dir[directory] = project
+        return project
+
+
+def uri_path(uri: str) -> Path | None:
+    """The file-system path of a `file:` URI; None for other schemes."""
+    try:
+        fs = to_fs_path(uri)
+    except Exception:
+        return None
+    return Path(fs) if fs else None
+
+
+def relative_to(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` in POSIX form, or None when it lies outside."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None

@@ -1,0 +1,197 @@
+"""Helpers for the language-server tests: sample workspaces with real `.cairn/` logs
+written through the store, client capabilities, and waiting on notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.store import EventDraft, Store, init_store
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+SERVER_ENV = {
+    **os.environ,
+    "PYTHONSAFEPATH": "1",  # never import the bare source folders from the cwd
+    "CAIRN_AUTHOR": "alice",
+}
+
+MIGRATION = """\
+-- 0042: bring back e-mail verification
+ALTER TABLE users ADD COLUMN email_verified boolean NOT NULL DEFAULT false;
+CREATE INDEX users_email_idx ON users (email);
+"""
+
+MODELS = """\
+from sqlalchemy import Boolean, Column, Integer, String
+from sqlalchemy.orm import declarative_base
+
+Base = declarative_base()
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id = Column(Integer, primary_key=True)
+    email = Column(String, nullable=False)
+
+
+def send_welcome(user):
+    return f"Welcome {user.email}"
+"""
+
+PYPROJECT = """\
+[project]
+name = "shop"
+version = "1.0"
+dependencies = ["stripe>=8", "requests>=2.31"]
+"""
+
+
+@dataclass
+class Sample:
+    """A project on disk with decisions in its log."""
+
+    root: Path
+    ids: dict[str, str]
+
+    def uri(self, rel: str) -> str:
+        return (self.root / rel).as_uri()
+
+    def text(self, rel: str) -> str:
+        return (self.root / rel).read_text(encoding="utf-8")
+
+    def append(self, **fields: Any) -> str:
+        with Store.open(self.root / ".cairn") as store:
+            return store.append(EventDraft(**fields)).event.id
+
+
+def make_sample(root: Path) -> Sample:
+    """A shop backend: a migration re-adding a reverted column, a model, a manifest."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "db" / "migrations").mkdir(parents=True)
+    (root / "app").mkdir()
+    (root / "db" / "migrations" / "0042_email_verified.sql").write_text(MIGRATION)
+    (root / "app" / "models.py").write_text(MODELS)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    init_store(root)
+    ids: dict[str, str] = {}
+    with Store.open(root / ".cairn") as store:
+
+        def add(key: str, **fields: Any) -> None:
+            ids[key] = store.append(EventDraft(author="alice", **fields)).event.id
+
+        add(
+            "add",
+            type="add",
+            entity="users.email_verified",
+            reasoning="Verify e-mails.",
+            occurred_at="2026-03-01",
+        )
+        add(
+            "revert",
+            type="revert",
+            entity="users.email_verified",
+            reverts=ids["add"],
+            reasoning="Verification mails bounced for corporate domains; rolled back.",
+            occurred_at="2026-04-02",
+        )
+        add(
+            "reject",
+            type="reject",
+            entity="deps/stripe",
+            alternative="use stripe for payouts",
+            reasoning="Payout fees too high for our volume.",
+            occurred_at="2026-05-01",
+        )
+        add(
+            "welcome",
+            type="modify",
+            entity="app/models.py::send_welcome",
+            reasoning="Greet by e-mail until display names exist.",
+            occurred_at="2026-05-03",
+        )
+    return Sample(root, ids)
+
+
+def capabilities(*, pull: bool = False, watch: bool = False) -> types.ClientCapabilities:
+    """An editor that shows documents, reads configuration and (optionally) pulls."""
+    return types.ClientCapabilities(
+        window=types.WindowClientCapabilities(
+            show_document=types.ShowDocumentClientCapabilities(support=True)
+        ),
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=True,
+            workspace_folders=True,
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(
+                dynamic_registration=watch
+            ),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
+        ),
+        text_document=types.TextDocumentClientCapabilities(
+            hover=types.HoverClientCapabilities(
+                content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]
+            ),
+            diagnostic=types.DiagnosticClientCapabilities() if pull else None,
+            code_action=types.CodeActionClientCapabilities(
+                code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                    code_action_kind=types.ClientCodeActionKindOptions(
+                        value_set=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]
+                    )
+                )
+            ),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+        ),
+    )
+
+
+async def initialize(
+    client: LanguageClient,
+    *roots: Path,
+    pull: bool = False,
+    watch: bool = False,
+    options: dict[str, Any] | None = None,
+) -> types.InitializeResult:
+    """initialize + initialized for a workspace with these folders."""
+    folders = [types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots]
+    return await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(pull=pull, watch=watch),
+            root_uri=roots[0].as_uri() if roots else None,
+            workspace_folders=folders or None,
+            initialization_options=options if options is not None else {"debounceMs": 20},
+        )
+    )
+
+
+def open_doc(client: LanguageClient, path: Path, language: str, version: int = 1) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id=language, version=version, text=path.read_text()
+            )
+        )
+    )
+    return uri
+
+
+async def wait_for(
+    predicate: Callable[[], bool], client: LanguageClient, timeout: float = 15.0
+) -> None:
+    """Wait for diagnostics notifications until `predicate` holds (never a timing assert)."""
+
+    async def loop() -> None:
+        while not predicate():
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+def cairn_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
+    return [d for d in client.diagnostics.get(uri, []) if d.source == "cairn"]

@@ -1,0 +1,123 @@
+"""End to end against the real server: push and pull diagnostics, quick fix, hover."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+MIGRATION = "db/migrations/0042_email_verified.sql"
+
+
+async def test_readding_a_reverted_column_warns_at_the_column_name(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root)
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+
+    [diag] = cairn_diagnostics(client, uri)
+    line = sample.text(MIGRATION).splitlines()[1]
+    start = line.index("email_verified")
+    assert diag.range == types.Range(
+        start=types.Position(line=1, character=start),
+        end=types.Position(line=1, character=start + len("email_verified")),
+    )
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert diag.code == sample.ids["revert"]
+    assert "reverted on 2026-04-02 by alice" in diag.message
+    assert "corporate domains" in diag.message
+    assert diag.data["entity"] == "users.email_verified"
+    assert diag.data["verdict_ids"] == [sample.ids["revert"]]
+    assert diag.data["verdict_types"] == ["revert"]
+
+
+async def test_quick_fix_supersedes_and_the_warning_goes_away(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root)
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    [diag] = cairn_diagnostics(client, uri)
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        )
+    )
+    assert actions is not None
+    titles = [a.title for a in actions]
+    assert titles[0] == "Supersede the revert of users.email_verified…"
+    assert "Show history of users.email_verified" in titles
+    assert "Record a rejected alternative for users.email_verified…" in titles
+    fix = actions[0]
+    assert isinstance(fix, types.CodeAction) and fix.command is not None
+    args = dict(fix.command.arguments[0])
+    args["reason"] = "Bounces fixed by the new mail provider; verification is back."
+
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=fix.command.command, arguments=[args])
+    )
+    assert result["type"] == "supersede"
+    assert result["event"]["supersedes"] == sample.ids["revert"]
+    await wait_for(lambda: cairn_diagnostics(client, uri) == [], client)
+    assert (sample.root / ".cairn" / "decisions.jsonl").read_text().count("\n") == 5
+
+
+async def test_pull_diagnostics_match_and_nothing_is_pushed(
+    client: LanguageClient, sample: Sample
+) -> None:
+    result = await initialize(client, sample.root, pull=True)
+    assert result.capabilities.diagnostic_provider is not None
+    uri = open_doc(client, sample.root / "pyproject.toml", "toml")
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    [diag] = report.items
+    assert diag.code == sample.ids["reject"]
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert "rejected (use stripe for payouts) on 2026-05-01" in diag.message
+    assert (
+        sample.text("pyproject.toml")
+        .splitlines()[3][diag.range.start.character :]
+        .startswith('"stripe')
+    )
+    await asyncio.sleep(0.3)  # a push would have arrived by now; pull clients get none
+    assert uri not in client.diagnostics
+
+
+async def test_hover_shows_the_reasoning_and_links_the_history(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root)
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    col = sample.text(MIGRATION).splitlines()[1].index("email_verified") + 3
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=1, character=col),
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    text = hover.contents.value
+    assert "`users.email_verified`** · reverted · 2 decisions" in text
+    assert "**Reverted** 2026-04-02 by alice" in text
+    assert "corporate domains" in text
+    assert sample.ids["revert"][:8] in text and sample.ids["revert"] not in text
+    assert "command:cairn.history" in text
+    assert len(text.splitlines()) <= 15
+
+    # `users` itself (the table) has no decisions: no hover at all by default.
+    nothing = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=1, character=14),
+        )
+    )
+    assert nothing is None
