@@ -111,11 +111,12 @@ class Index:
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=10000")
         version = None
+        # A garbled file fails on the first statement: it is derived, so rebuild it.
         with contextlib.suppress(sqlite3.Error):
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=10000")
             version = db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
         if version is None or version[0] != SCHEMA_VERSION:
             db.close()
