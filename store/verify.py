@@ -9,6 +9,7 @@ both. What this does and does not promise is in docs/threat-model.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -17,12 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
-from cairn.store.log import LOG_NAME, QUARANTINE_NAME
+from cairn.store.index import INDEX_NAME, TAIL_BYTES, id_key
+from cairn.store.log import LOG_NAME, QUARANTINE_NAME, write_lock
 from cairn.store.model import line_id
 
-__all__ = ["INDEX_NAME", "Finding", "VerifyReport", "recorded_heads", "verify"]
-
-INDEX_NAME = "index.db"
+__all__ = [
+    "Anchor",
+    "Finding",
+    "VerifyReport",
+    "reconcile_index",
+    "recorded_anchor",
+    "recorded_heads",
+    "verify",
+]
 
 # Problems make `verify` fail; notices are things a human should know that do not
 # mean the log is wrong (an interrupted write that was quarantined, for instance).
@@ -64,6 +72,8 @@ class VerifyReport:
     events: int = 0
     heads: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    index_suspect: bool = False
 
     @property
     def problems(self) -> list[Finding]:
@@ -93,8 +103,17 @@ class VerifyReport:
         }
 
 
-def recorded_heads(cairn_dir: Path) -> list[str] | None:
-    """The heads the index last recorded, read without touching it; None when unknown.
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """What the index last saw of the log: its heads, how far it read, the hash before that."""
+
+    heads: list[str]
+    consumed: int = 0
+    tail: str = ""
+
+
+def recorded_anchor(cairn_dir: Path) -> Anchor | None:
+    """The index's record of the log, read without touching it; None when unknown.
 
     Read before anything opens the store: opening it catches the index up with the log
     and would move the anchor to whatever the log now says.
@@ -105,21 +124,35 @@ def recorded_heads(cairn_dir: Path) -> list[str] | None:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'heads'").fetchone()
+            meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
         finally:
             conn.close()
     except sqlite3.Error:
         return None  # an unreadable index is rebuilt from the log; it proves nothing
-    if row is None or not row[0]:
-        return None
-    value = row[0]
     try:
-        heads = json.loads(value)
+        heads = json.loads(meta.get("heads") or "[]")
+        consumed = int(meta.get("consumed") or 0)
     except (TypeError, ValueError):
-        heads = str(value).replace(",", " ").split()
+        return None
     if not isinstance(heads, list):
         return None
-    return [str(h) for h in heads if h]
+    return Anchor([str(h) for h in heads if h], consumed, str(meta.get("tail") or ""))
+
+
+def recorded_heads(cairn_dir: Path) -> list[str] | None:
+    """The heads the index last recorded, or None when there is no readable index."""
+    anchor = recorded_anchor(cairn_dir)
+    return anchor.heads if anchor is not None else None
+
+
+def _log_extends(data: bytes, anchor: Anchor) -> bool:
+    """True when the log still starts with what the index read (it only grew since)."""
+    if anchor.consumed > len(data):
+        return False
+    if anchor.consumed == 0:
+        return True
+    start = max(0, anchor.consumed - TAIL_BYTES)
+    return hashlib.sha256(data[start : anchor.consumed]).hexdigest() == anchor.tail
 
 
 @dataclass(slots=True)
@@ -255,12 +288,12 @@ def _heads(good: dict[str, _Line]) -> list[str]:
     return sorted(ident for ident in good if ident not in named)
 
 
-def verify(cairn_dir: Path, *, anchor: list[str] | None = None) -> VerifyReport:
-    """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: the
-    heads the index recorded)."""
+def verify(cairn_dir: Path, *, anchor: Anchor | None = None) -> VerifyReport:
+    """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: what
+    the index recorded)."""
     log = cairn_dir / LOG_NAME
     report = VerifyReport(log=log)
-    heads_seen = anchor if anchor is not None else recorded_heads(cairn_dir)
+    seen = anchor if anchor is not None else recorded_anchor(cairn_dir)
     try:
         data = log.read_bytes()
     except FileNotFoundError:
@@ -269,20 +302,26 @@ def verify(cairn_dir: Path, *, anchor: list[str] | None = None) -> VerifyReport:
     all_ids = {line.event_id for line in lines}
     good, verified = _check_ids(lines, report)
     report.events = len(good)
+    report.ids = list(good)
     _check_links(good, report, all_ids)
     _check_redactions(lines, verified, report)
-    for head in heads_seen or ():
-        if head not in all_ids:
-            report.findings.append(
-                Finding(
-                    "missing-head",
-                    f"event {head}, which the index last saw as a head, is not in the log "
-                    "(the log was truncated or rolled back since; if you checked out an older "
-                    "branch on purpose, this is expected)",
-                    None,
-                    head,
-                )
+    missing = [h for h in (seen.heads if seen else ()) if h not in all_ids]
+    if missing and seen is not None and _log_extends(data, seen):
+        # The log only grew since the index read it, so nothing it saw can have gone:
+        # the index itself is wrong (edited by hand); it is rebuilt, the log is fine.
+        report.index_suspect = True
+        missing = []
+    for head in missing:
+        report.findings.append(
+            Finding(
+                "missing-head",
+                f"event {head}, which the index last saw as a head, is not in the log "
+                "(the log was truncated or rolled back since; if you checked out an older "
+                "branch or reset on purpose, this is expected)",
+                None,
+                head,
             )
+        )
     quarantine = cairn_dir / QUARANTINE_NAME
     if quarantine.is_file() and quarantine.stat().st_size:
         report.findings.append(
@@ -297,3 +336,39 @@ def verify(cairn_dir: Path, *, anchor: list[str] | None = None) -> VerifyReport:
     report.heads = _heads(good)
     report.findings.sort(key=lambda f: (f.severity != PROBLEM, f.line or 0))
     return report
+
+
+def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
+    """Catch the index up and rebuild it from the log if it disagrees; True if rebuilt.
+
+    The index is derived: an edited or damaged one is not a problem with the log, so it
+    is replaced silently (with a notice), never trusted.
+    """
+    # Imported here: the store imports this package's modules, not the other way round.
+    from cairn.store.store import Store
+
+    expected = {id_key(h) for h in report.ids}
+    with Store.open(cairn_dir) as store:
+        db = store.index.db
+        keys = [int(h) for (h,) in db.execute("SELECT h FROM ev")]
+        heads = set(store.index.heads)
+    sound = (
+        not report.index_suspect
+        and len(keys) == len(expected)
+        and set(keys) == expected
+        and heads == set(report.heads)
+    )
+    if sound:
+        return False
+    with write_lock(cairn_dir):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{cairn_dir / INDEX_NAME}{suffix}").unlink(missing_ok=True)
+    Store.open(cairn_dir).close()
+    report.findings.append(
+        Finding(
+            "index-rebuilt",
+            f"{INDEX_NAME} did not match the log (edited or damaged); rebuilt it from the log",
+            severity=NOTICE,
+        )
+    )
+    return True
