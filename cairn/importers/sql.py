@@ -102,12 +102,15 @@ def changes_to_proposed(
 ) -> Iterator[Proposed]:
     """Proposals for one file's changes, keyed `source:rel:stmt:entity`."""
     used: dict[str, int] = {}
+    # A comment above the first statement is the file's header: it explains them all.
+    header = next((c.comment for c in changes if c.statement == 0 and c.comment), "")
     for ch in changes:
         key = f"{source}:{rel}:{ch.statement}:{ch.entity}"
         used[key] = used.get(key, 0) + 1
         if used[key] > 1:
             key = f"{key}#{used[key]}"
-        why = reasoning + (f": {ch.comment}" if ch.comment else "")
+        notes = [n for n in (header, ch.comment) if n]
+        why = reasoning + (": " + " ".join(dict.fromkeys(notes)) if notes else "")
         yield Proposed(
             source_key=key,
             type=ch.type,
