@@ -35,11 +35,17 @@ def register(server: CairnServer) -> None:
         actions = actions_for(uri, params.context.diagnostics, entity)
         only = params.context.only
         if only:
-            actions = [a for a in actions if any(str(a.kind).startswith(str(k)) for k in only)]
+            # str() of a (str, Enum) member is "CodeActionKind.QuickFix"; compare the values.
+            actions = [a for a in actions if any(_kind(a.kind).startswith(_kind(k)) for k in only)]
         if server.capability("text_document.code_action.code_action_literal_support") is None:
             # An old client that only understands bare commands.
             return [a.command for a in actions if a.command is not None]
         return list(actions)
+
+
+def _kind(kind: object) -> str:
+    """A code-action kind as its wire value ("quickfix"), whether enum member or string."""
+    return str(getattr(kind, "value", kind))
 
 
 def actions_for(
