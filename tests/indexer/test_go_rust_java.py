@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.indexer import Role, index_text
-from helpers import entities, one, span
+from indexer_helpers import entities, one, span
 
 GO = """\
 package server

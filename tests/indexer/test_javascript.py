@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from cairn.indexer import Role, index_text
-from helpers import entities, one, span
+from indexer_helpers import entities, one, span
 
 SERVER = """\
 import express from 'express';

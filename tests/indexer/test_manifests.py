@@ -4,7 +4,7 @@ package.json, Cargo.toml, go.mod."""
 from __future__ import annotations
 
 from cairn.indexer import Role, index_text, language_for
-from helpers import entities, one, span
+from indexer_helpers import entities, one, span
 
 PYPROJECT = """\
 [build-system]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.indexer import Role, index_text
-from helpers import one, span
+from indexer_helpers import one, span
 
 MIGRATION = """\
 class AddEmailToUsers < ActiveRecord::Migration[7.1]
