@@ -29,7 +29,7 @@ def cairn(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def project(tmp_path: Path) -> Path:
     """A project whose log says users.email_verified was added, then reverted."""
     cairn(tmp_path, "init")
-    cairn(tmp_path, "log", "users.email_verified", "--type", "add", "--reason", "Verify e-mails")
+    cairn(tmp_path, "log", "users.email_verified", "add", "--reason", "Verify e-mails")
     cairn(tmp_path, "revert", "users.email_verified", "--reason", REVERT_REASON)
     (tmp_path / "db").mkdir()
     (tmp_path / "db" / "003_verify.sql").write_text(MIGRATION)
@@ -78,7 +78,7 @@ def test_reverted_column_warning_hover_and_quick_fix(project: Path, legacy: bool
 
     # The quick fix prompted for the reasoning and the supersede reached the log.
     assert len(report["applied"]) == 1 and "supersede" in report["applied"][0].lower()
-    assert [p["kind"] for p in report["prompts"]] == ["input"]
+    assert [p["kind"] for p in report["fix_prompts"]] == ["input"]
     assert not [d for d in report["after_fix"] if d["severity"] == 2]
     supersede = [e for e in events(project) if e["type"] == "supersede"]
     assert len(supersede) == 1

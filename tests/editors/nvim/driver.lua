@@ -136,6 +136,7 @@ function scenarios.e2e()
     return #cairn_warnings(bufnr) == 0
   end)
   obs.applied = applied
+  obs.fix_prompts = obs.prompts
   obs.after_fix = diag_list(bufnr)
   step("fixed")
 

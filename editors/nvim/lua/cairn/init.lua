@@ -90,8 +90,31 @@ function M.find_root(bufnr)
   return vim.fs.root(bufnr, ".git") or vim.fn.getcwd()
 end
 
+-- The log changed underneath (a decision logged, `git pull`): pull every attached
+-- buffer's diagnostics again. Neovim 0.11 pulls diagnostics but has no handler for
+-- this request, so without it warnings would go stale until the next edit.
+local function on_diagnostic_refresh(_, _, ctx)
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  if not client then
+    return vim.NIL
+  end
+  for bufnr in pairs(client.attached_buffers) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
+      client_request(client, "textDocument/diagnostic", params, vim.lsp.diagnostic.on_diagnostic, bufnr)
+    end
+  end
+  return vim.NIL
+end
+
 local function client_config()
   local cfg = M.config
+  local capabilities = vim.tbl_deep_extend(
+    "force",
+    vim.lsp.protocol.make_client_capabilities(),
+    cfg.capabilities or {},
+    { workspace = { diagnostics = { refreshSupport = true } } }
+  )
   return {
     name = "cairn",
     cmd = cfg.cmd,
@@ -99,7 +122,8 @@ local function client_config()
     settings = cfg.settings,
     init_options = cfg.init_options,
     on_attach = cfg.on_attach,
-    capabilities = cfg.capabilities,
+    capabilities = capabilities,
+    handlers = { ["workspace/diagnostic/refresh"] = on_diagnostic_refresh },
   }
 end
 
