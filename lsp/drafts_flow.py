@@ -29,6 +29,13 @@ AGENT = "cairn-lsp"
 
 async def record(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
     """Append the decision, refresh the project's documents, return what was written."""
+    written = await append(server, project, request)
+    await after_write(server, project, written)
+    return written
+
+
+async def append(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
+    """Append the decision (on the store thread); what was written, as JSON."""
     draft = EventDraft(
         type=request.type,
         entity=request.entity,
@@ -40,15 +47,6 @@ async def record(server: CairnServer, project: Project, request: DecisionRequest
     )
     result = await server.hub.call(project.cairn_dir, lambda store: store.append(draft))
     event = result.event
-    await refresh_projects(server, {project.cairn_dir})
-    if result.masked:
-        server.window_show_message(
-            types.ShowMessageParams(
-                type=types.MessageType.Warning,
-                message=f"Cairn masked {', '.join(result.masked)} in the reasoning before "
-                "writing it; secrets never go into the log.",
-            )
-        )
     return {
         "id": event.id,
         "entity": event.entity,
@@ -56,6 +54,19 @@ async def record(server: CairnServer, project: Project, request: DecisionRequest
         "masked": list(result.masked),
         "event": event.to_dict(),
     }
+
+
+async def after_write(server: CairnServer, project: Project, written: dict[str, Any]) -> None:
+    """Re-analyse the project's documents; say so if secrets were masked."""
+    await refresh_projects(server, {project.cairn_dir})
+    if written["masked"]:
+        server.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"Cairn masked {', '.join(written['masked'])} in the reasoning before "
+                "writing it; secrets never go into the log.",
+            )
+        )
 
 
 async def open_draft(
@@ -99,7 +110,7 @@ async def log_draft(server: CairnServer, doc: OpenDocument) -> None:
             server.workspace_diagnostic_refresh(None)
         return
     try:
-        written = await record(server, doc.project, request)
+        written = await append(server, doc.project, request)
     except Exception as exc:
         doc.save_failed = True
         doc.diagnostics = [
@@ -123,6 +134,7 @@ async def log_draft(server: CairnServer, doc: OpenDocument) -> None:
     doc.analysed_version = doc.version
     if not server.pulls_diagnostics:
         publish(server, doc)
+    await after_write(server, doc.project, written)
     server.window_show_message(
         types.ShowMessageParams(
             type=types.MessageType.Info,

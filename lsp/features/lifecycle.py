@@ -67,7 +67,10 @@ async def pull_configuration(server: CairnServer) -> None:
         return
     base, _ = Settings.from_options(server.init_options)
     if result and result[0] is not None:
+        before = server.settings
         apply_settings(server, result[0], base=base)
+        if server.settings != before and server.documents:
+            await refresh_projects(server, None)  # documents opened meanwhile
 
 
 def offer_init(server: CairnServer) -> None:

@@ -42,6 +42,12 @@ def make_client() -> LanguageClient:
     def code_lens_refresh(params: None) -> None:
         client.code_lens_refreshes += 1  # type: ignore[attr-defined]
 
+    client.registrations = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
     return client
 
 
