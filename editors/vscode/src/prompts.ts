@@ -64,12 +64,15 @@ export const DECISION_TYPES: PickItem[] = [
   { label: "index_remove", value: "index_remove", description: "removed an index" },
 ];
 
-/** The keys each command accepts (lsp/decisions.py `COMMANDS`); the server refuses others. */
+/**
+ * The keys each command accepts (lsp/decisions.py `COMMANDS`, plus `uri`, the document
+ * that picks the project in a multi-root workspace); the server refuses others.
+ */
 export const ALLOWED_KEYS: Record<(typeof WRITE_COMMANDS)[number], readonly string[]> = {
-  "cairn.log": ["entity", "type", "reason", "alternative", "reverts", "supersedes"],
-  "cairn.reject": ["entity", "alternative", "reason"],
-  "cairn.revert": ["entity", "reason", "reverts"],
-  "cairn.supersede": ["entity", "reason", "of"],
+  "cairn.log": ["entity", "type", "reason", "alternative", "reverts", "supersedes", "uri"],
+  "cairn.reject": ["entity", "alternative", "reason", "uri"],
+  "cairn.revert": ["entity", "reason", "reverts", "uri"],
+  "cairn.supersede": ["entity", "reason", "of", "uri"],
 };
 
 type Arg = Record<string, unknown>;
@@ -85,6 +88,11 @@ export async function completeArguments(
   prompter: Prompter,
   context: PromptContext,
 ): Promise<unknown[] | undefined> {
+  if (command === "cairn.history") {
+    // The extension renders the history itself, as a markdown preview.
+    const arg = normalise(args[0]);
+    return "entity" in arg ? [{ ...arg, show: false }, ...args.slice(1)] : args;
+  }
   if (!(WRITE_COMMANDS as readonly string[]).includes(command)) {
     return args;
   }
@@ -96,8 +104,14 @@ export async function completeArguments(
   }
   switch (command) {
     case "cairn.log": {
-      if (!nonEmpty(arg.type)) {
-        const picked = await prompter.pick(DECISION_TYPES, {
+      // A code action presets a type (the server's default for drafts); when we are
+      // asking for the reasoning anyway, confirm it with the preset offered first.
+      if (!nonEmpty(arg.type) || !nonEmpty(arg.reason)) {
+        const preset = nonEmpty(arg.type) ? arg.type : undefined;
+        const items = preset
+          ? [...DECISION_TYPES.filter((i) => i.value === preset), ...DECISION_TYPES.filter((i) => i.value !== preset)]
+          : DECISION_TYPES;
+        const picked = await prompter.pick(items, {
           title: `Cairn: log a decision on ${entity}`,
           placeHolder: "What kind of change was it?",
         });

@@ -22,10 +22,20 @@ test("log asks for the type, then the reasoning, and sends one complete object",
   assert.ok(!prompter.picks[0].some((i) => ["revert", "reject", "supersede", "redact"].includes(i.value)));
 });
 
+test("a preset type is offered first; the uri is kept for multi-root workspaces", async () => {
+  const prompter = new ScriptedPrompter([(items) => items[0].value, "because"]);
+  const args = [{ entity: "deps/stripe", type: "add", uri: "file:///repo/pyproject.toml" }];
+  const out = await completeArguments("cairn.log", args, prompter, noVerdicts);
+  assert.deepEqual(out, [{ entity: "deps/stripe", type: "add", uri: "file:///repo/pyproject.toml", reason: "because" }]);
+  assert.equal(prompter.picks[0][0].value, "add");
+  assert.equal(prompter.picks[0].length, DECISION_TYPES.length);
+});
+
 test("values the quick fix already supplied are not asked again", async () => {
   const prompter = new ScriptedPrompter(["because"]);
-  const out = await completeArguments("cairn.log", [{ entity: "deps/stripe", type: "add" }], prompter, noVerdicts);
-  assert.deepEqual(out, [{ entity: "deps/stripe", type: "add", reason: "because" }]);
+  const args = [{ entity: "users.email", of: "aaaa1111bbbb", uri: "file:///repo/db.sql" }];
+  const out = await completeArguments("cairn.supersede", args, prompter, { openVerdicts: async () => twoVerdicts });
+  assert.deepEqual(out, [{ entity: "users.email", of: "aaaa1111bbbb", uri: "file:///repo/db.sql", reason: "because" }]);
   assert.equal(prompter.asked.length, 1);
   const untouched = new ScriptedPrompter([]);
   const full = [{ entity: "deps/stripe", type: "add", reason: "already there" }];
@@ -97,11 +107,18 @@ test("a missing entity is asked for; a bare string is taken as the entity", asyn
   assert.deepEqual(fromString, [{ entity: "deps/left-pad", reason: "x" }]);
 });
 
-test("other commands pass through untouched, including cairn.history", async () => {
+test("history is asked not to open its own document (the extension renders it)", async () => {
+  const prompter = new ScriptedPrompter([]);
+  const out = await completeArguments("cairn.history", [{ entity: "users.email", show: true, uri: "file:///a" }], prompter, noVerdicts);
+  assert.deepEqual(out, [{ entity: "users.email", show: false, uri: "file:///a" }]);
+  assert.deepEqual(prompter.asked, []);
+});
+
+test("other commands pass through untouched", async () => {
   const prompter = new ScriptedPrompter([]);
   const args = [{ entity: "users.email" }];
-  assert.equal(await completeArguments("cairn.history", args, prompter, noVerdicts), args);
   assert.equal(await completeArguments("editor.action.format", args, prompter, noVerdicts), args);
+  assert.equal(await completeArguments("cairn.history", [], prompter, noVerdicts).then((a) => a?.length), 0);
 });
 
 test("the keys sent never include ones the server refuses", async () => {
