@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.store.dag import ChainPos, Dag
+from cairn.store.log import write_lock
 from cairn.store.model import EventType
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.times import to_ms
@@ -109,7 +110,8 @@ class Index:
 
     # --- connection and state -----------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def _open_checked(self) -> tuple[sqlite3.Connection, bool]:
+        """Connect; True when the file holds the current schema."""
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         version = None
         # A garbled file fails on the first statement: it is derived, so rebuild it.
@@ -118,7 +120,20 @@ class Index:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
             version = db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
-        if version is None or version[0] != SCHEMA_VERSION:
+        return db, version is not None and version[0] == SCHEMA_VERSION
+
+    def _connect(self) -> sqlite3.Connection:
+        db, current = self._open_checked()
+        if current:
+            return db
+        db.close()
+        # Several processes may find no index at once: only one may create it (or it
+        # deletes the file another is filling), so create under the write lock, after
+        # looking again.
+        with write_lock(self.path.parent):
+            db, current = self._open_checked()
+            if current:
+                return db
             db.close()
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
