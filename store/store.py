@@ -48,7 +48,34 @@ except ImportError:  # pragma: no cover - the trust area ships it; never absent 
         return text, []
 
 
-__all__ = ["MIN_PREFIX", "Store"]
+__all__ = ["MIN_PREFIX", "Store", "might_hold_secret"]
+
+# A cheap screen run before `mask_secrets` (which applies ~17 regexes): every masking
+# rule needs one of these literal markers, or a credential keyword followed by an
+# assignment operator; text with neither cannot be changed by it.
+# tests/store/test_secret_screen.py checks this against every kind of secret.
+_SECRET_MARKERS = (
+    "-----BEGIN", "://", "gh", "github_pat_", "glpat-", "xox", "k_live_", "k_test_", "sk-",
+    "AIza", "npm_", "eyJ", "earer", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA",
+    "AIPA", "ANPA", "ANVA", "APKA",
+)  # fmt: skip
+_KEYWORDS = ("passw", "passphrase", "pwd", "secret", "token", "credential", "key")
+_ASSIGNED = re.compile(
+    r"(?:passw|passphrase|pwd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])"
+)
+
+
+def might_hold_secret(text: str) -> bool:
+    """False when `mask_secrets` could not change `text` (so it need not run)."""
+    for marker in _SECRET_MARKERS:
+        if marker in text:
+            return True
+    low = text.lower()
+    for keyword in _KEYWORDS:
+        if keyword in low:
+            return _ASSIGNED.search(low) is not None
+    return False
+
 
 MIN_PREFIX = 6
 _HEX = re.compile(r"^[0-9a-f]+$")
@@ -225,7 +252,7 @@ class Store:
             ("diff", draft.diff or ""),
             ("stale_when", (draft.stale_when or "").strip()),
         ):
-            if value:
+            if value and might_hold_secret(value):
                 value, kinds = mask_secrets(value)
                 masked.extend(k for k in kinds if k not in masked)
             texts[name] = value
@@ -256,6 +283,7 @@ class Store:
         metadata = draft.metadata or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
+        _check_json(metadata, "metadata")
         author = (draft.author or "").strip() or self._default_author()
         header: dict[str, Any] = {
             "parents": parents,
@@ -654,6 +682,25 @@ def _line_dict(p: _Pending) -> dict[str, Any]:
         "expires_when": e.expires_when,
         "metadata": e.metadata,
     }
+
+
+def _check_json(value: Any, where: str) -> None:
+    """Only what canonical JSON can say one way: strings, integers, booleans, null, nesting."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValidationError(f"{where} keys must be strings, not {key!r}")
+            _check_json(item, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_json(item, where)
+    elif isinstance(value, float):
+        raise ValidationError(
+            f"{where} holds the float {value!r}; floats have no single canonical text, "
+            "store it as a string or an integer"
+        )
+    elif value is not None and not isinstance(value, str | int | bool):
+        raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
 
 
 def _canonical(entity: str) -> str:

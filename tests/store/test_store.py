@@ -1,0 +1,211 @@
+"""Store behaviour: init layout, validation, status rules, supersede targeting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cairn.store import (
+    AmbiguousTarget,
+    EventDraft,
+    EventType,
+    Status,
+    Store,
+    ValidationError,
+    init_store,
+)
+
+
+def log_lines(store: Store) -> list[dict]:
+    return [json.loads(x) for x in store.log.path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_init_creates_layout_and_is_idempotent(tmp_path: Path) -> None:
+    d = init_store(tmp_path)
+    assert (d / "decisions.jsonl").read_text() == ""
+    ignore = (d / ".gitignore").read_text()
+    for name in ("index.db", "lock", "drafts/", "decisions.jsonl.quarantine"):
+        assert name in ignore
+    assert (d / ".gitattributes").read_text() == "decisions.jsonl merge=union\n"
+    (d / "decisions.jsonl").write_text("keep\n")
+    init_store(tmp_path)
+    assert (d / "decisions.jsonl").read_text() == "keep\n"
+    assert (d / ".gitattributes").read_text().count("merge=union") == 1
+
+
+def test_append_fills_ids_parents_author_and_canonical_entity(store: Store) -> None:
+    first = store.append(EventDraft(type="add", entity='"Users"."Email"', reasoning="login")).event
+    second = store.append(EventDraft(type="modify", entity="users.email", reasoning="unique")).event
+    assert first.entity == "users.email" and first.entity_kind == "column"
+    assert first.parents == () and second.parents == (first.id,)
+    assert first.author == "Ada Lovelace <ada@example.org>"
+    assert store.heads() == [second.id]
+    assert [x["id"] for x in log_lines(store)] == [first.id, second.id]
+    assert store.get(first.id[:8]).id == first.id
+
+
+@pytest.mark.parametrize(
+    ("draft", "message"),
+    [
+        (EventDraft(type="add", entity="users.email", reasoning="   "), "reasoning is empty"),
+        (EventDraft(type="bogus", entity="users.email", reasoning="x"), "unknown event type"),
+        (EventDraft(type="add", entity="../etc", reasoning="x"), "leaves the repository"),
+        (EventDraft(type="reject", entity="deps/x", reasoning="x"), "--alternative"),
+        (
+            EventDraft(type="add", entity="t", reasoning="x", occurred_at="yesterday"),
+            "invalid occurred_at",
+        ),
+        (
+            EventDraft(type="add", entity="t", reasoning="x", expires_when="soon"),
+            "date:YYYY-MM-DD | entity:PATH:changes | manual:LABEL",
+        ),
+        (EventDraft(type="add", entity="t", reasoning="x", metadata={"f": 0.5}), "float"),
+        (EventDraft(type="add", entity="t", reasoning="x", supersedes="abcdef"), "supersede"),
+    ],
+)
+def test_bad_input_is_refused_and_nothing_is_written(
+    store: Store, draft: EventDraft, message: str
+) -> None:
+    store.append(EventDraft(type="add", entity="t", reasoning="baseline"))
+    before = store.log.path.read_bytes()
+    with pytest.raises(ValidationError) as info:
+        store.append(draft)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+    assert store.log.path.read_bytes() == before
+    assert len(store) == 1
+
+
+def test_a_batch_with_one_bad_draft_writes_nothing(store: Store) -> None:
+    with pytest.raises(ValidationError):
+        store.append_many(
+            [
+                EventDraft(type="add", entity="a", reasoning="fine"),
+                EventDraft(type="add", entity="b", reasoning=""),
+            ]
+        )
+    assert store.log.path.read_bytes() == b""
+    assert len(store) == 0
+
+
+def test_status_rules(store: Store) -> None:
+    add = store.append(
+        EventDraft(type="add", entity="users.email_verified", reasoning="flag")
+    ).event
+    assert store.status("users.email_verified").status is Status.ACTIVE
+    rv = store.append(
+        EventDraft(type="revert", entity="users.email_verified", reasoning="broke signup")
+    ).event
+    st = store.status("USERS.Email_Verified")
+    assert st.status is Status.REVERTED
+    assert [v.id for v in st.open_verdicts] == [rv.id]
+    assert st.open_verdicts[0].reasoning == "broke signup"
+    # A later add does not clear the verdict: re-applied without supersede.
+    again = store.append(
+        EventDraft(type="add", entity="users.email_verified", reasoning="try again")
+    ).event
+    st = store.status("users.email_verified")
+    assert st.status is Status.CONFLICT
+    assert [c.id for c in st.conflicts] == [again.id]
+    assert add.id not in {c.id for c in st.conflicts}
+    sup = store.append(
+        EventDraft(type="supersede", entity="users.email_verified", reasoning="signup fixed")
+    ).event
+    assert sup.supersedes == rv.id
+    st = store.status("users.email_verified")
+    assert st.status is Status.REOPENED and st.reopened == {rv.id: sup.id}
+    store.append(EventDraft(type="remove", entity="users.email_verified", reasoning="dropped"))
+    assert store.status("users.email_verified").status is Status.REMOVED
+    assert store.status("nothing.here").status is Status.UNKNOWN
+
+
+def test_a_revert_of_a_named_change_is_not_a_conflict_with_it(store: Store) -> None:
+    a = store.append(EventDraft(type="add", entity="t.c", reasoning="one")).event
+    store.append(EventDraft(type="modify", entity="t.c", reasoning="two"))
+    store.append(EventDraft(type="revert", entity="t.c", reasoning="undo one", reverts=a.id[:10]))
+    assert store.status("t.c").status is Status.REVERTED
+    with pytest.raises(ValidationError, match="not an applied change"):
+        store.append(EventDraft(type="revert", entity="t.c", reasoning="x", reverts="ffffffffff"))
+
+
+def test_table_status_is_not_polluted_by_its_columns(store: Store) -> None:
+    store.append(EventDraft(type="create", entity="users", reasoning="table"))
+    store.append(EventDraft(type="add", entity="users.email", reasoning="col"))
+    store.append(EventDraft(type="revert", entity="users.email", reasoning="wrong"))
+    st = store.status("users")
+    assert st.status is Status.ACTIVE
+    assert st.rollup == {"users.email": Status.REVERTED}
+    many = store.status_many(["users", "USERS.EMAIL", "nope"])
+    assert many["users"].status is Status.ACTIVE
+    assert many["USERS.EMAIL"].status is Status.REVERTED
+    assert many["nope"].status is Status.UNKNOWN
+
+
+def test_rejects_of_different_alternatives_stand_side_by_side(store: Store) -> None:
+    store.append(EventDraft(type="add", entity="deps/stripe", reasoning="payments"))
+    r1 = store.append(
+        EventDraft(type="reject", entity="deps/stripe", reasoning="PCI", alternative="raw cards")
+    ).event
+    r2 = store.append(
+        EventDraft(type="reject", entity="deps/stripe", reasoning="cost", alternative="adyen")
+    ).event
+    st = store.status("deps/stripe")
+    assert st.status is Status.REJECTED
+    assert {v.id for v in st.open_verdicts} == {r1.id, r2.id}
+
+
+def test_supersede_targets(store: Store) -> None:
+    store.append(EventDraft(type="add", entity="deps/left-pad", reasoning="pad"))
+    with pytest.raises(AmbiguousTarget, match="no open verdict"):
+        store.append(EventDraft(type="supersede", entity="deps/left-pad", reasoning="x"))
+    r1 = store.append(
+        EventDraft(type="reject", entity="deps/left-pad", reasoning="a", alternative="vendor it")
+    ).event
+    r2 = store.append(
+        EventDraft(type="reject", entity="deps/left-pad", reasoning="b", alternative="fork it")
+    ).event
+    with pytest.raises(AmbiguousTarget) as info:
+        store.append(EventDraft(type="supersede", entity="deps/left-pad", reasoning="x"))
+    assert r1.id in str(info.value) and r2.id in str(info.value)
+    assert set(info.value.candidates) == {r1.id, r2.id}
+    other = store.append(
+        EventDraft(type="reject", entity="deps/other", reasoning="c", alternative="z")
+    ).event
+    with pytest.raises(ValidationError, match="not an open verdict"):
+        store.append(
+            EventDraft(type="supersede", entity="deps/left-pad", reasoning="x", supersedes=other.id)
+        )
+    sup = store.append(
+        EventDraft(type="supersede", entity="deps/left-pad", reasoning="ok", supersedes=r1.id[:8])
+    ).event
+    assert sup.supersedes == r1.id
+    # Already superseded: no longer an open verdict.
+    with pytest.raises(ValidationError, match="not an open verdict"):
+        store.append(
+            EventDraft(type="supersede", entity="deps/left-pad", reasoning="x", supersedes=r1.id)
+        )
+    # Now exactly one is open, so no --of is needed.
+    assert (
+        store.append(
+            EventDraft(type="supersede", entity="deps/left-pad", reasoning="y")
+        ).event.supersedes
+        == r2.id
+    )
+    assert store.status("deps/left-pad").status is Status.REOPENED
+
+
+def test_event_type_helpers() -> None:
+    assert EventType.ADD.is_applied and not EventType.ADD.is_verdict
+    assert EventType.REVERT.is_verdict and EventType.REJECT.is_verdict
+    assert EventType.DELETE.is_removal and not EventType.SUPERSEDE.is_applied
+
+
+def test_secrets_are_masked_before_hashing(store: Store) -> None:
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    res = store.append(EventDraft(type="add", entity="env/AWS_KEY", reasoning=f"use {key} here"))
+    assert "aws-access-key" in res.masked
+    text = store.log.path.read_text()
+    assert key not in text and "[REDACTED:aws-access-key]" in text
+    assert res.event.reasoning == "use [REDACTED:aws-access-key] here"
