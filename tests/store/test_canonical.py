@@ -6,7 +6,6 @@ import hashlib
 import json
 
 import pytest
-
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
 

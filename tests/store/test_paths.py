@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from cairn.store.paths import (
     FILE_EXTENSIONS,
     EntityKind,
@@ -16,6 +13,8 @@ from cairn.store.paths import (
     kind_of,
     route_path,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 
@@ -72,7 +71,7 @@ def test_canonicalise_is_idempotent(raw: str) -> None:
 
 
 def _looks_like_file_name(path: str) -> bool:
-    stem, dot, ext = path.rpartition(".")
+    _stem, dot, ext = path.rpartition(".")
     return bool(dot) and "/" not in path and ext in FILE_EXTENSIONS
 
 

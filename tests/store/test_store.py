@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from cairn.store import (
     AmbiguousTarget,
     EventDraft,
