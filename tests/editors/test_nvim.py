@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nvim_harness import cairn_binary, nvim_binary, run_scenario
+from nvim_harness import PLUGIN, cairn_binary, nvim_binary, run_scenario
 
 MIGRATION = """\
 -- 003: bring back e-mail verification
@@ -128,3 +128,13 @@ def test_prompts_fill_the_arguments_and_cancel_on_a_missing_answer(tmp_path: Pat
     kinds = [(p["kind"], p["prompt"]) for p in report["prompts"]]
     assert kinds[:2] == [("input", "Entity: "), ("input", "Rejected alternative: ")]
     assert kinds[2:4] == [("input", "Entity: "), ("select", "Decision type")]
+
+
+def test_installs_as_a_builtin_start_package(tmp_path: Path) -> None:
+    # The README's steps: link editors/nvim into pack/*/start under the data directory.
+    start = tmp_path / ".xdg" / "data" / "nvim" / "site" / "pack" / "cairn" / "start"
+    start.mkdir(parents=True)
+    (start / "cairn").symlink_to(PLUGIN, target_is_directory=True)
+    report = run_scenario("package", tmp_path, extra_env={"CAIRN_NVIM_PLUGIN": ""})
+    assert report["module_path"] == str((PLUGIN / "lua" / "cairn" / "init.lua").resolve())
+    assert "OK require('cairn').setup() was called" in report["health"]

@@ -2,12 +2,23 @@
 -- Runs the scenario named by CAIRN_NVIM_SCENARIO, writes what it observed as JSON to
 -- CAIRN_NVIM_OUT, and exits 0; any error is written there too and exits non-zero, so a
 -- failure can never leave Neovim waiting for input.
-vim.cmd("filetype on")
-vim.opt.swapfile = false
-vim.opt.shadafile = "NONE"
-vim.opt.rtp:prepend(vim.env.CAIRN_NVIM_PLUGIN)
+-- An error at this level would leave Neovim running with no scenario: exit instead.
+local started, start_err = pcall(function()
+  vim.cmd("filetype on")
+  vim.opt.swapfile = false
+  vim.opt.shadafile = "NONE"
+  -- Unset when the scenario tests an installed copy (a package under stdpath("data")/site).
+  local plugin = vim.env.CAIRN_NVIM_PLUGIN
+  if plugin and plugin ~= "" then
+    vim.opt.rtp:prepend(plugin)
+  end
+end)
+if not started then
+  io.stderr:write("driver setup failed: " .. tostring(start_err) .. "\n")
+  vim.cmd("cquit 2")
+end
 
-local out_path = assert(vim.env.CAIRN_NVIM_OUT, "CAIRN_NVIM_OUT is not set")
+local out_path = vim.env.CAIRN_NVIM_OUT or (vim.fn.getcwd() .. "/.nvim-result.json")
 local timeout = tonumber(vim.env.CAIRN_NVIM_TIMEOUT_MS or "20000")
 local obs = { steps = {} }
 
@@ -169,6 +180,15 @@ function scenarios.health()
   obs.health = buffer_text(0)
   obs.commands = vim.tbl_keys(vim.api.nvim_get_commands({}))
   obs.lsp_commands = vim.tbl_keys(vim.lsp.commands)
+end
+
+-- Installed as a start package: found without touching 'runtimepath'.
+function scenarios.package()
+  local path = vim.api.nvim_get_runtime_file("lua/cairn/init.lua", false)[1]
+  obs.module_path = path and vim.uv.fs_realpath(path)
+  setup_plugin()
+  vim.cmd("checkhealth cairn")
+  obs.health = buffer_text(0)
 end
 
 -- The same prompts without a server: cancelling must send nothing.
