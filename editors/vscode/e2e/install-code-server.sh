@@ -19,6 +19,8 @@ done
 for pair in krb5-config:libkrb5-dev; do
   command -v "${pair%%:*}" >/dev/null || apt_needed+=("${pair##*:}")
 done
+# Without an emoji font the hover's status marks render as empty boxes in screenshots.
+[ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ] || apt_needed+=(fonts-noto-color-emoji)
 for lib in x11 xkbfile libsecret-1; do
   pkg-config --exists "$lib" 2>/dev/null || case $lib in
     x11) apt_needed+=(libx11-dev) ;;

@@ -296,6 +296,22 @@ async function main() {
   await expectGone("the warning squiggle", editor.locator(".squiggly-warning"));
   await expectGone("the Problems entry", problem);
   await expectVisible("the status bar saying the file is clean", page.locator(".statusbar-item", { hasText: /^\s*Cairn\s*$/ }));
+  await expectVisible("the code lens no longer saying reverted", editor.locator(".codelens-decoration", { hasText: "3 decisions" }));
+
+  log("hovering again: the card shows the revert re-opened");
+  await page.keyboard.press("Escape");
+  const reopened = page.locator(".monaco-hover", { hasText: "re-opened by" });
+  for (let attempt = 0; attempt < 5 && !(await reopened.first().isVisible()); attempt++) {
+    await page.mouse.move(5, 5);
+    const at = await column();
+    await page.mouse.move(at.x, at.y, { steps: 3 });
+    try {
+      await reopened.first().waitFor({ state: "visible", timeout: 5000 });
+    } catch {
+      // as above
+    }
+  }
+  await expectVisible("the hover saying the revert was re-opened", reopened, 1000);
   await shot("05-after-fix");
 
   const events = readFileSync(join(workspace, ".cairn", "decisions.jsonl"), "utf8")
@@ -321,12 +337,23 @@ async function main() {
   await expectVisible("the rendered history heading", preview.locator("h1", { hasText: "History of" }));
   await shot("06-history");
 
+  log("pointing cairn.serverCommand at nothing: the extension says what to fix");
+  const missing = join(tmp, "no-such-venv", "bin", "cairn");
+  writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cairn.serverCommand": missing }, null, 2));
+  const toast = page.locator(".notification-toast", { hasText: "is not an executable file" });
+  await expectVisible("the notification naming the bad cairn.serverCommand", toast);
+  await expectVisible("the notification's Open Settings button", toast.locator(".monaco-button", { hasText: "Open Settings" }));
+  await expectVisible("the status bar showing the server down", page.locator(".statusbar-item", { hasText: /^\s*Cairn\s*$/ }).locator(".codicon-error"));
+  await shot("07-server-missing");
+
   log(`passed in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  return tmp;
 }
 
 let code = 0;
+let scratch;
 try {
-  await main();
+  scratch = await main();
 } catch (error) {
   code = 1;
   console.error(`e2e: FAILED: ${error.message}`);
@@ -334,7 +361,7 @@ try {
     await page.screenshot({ path: join(results, "failure.png") }).catch(() => {});
     console.error("e2e: screenshot of the failure in test-results/failure.png");
   }
-  if (userData) console.error(cairnLogTail());
+  if (userData) console.error(`e2e: workspace and VS Code logs kept in ${dirname(userData)}\n${cairnLogTail()}`);
 } finally {
   for (const child of children.reverse()) {
     try {
@@ -345,4 +372,6 @@ try {
     }
   }
 }
+// A failed run keeps its workspace and logs (the message above names them).
+if (scratch) rmSync(scratch, { recursive: true, force: true });
 process.exit(code);

@@ -25,6 +25,9 @@ def main(root: Path) -> None:
     (root / "db").mkdir(parents=True, exist_ok=True)
     (root / "db" / "002_email_verified.sql").write_text(MIGRATION, encoding="utf-8")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    # Decisions record the git identity; a fixed one keeps screenshots the same everywhere.
+    for key, value in (("user.name", "Dev"), ("user.email", "dev@example.invalid")):
+        subprocess.run(["git", "-C", str(root), "config", key, value], check=True)
     store = Store.open(init_store(root))
     added = store.append(
         EventDraft(

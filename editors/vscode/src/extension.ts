@@ -135,7 +135,8 @@ async function restart(): Promise<void> {
 }
 
 async function offerFix(message: string): Promise<void> {
-  const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Log", "Retry");
+  const text = message.startsWith("Cairn") ? message : `Cairn: ${message}`;
+  const choice = await vscode.window.showErrorMessage(text, "Open Settings", "Show Log", "Retry");
   if (choice === "Open Settings") {
     await vscode.commands.executeCommand("workbench.action.openSettings", "cairn.serverCommand");
   } else if (choice === "Show Log") {
@@ -164,7 +165,8 @@ const middleware: Middleware = {
     if (command === "cairn.history") {
       await showHistory(entity, result);
     } else if ((WRITE_COMMANDS as readonly string[]).includes(command)) {
-      vscode.window.setStatusBarMessage(`$(check) Cairn: recorded on ${entity}`, 5000);
+      const what = command === "cairn.log" && typeof first?.type === "string" ? first.type : command.slice("cairn.".length);
+      vscode.window.setStatusBarMessage(`$(check) Cairn: recorded ${what} on ${entity}`, 5000);
     }
     return result;
   },
