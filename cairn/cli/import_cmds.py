@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option
 from cairn.importers.base import (
     ImportReport,
+    Known,
     ProgressHook,
     Proposed,
     Skipped,
@@ -17,8 +19,8 @@ from cairn.importers.base import (
     run_import,
 )
 
-Items = tuple[int | None, Iterator[Proposed | Skipped]]
-ItemsFactory = Callable[[Path, list[ProgressHook]], Items]
+Items = tuple[int | None, Iterator[Proposed | Skipped | Known]]
+ItemsFactory = Callable[[Path, list[ProgressHook], Any], Items]
 
 dry_run_option = click.option(
     "--dry-run", is_flag=True, help="Show what would be imported; write nothing."
@@ -33,8 +35,8 @@ def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> No
     project = current_project()
     hooks: list[ProgressHook] = []
     try:
-        units, items = factory(project.root, hooks)
         with Store.open(project.cairn_dir) as store:
+            units, items = factory(project.root, hooks, store)
             report = run_import(store, source, items, dry_run=dry_run, units=units, unit_done=hooks)
     except SourceError as exc:
         raise CairnError(str(exc)) from None
@@ -78,7 +80,7 @@ def import_sql_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> Non
     """SQL migrations (Flyway, golang-migrate, dbmate, timestamped, plain) in apply order."""
     from cairn.importers.sql import import_sql
 
-    _run("sql", lambda root, hooks: import_sql(list(paths), root, hooks), dry_run, as_json)
+    _run("sql", lambda root, hooks, _store: import_sql(list(paths), root, hooks), dry_run, as_json)
 
 
 @import_group.command("alembic")
@@ -89,7 +91,12 @@ def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     """Alembic revisions (DIR or DIR/versions) in down_revision graph order."""
     from cairn.importers.alembic import import_alembic
 
-    _run("alembic", lambda root, hooks: import_alembic(directory, root, hooks), dry_run, as_json)
+    _run(
+        "alembic",
+        lambda root, hooks, _store: import_alembic(directory, root, hooks),
+        dry_run,
+        as_json,
+    )
 
 
 @import_group.command("rails")
@@ -100,7 +107,9 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     """Rails migrations (DIR/db/migrate or DIR) in timestamp order."""
     from cairn.importers.rails import import_rails
 
-    _run("rails", lambda root, hooks: import_rails(directory, root, hooks), dry_run, as_json)
+    _run(
+        "rails", lambda root, hooks, _store: import_rails(directory, root, hooks), dry_run, as_json
+    )
 
 
 @import_group.command("git")
@@ -114,14 +123,13 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
 @json_option
 def import_git_cmd(since: str | None, repo: Path | None, dry_run: bool, as_json: bool) -> None:
     """Revert commits: `revert` events on what the reverted commit introduced."""
-    from cairn.importers.git import import_git
+    from cairn.importers.git import import_git, imported_counts
 
-    _run(
-        "git",
-        lambda root, hooks: import_git(repo or root, since, hooks),
-        dry_run,
-        as_json,
-    )
+    def items(root: Path, hooks: list[ProgressHook], store: Any) -> Items:
+        done = imported_counts(store.source_keys("git:"))
+        return import_git(repo or root, since, hooks, done)
+
+    _run("git", items, dry_run, as_json)
 
 
 @import_group.command("adr")
@@ -132,7 +140,7 @@ def import_adr_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     """Architecture decision records (MADR, Nygard) as decisions on the entities they name."""
     from cairn.importers.adr import import_adr
 
-    _run("adr", lambda root, hooks: import_adr(directory, root, hooks), dry_run, as_json)
+    _run("adr", lambda root, hooks, _store: import_adr(directory, root, hooks), dry_run, as_json)
 
 
 @import_group.command("selvedge")
@@ -143,7 +151,12 @@ def import_selvedge_cmd(database: Path, dry_run: bool, as_json: bool) -> None:
     """A Selvedge SQLite database, every event and link, losslessly."""
     from cairn.importers.selvedge import import_selvedge
 
-    _run("selvedge", lambda root, hooks: import_selvedge(database, root, hooks), dry_run, as_json)
+    _run(
+        "selvedge",
+        lambda root, hooks, _store: import_selvedge(database, root, hooks),
+        dry_run,
+        as_json,
+    )
 
 
 @click.group("export")

@@ -210,14 +210,10 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
     elif op == "drop_table" and table:
         emit("delete", table_path(table), "table")
     elif op == "add_column" and table:
-        name = _column_name(_arg(call, 1, "column"))
-        if name:
-            emit(
-                "add",
-                column_path(table, name),
-                "column",
-                definition=ast.unparse(_arg(call, 1, "column")),
-            )  # type: ignore[arg-type]
+        column = _arg(call, 1, "column")
+        name = _column_name(column) if column is not None else None
+        if column is not None and name:
+            emit("add", column_path(table, name), "column", definition=ast.unparse(column))
     elif op == "drop_column" and table:
         name = _str(_arg(call, 1, "column_name"))
         if name:

@@ -61,6 +61,13 @@ class Skipped:
 
 
 @dataclass
+class Known:
+    """Events an earlier run imported from a source unit that was not read again."""
+
+    count: int
+
+
+@dataclass
 class Note(Skipped):
     """Something imported with a change of meaning the user should know about."""
 
@@ -202,7 +209,7 @@ ProgressHook = Callable[[int], None]
 def run_import(
     store: EventStore | None,
     source: str,
-    items: Iterable[Proposed | Skipped],
+    items: Iterable[Proposed | Skipped | Known],
     *,
     dry_run: bool = False,
     progress: bool = True,
@@ -248,6 +255,9 @@ def run_import(
         if unit_done is not None:
             unit_done.append(bar.advance)
         for item in items:
+            if isinstance(item, Known):
+                report.already += item.count
+                continue
             if isinstance(item, Note):
                 report.notes.append(item)
                 continue

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 
 SOURCE = "git"
 MAX_FILE_BYTES = 1_000_000  # bigger post-images are generated or vendored; not indexed
@@ -92,40 +92,86 @@ def find_reverted(
     return None
 
 
-def added_lines(root: Path, sha: str, path: str, parent: str | None) -> set[int]:
-    """1-based line numbers of the post-image of `path` that `sha` added."""
-    base = parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree
-    diff = git(root, "diff", "--no-color", "--no-ext-diff", "-U0", base, sha, "--", path)
-    lines: set[int] = set()
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+
+
+def added_lines(root: Path, sha: str, parent: str | None) -> dict[str, set[int]]:
+    """For each file `sha` added or changed: the 1-based post-image lines it added.
+
+    One `git diff -U0` for the whole commit; hunk headers carry the line numbers.
+    """
+    diff = git(
+        root,
+        "-c",
+        "core.quotePath=false",
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "-U0",
+        parent or EMPTY_TREE,
+        sha,
+    )
+    files: dict[str, set[int]] = {}
+    current: set[int] | None = None
     for line in diff.splitlines():
-        m = _HUNK.match(line)
-        if m:
-            start, count = int(m.group(1)), int(m.group(2) or "1")
-            lines.update(range(start, start + count))
-    return lines
+        if line.startswith("+++ "):
+            target = line[4:]
+            if target == "/dev/null":
+                current = None  # deleted: nothing was introduced there
+            else:
+                current = files.setdefault(target[2:] if target.startswith("b/") else target, set())
+        elif line.startswith("@@") and current is not None:
+            m = _HUNK.match(line)
+            if m:
+                start, count = int(m.group(1)), int(m.group(2) or "1")
+                current.update(range(start, start + count))
+    return files
 
 
-def introduced_entities(root: Path, commit: Commit) -> tuple[list[tuple[str, str]], list[Skipped]]:
+class Blobs:
+    """File contents at a commit through one long-lived `git cat-file --batch`."""
+
+    def __init__(self, root: Path) -> None:
+        self._proc = subprocess.Popen(
+            ["git", "-C", str(root), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+
+    def read(self, sha: str, path: str) -> bytes | None:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(f"{sha}:{path}\n".encode())
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) != 3:  # "<name> missing"
+            return None
+        data = self._proc.stdout.read(int(header[2]))
+        self._proc.stdout.read(1)  # the newline after the contents
+        return data
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        self._proc.wait()
+
+
+def introduced_entities(
+    root: Path, commit: Commit, blobs: Blobs
+) -> tuple[list[tuple[str, str]], list[Skipped]]:
     """[(entity, kind)] that `commit` introduced on added lines, plus files not indexed."""
     from cairn.indexer import index_text
+    from cairn.store.paths import EntityPathError, canonicalise
 
     parent = commit.parents[0] if commit.parents else None
-    base = parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-    changed = git(root, "diff", "--no-renames", "--name-status", "-z", base, commit.sha)
-    parts = changed.split("\0")
     entities: list[tuple[str, str]] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
-    for status, path in zip(parts[0::2], parts[1::2], strict=False):
-        if status.startswith("D") or not path:
-            continue
-        blob = subprocess.run(
-            ["git", "-C", str(root), "show", f"{commit.sha}:{path}"], capture_output=True
-        ).stdout
-        if len(blob) > MAX_FILE_BYTES or b"\0" in blob[:8000]:
+    for path, lines in added_lines(root, commit.sha, parent).items():
+        blob = blobs.read(commit.sha, path)
+        if blob is None or len(blob) > MAX_FILE_BYTES or b"\0" in blob[:8000]:
             skipped.append(Skipped(f"{commit.sha[:10]} {path}", "binary or over 1 MB; not indexed"))
             continue
-        lines = added_lines(root, commit.sha, path, parent)
         found = False
         for sym in index_text(blob, path):
             if str(sym.role) == "introduce" and sym.name_range.start_line + 1 in lines:
@@ -135,9 +181,11 @@ def introduced_entities(root: Path, commit: Commit) -> tuple[list[tuple[str, str
                     entities.append((sym.entity, str(sym.kind)))
         if not found:
             # Nothing the indexer can name was added: the file itself is what changed.
-            from cairn.store.paths import canonicalise
-
-            file_entity = canonicalise(path)
+            try:
+                file_entity = canonicalise(path)
+            except EntityPathError as exc:
+                skipped.append(Skipped(f"{commit.sha[:10]} {path}", str(exc)))
+                continue
             if file_entity not in seen:
                 seen.add(file_entity)
                 entities.append((file_entity, "file"))
@@ -145,9 +193,16 @@ def introduced_entities(root: Path, commit: Commit) -> tuple[list[tuple[str, str
 
 
 def import_git(
-    root: Path, since: str | None, unit_done: list | None = None
-) -> tuple[int, Iterator[Proposed | Skipped]]:
-    """(number of commits, the proposals, oldest first)."""
+    root: Path,
+    since: str | None,
+    unit_done: list | None = None,
+    imported: dict[str, int] | None = None,
+) -> tuple[int, Iterator[Proposed | Skipped | Known]]:
+    """(number of commits, the proposals, oldest first).
+
+    `imported` counts the events an earlier run imported per sha: commits never change,
+    so their diffs are not read again (this is what makes a re-run cheap).
+    """
     if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
         raise SourceError(f"{root} is not a git repository")
     commits = read_log(root, since)
@@ -157,12 +212,22 @@ def import_git(
         c.reverted = find_reverted(c, by_sha, by_subject, root)
         by_subject[c.subject] = c
 
-    def items() -> Iterator[Proposed | Skipped]:
+    def items() -> Iterator[Proposed | Skipped | Known]:
+        blobs = Blobs(root)
+        try:
+            yield from walk(blobs)
+        finally:
+            blobs.close()
+
+    def walk(blobs: Blobs) -> Iterator[Proposed | Skipped | Known]:
         cache: dict[str, list[tuple[str, str]]] = {}
         for c in commits:
             for hook in unit_done or []:
                 hook(1)
             if c.reverted is None:
+                continue
+            if imported and c.sha in imported:
+                yield Known(imported[c.sha])
                 continue
             chain = _chain(c, by_sha, root)
             if chain is None:
@@ -173,7 +238,7 @@ def import_git(
                 continue
             original, depth = chain
             if original.sha not in cache:
-                found, skipped = introduced_entities(root, original)
+                found, skipped = introduced_entities(root, original, blobs)
                 cache[original.sha] = found
                 yield from skipped
             entities = cache[original.sha]
@@ -232,3 +297,12 @@ def _load_commit(root: Path, sha: str) -> Commit | None:
         return None
     sha_, parents, date, author, subject, message = out.split(_SEP, 5)
     return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())
+
+
+def imported_counts(keys: set[str]) -> dict[str, int]:
+    """sha -> number of events already imported from it, from `git:<sha>:<entity>` keys."""
+    counts: dict[str, int] = {}
+    for key in keys:
+        sha = key.split(":", 2)[1]
+        counts[sha] = counts.get(sha, 0) + 1
+    return counts
