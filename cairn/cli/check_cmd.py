@@ -189,8 +189,8 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 def _unquote(name: str) -> str:
     """A path as git prints it: C-quoted when it holds unusual characters."""
     if name.startswith('"') and name.endswith('"'):
-        raw = name[1:-1].encode("latin-1", "backslashreplace")
-        return codecs.escape_decode(raw)[0].decode("utf-8", "replace")  # type: ignore[attr-defined]
+        raw = name[1:-1].encode("utf-8")  # octal escapes become bytes; raw UTF-8 stays
+        return codecs.escape_decode(raw)[0].decode("utf-8", "replace")
     return name
 
 
