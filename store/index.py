@@ -26,7 +26,7 @@ from cairn.store.times import to_ms
 
 __all__ = ["TYPES", "TYPE_CODES", "Index", "Row", "id_key"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 50_000
@@ -47,7 +47,7 @@ CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos
 CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fts USING fts5(body, content='', detail=column);
+CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 """
 
 

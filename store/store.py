@@ -589,6 +589,8 @@ class Store:
             if later:
                 first = min(later, key=lambda r: (r.rec, r.seq))
                 changed = datetime.fromtimestamp(first.rec / 1000, timezone.utc).date().isoformat()
+                if changed > day:
+                    return None
                 return Review(self._event(row), "expires_when", changed, expires)
         return None
 

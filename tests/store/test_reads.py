@@ -1,0 +1,137 @@
+"""Prior attempts, history as-of, full-text search and reviews."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from cairn.store import EventDraft, Store, ValidationError
+
+
+def put(store: Store, type_: str, entity: str, reasoning: str, when: str, **kw: str):
+    return store.append(
+        EventDraft(type=type_, entity=entity, reasoning=reasoning, recorded_at=when, **kw)
+    ).event
+
+
+def test_prior_attempts_pairs_changes_with_what_closed_them(store: Store) -> None:
+    e = "users.email_verified"
+    a1 = put(store, "add", e, "first try", "2026-01-01")
+    r1 = put(store, "revert", e, "broke signup", "2026-01-02")
+    a2 = put(store, "add", e, "second try", "2026-02-01")
+    m2 = put(store, "modify", e, "default false", "2026-02-02")
+    r2 = put(store, "revert", e, "still broken", "2026-02-03", reverts=a2.id)
+    rej = put(store, "reject", e, "too slow", "2026-02-04", alternative="a trigger")
+    sup = put(store, "supersede", e, "fixed upstream", "2026-03-01", supersedes=r1.id)
+    a3 = put(store, "add", e, "third try", "2026-03-02")
+    rm = put(store, "remove", e, "not needed", "2026-03-05")
+    attempts = store.prior_attempts(e, include_active=True)
+    rows = [(a.change.id if a.change else None, a.closed_by.id if a.closed_by else None,
+             a.outcome, a.confidence) for a in attempts]  # fmt: skip
+    assert rows == [
+        (a1.id, r1.id, "reopened", "exact"),  # its revert was superseded
+        (a2.id, r2.id, "reverted", "exact"),  # named by --reverts, not the nearest
+        (m2.id, None, "active", ""),
+        (None, rej.id, "rejected", "exact"),  # the reject closes nothing
+        (a3.id, rm.id, "removed", "proximity"),  # removal 3 days later
+    ]
+    assert attempts[0].reopened_by == sup.id
+    assert attempts[3].alternative == "a trigger"
+    assert sup.id not in {a.closed_by.id for a in attempts if a.closed_by}
+    # Without --all, still-active changes are left out.
+    assert [a.outcome for a in store.prior_attempts(e)] == [
+        "reopened",
+        "reverted",
+        "rejected",
+        "removed",
+    ]
+
+
+def test_a_revert_without_a_named_change_closes_the_nearest_one(store: Store) -> None:
+    put(store, "add", "t.c", "one", "2026-01-01")
+    two = put(store, "modify", "t.c", "two", "2026-01-02")
+    rv = put(store, "revert", "t.c", "undo", "2026-01-03")
+    attempts = store.prior_attempts("t.c")
+    assert [(a.change.id, a.closed_by.id) for a in attempts if a.change] == [(two.id, rv.id)]
+
+
+def test_a_late_removal_is_not_paired(store: Store) -> None:
+    put(store, "add", "t.c", "one", "2026-01-01")
+    put(store, "remove", "t.c", "gone", "2026-03-01")
+    assert store.prior_attempts("t.c") == []
+
+
+def test_prior_attempts_of_a_table_can_include_its_columns(store: Store) -> None:
+    put(store, "add", "users.a", "x", "2026-01-01")
+    put(store, "revert", "users.a", "y", "2026-01-02")
+    put(store, "reject", "users.b", "z", "2026-01-03", alternative="w")
+    assert store.prior_attempts("users") == []
+    got = store.prior_attempts("USERS", include_children=True)
+    assert [(a.entity, a.outcome) for a in got] == [
+        ("users.a", "reverted"),
+        ("users.b", "rejected"),
+    ]
+
+
+def test_history_as_of_uses_recorded_time_and_keeps_occurred_time(store: Store) -> None:
+    old = put(store, "add", "t.c", "imported", "2026-05-01", occurred_at="2019-03-04")
+    put(store, "revert", "t.c", "later", "2026-06-01")
+    assert [e.id for e in store.history("t.c", as_of="2026-05-01")] == [old.id]
+    assert store.history("t.c", as_of="2019-12-31") == []  # occurred then, recorded later
+    assert store.history("t.c", as_of="2026-05-01")[0].occurred_at == "2019-03-04T00:00:00.000Z"
+    assert len(store.history("t.c")) == 2
+    with pytest.raises(ValidationError, match="as-of"):
+        store.history("t.c", as_of="last tuesday")
+
+
+def test_search_ranks_by_bm25_over_reasoning_alternatives_and_paths(store: Store) -> None:
+    for i in range(6):  # unrelated decisions give the terms a meaningful rarity
+        put(store, "add", f"t.c{i}", f"unrelated decision number {i}", "2026-01-01")
+    put(store, "add", "deps/stripe", "payments through the stripe sdk", "2026-01-01")
+    put(store, "reject", "deps/stripe", "pci scope", "2026-01-02", alternative="store raw cards")
+    best = put(store, "add", "billing.card_token", "stripe stripe stripe tokens", "2026-01-03")
+    hits = store.search("stripe")
+    assert hits[0].event.id == best.id
+    assert {h.event.entity for h in hits} == {"deps/stripe", "billing.card_token"}
+    assert [h.event.entity for h in store.search("raw cards")] == ["deps/stripe"]
+    assert [h.event.entity for h in store.search("card_token")] == ["billing.card_token"]
+    assert store.search("naïve") == []
+    with pytest.raises(ValidationError):
+        store.search("  ...  ")
+
+
+def test_reviews_fall_due(store: Store) -> None:
+    due = put(store, "add", "t.a", "revisit me", "2026-01-01", revisit_after="2026-02-01")
+    put(store, "add", "t.b", "later", "2026-01-01", revisit_after="2027-01-01")
+    exp = put(store, "add", "t.c", "until", "2026-01-01", expires_when="date:2026-01-15")
+    watch = put(store, "add", "t.d", "until users changes", "2026-01-01",
+                expires_when="entity:USERS:changes")  # fmt: skip
+    put(store, "add", "t.e", "by hand", "2026-01-01", expires_when="manual:after the audit")
+    assert watch.expires_when == "entity:users:changes"
+    got = store.due_reviews(today=date(2026, 3, 1))
+    assert {(r.event.id, r.reason) for r in got} == {
+        (due.id, "revisit_after"),
+        (exp.id, "expires_when"),
+    }
+    put(store, "modify", "users.email", "touches users", "2026-02-10")
+    got = store.due_reviews(today=date(2026, 3, 1))
+    assert (watch.id, "expires_when") in {(r.event.id, r.reason) for r in got}
+    assert store.due_reviews(today=date(2025, 1, 1)) == []
+
+
+def test_relative_revisit_offsets_become_dates(store: Store) -> None:
+    ev = store.append(
+        EventDraft(type="add", entity="t.a", reasoning="x", revisit_after="30d")
+    ).event
+    assert len(ev.revisit_after) == 10 and ev.revisit_after > date.today().isoformat()
+
+
+def test_source_keys_are_indexed_for_importers(store: Store) -> None:
+    store.append(
+        EventDraft(type="add", entity="t.a", reasoning="x", metadata={"source_key": "sql:1"})
+    )
+    store.append(
+        EventDraft(type="add", entity="t.b", reasoning="x", metadata={"source_key": "git:9"})
+    )
+    assert store.source_keys("sql:") == {"sql:1"}
+    assert store.source_keys("") == {"sql:1", "git:9"}
