@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
-from cairn.indexer.extract import extract
+from cairn.indexer.extract import ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
@@ -32,6 +32,7 @@ class Document:
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
         self._text: str | None = None
+        self._chunks = ChunkCache()
         self._set_data(to_bytes(text))
 
     # --- text -------------------------------------------------------------------------
@@ -150,7 +151,7 @@ class Document:
         if extra is not None:
             queries.append(extra)
         ctx = FileContext(self.file, self.language, self._data)
-        return extract(self._tree, ctx, self._lines, queries)
+        return extract(self._tree, ctx, self._lines, queries, self._chunks)
 
 
 def _size(r: Range) -> tuple[int, int]:

@@ -1,23 +1,33 @@
 """The generic layer: query matches -> captures -> canonical entity paths -> symbols.
 
-Kinds that name code (function, class, method) are qualified by nesting: a definition
-inside another takes its name as a prefix (`Session.login`), and a function directly
-inside a class or a `@container` (a Rust `impl`) is a method. Everything else becomes an
-entity through the store's builders, so there is one canonicaliser.
+Kinds that name code (function, class, method, symbol) are qualified by nesting: a
+definition inside another takes its name as a prefix (`Session.login`), and a function
+directly inside a class or a `@container` (a Rust `impl`) is a method. Everything else
+becomes an entity through the store's builders, so there is one canonicaliser.
+
+Work is done per top-level node ("chunk": a statement, a definition, a DDL statement)
+and remembered by the chunk's text. After an edit only the chunks whose text changed are
+queried again (`QueryCursor.set_byte_range`); the others reuse their symbols, shifted if
+they moved. Nothing a chunk yields depends on another chunk: scopes, models and
+migrations all live inside one top-level node.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks import RESOLVERS
 from cairn.indexer.model import Range, Role, Symbol
-from cairn.indexer.queries import KINDS, CompiledQuery
+from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import (
     EntityPathError,
+    canonicalise,
     column_path,
     dependency_path,
     env_path,
@@ -28,43 +38,121 @@ from cairn.store.paths import (
 from tree_sitter import Node, QueryCursor, Tree
 
 _CODE_KINDS = frozenset({"function", "class", "method", "symbol"})
-_ROLE = {
-    "introduce": Role.INTRODUCE,
-    "define": Role.INTRODUCE,
-    "reference": Role.REFERENCE,
-    "remove": Role.REMOVE,
-}
-_PRIMARY = {f"{k}.{r}": (k, _ROLE[r]) for k in KINDS for r in _ROLE}
+# Dotted ASCII identifiers are already canonical symbol names (the grammar only checks
+# them), so `file::name` is assembled directly; anything else goes through symbol_path.
+_PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+
+
+@dataclass
+class ChunkCache:
+    """Symbols per top-level chunk, keyed by the chunk's bytes; owned by a Document."""
+
+    entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = field(default_factory=dict)
 
 
 def extract(
-    tree: Tree, ctx: FileContext, lines: LineIndex, queries: Iterable[CompiledQuery]
+    tree: Tree,
+    ctx: FileContext,
+    lines: LineIndex,
+    queries: Sequence[CompiledQuery],
+    cache: ChunkCache | None = None,
 ) -> list[Symbol]:
-    """All symbols the queries find in `tree`, sorted by position."""
-    captures: list[Capture] = []
-    containers: list[tuple[Node, str]] = []
+    """All symbols the queries find in `tree`, sorted by position. With a `cache`, only
+    chunks whose text is new are queried; the cache is updated in place."""
     root = tree.root_node
+    chunks = root.children or [root]
+    data = ctx.data
+    keys = [data[c.start_byte : c.end_byte] for c in chunks]
+    old = cache.entries if cache is not None else {}
+    dirty = [i for i, key in enumerate(keys) if key not in old]
+    fresh: dict[int, list[Symbol]] = {}
+    if dirty:
+        fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries)
+    entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = {}
+    out: list[Symbol] = []
+    ascii = lines.ascii
+    for index, chunk in enumerate(chunks):
+        row, column = chunk.start_point
+        position = (row, column if ascii else lines.utf16_column(row, column))
+        if index in fresh:
+            symbols = fresh[index]
+        else:
+            cached_position, symbols = old[keys[index]]
+            if cached_position != position:
+                symbols = [_shift(s, cached_position, position) for s in symbols]
+        entries[keys[index]] = (position, symbols)
+        out.extend(symbols)
+    if cache is not None:
+        cache.entries = entries
+    return out
+
+
+def _index_chunks(
+    root: Node,
+    chunks: list[Node],
+    dirty: list[int],
+    ctx: FileContext,
+    lines: LineIndex,
+    queries: Sequence[CompiledQuery],
+) -> dict[int, list[Symbol]]:
+    starts = [c.start_byte for c in chunks]
+    wanted = set(dirty)
+    captures: dict[int, list[Capture]] = {i: [] for i in dirty}
+    containers: dict[int, list[tuple[Node, str]]] = {i: [] for i in dirty}
+    spans = _runs(chunks, dirty) if len(dirty) < len(chunks) else [None]
     for compiled in queries:
-        for pattern, nodes in QueryCursor(compiled.query).matches(root):
-            settings = compiled.settings[pattern]
-            files = settings.get("files")
-            if files and not any(fnmatch.fnmatchcase(ctx.basename, g) for g in files.split()):
-                continue
-            if "container" in nodes and "container.name" in nodes:
-                containers.append((nodes["container"][0], node_text(nodes["container.name"][0])))
-            for capture in _captures(nodes, settings):
+        for span in spans:
+            cursor = QueryCursor(compiled.query)
+            if span is not None:
+                cursor.set_byte_range(*span)
+            for pattern, nodes in cursor.matches(root):
+                settings = compiled.settings[pattern]
+                files = settings.get("files")
+                if files and not any(fnmatch.fnmatchcase(ctx.basename, g) for g in files.split()):
+                    continue
+                if "container" in nodes and "container.name" in nodes:
+                    node = nodes["container"][0]
+                    chunk = max(0, bisect_right(starts, node.start_byte) - 1)
+                    if chunk in wanted:
+                        containers[chunk].append((node, node_text(nodes["container.name"][0])))
                 resolver = settings.get("resolver")
-                if resolver is None:
-                    captures.append(capture)
-                else:
-                    captures.extend(RESOLVERS[resolver](capture, ctx))
-    symbols = _code_symbols(ctx, lines, [c for c in captures if c.kind in _CODE_KINDS], containers)
-    for capture in captures:
-        if capture.kind not in _CODE_KINDS:
-            entity = _entity(capture)
-            if entity is not None:
-                symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
-    return _settle(symbols)
+                for capture_name, kind, role in compiled.primaries[pattern]:
+                    for capture in _captures(nodes, capture_name, kind, role, settings):
+                        chunk = max(0, bisect_right(starts, capture.name_node.start_byte) - 1)
+                        if chunk not in wanted:
+                            continue  # a match reaching into a clean chunk: already known
+                        if resolver is None:
+                            captures[chunk].append(capture)
+                        else:
+                            captures[chunk].extend(RESOLVERS[resolver](capture, ctx))
+    prefix = _file_prefix(ctx.path)
+    out: dict[int, list[Symbol]] = {}
+    for index in dirty:
+        found = captures[index]
+        symbols = _code_symbols(
+            ctx, lines, prefix, [c for c in found if c.kind in _CODE_KINDS], containers[index]
+        )
+        for capture in found:
+            if capture.kind not in _CODE_KINDS:
+                entity = _entity(capture)
+                if entity is not None:
+                    symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
+        out[index] = _settle(symbols)
+    return out
+
+
+def _runs(chunks: list[Node], dirty: list[int]) -> list[tuple[int, int] | None]:
+    """Byte ranges covering consecutive dirty chunks."""
+    spans: list[tuple[int, int] | None] = []
+    first = previous = dirty[0]
+    for index in [*dirty[1:], None]:
+        if index is not None and index == previous + 1:
+            previous = index
+            continue
+        spans.append((chunks[first].start_byte, chunks[previous].end_byte))
+        if index is not None:
+            first = previous = index
+    return spans
 
 
 def _settle(symbols: list[Symbol]) -> list[Symbol]:
@@ -78,40 +166,67 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
         for s in unique.values()
         if s.role is not Role.REFERENCE or (s.name_range, s.entity) not in decided
     ]
-    return sorted(kept, key=lambda s: (s.name_range, s.range, s.entity, s.role.value))
+    kept.sort(key=lambda s: (s.name_range, s.range, s.entity, s.role.value))
+    return kept
 
 
-def _captures(nodes: dict[str, list[Node]], settings: dict[str, str | None]) -> list[Capture]:
+def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol:
+    return Symbol(
+        symbol.file,
+        symbol.entity,
+        symbol.kind,
+        symbol.role,
+        _shift_range(symbol.name_range, old, new),
+        _shift_range(symbol.range, old, new),
+    )
+
+
+def _shift_range(r: Range, old: tuple[int, int], new: tuple[int, int]) -> Range:
+    rows = new[0] - old[0]
+    cols = new[1] - old[1]
+    return Range(
+        r.start_line + rows,
+        r.start_character + (cols if r.start_line == old[0] else 0),
+        r.end_line + rows,
+        r.end_character + (cols if r.end_line == old[0] else 0),
+    )
+
+
+def _captures(
+    nodes: dict[str, list[Node]],
+    capture_name: str,
+    kind: str,
+    role: Role,
+    settings: dict[str, str | None],
+) -> list[Capture]:
+    found = nodes.get(capture_name)
+    if not found:
+        return []
+    override = nodes.get("name")
+    range_nodes = nodes.get("range")
+    table = nodes.get("table")
+    method = nodes.get("http.method")
+    scope = nodes.get("scope")
     out: list[Capture] = []
-    for capture_name, found in nodes.items():
-        primary = _PRIMARY.get(capture_name)
-        if primary is None:
+    for name_node in found:
+        text_node = override[0] if override else name_node
+        name = _text(text_node)
+        if name is None or name_node.is_missing:
             continue
-        kind, role = primary
-        for name_node in found:
-            name_override = nodes.get("name")
-            text_node = name_override[0] if name_override else name_node
-            name = _text(text_node)
-            if name is None or name_node.is_missing:
-                continue
-            range_nodes = nodes.get("range")
-            table = nodes.get("table")
-            method = nodes.get("http.method")
-            scope = nodes.get("scope")
-            out.append(
-                Capture(
-                    kind=kind,
-                    role=role,
-                    name=name,
-                    name_node=text_node,
-                    range_node=range_nodes[0] if range_nodes else name_node,
-                    nodes=nodes,
-                    settings=settings,
-                    table=_text(table[0]) if table else None,
-                    method=node_text(method[0]) if method else settings.get("method"),
-                    scope=node_text(scope[0]) if scope else None,
-                )
+        out.append(
+            Capture(
+                kind=kind,
+                role=role,
+                name=name,
+                name_node=text_node,
+                range_node=range_nodes[0] if range_nodes else name_node,
+                nodes=nodes,
+                settings=settings,
+                table=_text(table[0]) if table else None,
+                method=node_text(method[0]) if method else settings.get("method"),
+                scope=node_text(scope[0]) if scope else None,
             )
+        )
     return out
 
 
@@ -146,12 +261,32 @@ def _entity(capture: Capture) -> str | None:
     return None
 
 
+def _file_prefix(path: str) -> str | None:
+    try:
+        return canonicalise(path) + "::"
+    except EntityPathError:
+        return None
+
+
+def code_entity(path: str, prefix: str | None, qualified: str) -> str | None:
+    """`file::Qualified.name`, as `symbol_path` builds it, or None if invalid."""
+    if prefix is not None and _PLAIN_SYMBOL.match(qualified):
+        return prefix + qualified
+    try:
+        return symbol_path(path, qualified)
+    except EntityPathError:
+        return None
+
+
 def _code_symbols(
     ctx: FileContext,
     lines: LineIndex,
+    prefix: str | None,
     definitions: list[Capture],
     containers: list[tuple[Node, str]],
 ) -> list[Symbol]:
+    if not definitions:
+        return []
     # (start, -end) order puts every scope before what it contains, so one stack walk
     # finds each definition's innermost enclosing scope.
     scopes: list[tuple[int, int, str, str, Capture | None]] = [
@@ -180,22 +315,20 @@ def _code_symbols(
         stack.append((end, qualified, kind))
         if capture is None:
             continue
-        try:
-            entity = symbol_path(ctx.path, qualified)
-        except EntityPathError:
-            continue
-        out.append(_symbol(ctx, lines, capture, entity, kind))
+        entity = code_entity(ctx.path, prefix, qualified)
+        if entity is not None:
+            out.append(_symbol(ctx, lines, capture, entity, kind))
     return out
 
 
 def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, kind: str) -> Symbol:
     return Symbol(
-        file=ctx.path,
-        entity=entity,
-        kind=kind,
-        role=capture.role,
-        name_range=node_range(lines, capture.name_node),
-        range=node_range(lines, capture.range_node),
+        ctx.path,
+        entity,
+        kind,
+        capture.role,
+        node_range(lines, capture.name_node),
+        node_range(lines, capture.range_node),
     )
 
 
@@ -203,6 +336,8 @@ def node_range(lines: LineIndex, node: Node) -> Range:
     """The node's LSP range (UTF-16 columns)."""
     start = node.start_point
     end = node.end_point
+    if lines.ascii:
+        return Range(start.row, start.column, end.row, end.column)
     return Range(
         start.row,
         lines.utf16_column(start.row, start.column),

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from cairn.indexer.frameworks import RESOLVERS
 from cairn.indexer.languages import GRAMMARS, grammar
-from cairn.indexer.model import QueryError
+from cairn.indexer.model import QueryError, Role
 from tree_sitter import Query
 from tree_sitter import QueryError as TSQueryError
 
@@ -43,8 +43,15 @@ HELPERS = frozenset(
     {"range", "table", "name", "scope", "http.method", "call", "container", "container.name"}
 )
 SETTINGS = frozenset({"resolver", "files", "method"})
+ROLE_OF = {
+    "introduce": Role.INTRODUCE,
+    "define": Role.INTRODUCE,
+    "reference": Role.REFERENCE,
+    "remove": Role.REMOVE,
+}
 
 _ROW_COL = re.compile(r"row (\d+), column (\d+)")
+_CAPTURE = re.compile(r"@([A-Za-z_][\w.\-]*)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,8 @@ class CompiledQuery:
     source: str  # where it came from, for messages
     query: Query
     settings: tuple[dict[str, str | None], ...]
+    # per pattern: its entity captures as (capture name, kind, role)
+    primaries: tuple[tuple[tuple[str, str, Role], ...], ...]
 
 
 _lock = threading.Lock()
@@ -166,7 +175,22 @@ def compile_query(language: str, text: str, source: str) -> CompiledQuery:
             )
             line, column = _line_of_byte(text, query.start_byte_for_pattern(index))
             raise QueryError(source, line, column, what)
-    return CompiledQuery(source, query, settings)
+    return CompiledQuery(source, query, settings, _primaries(query, text))
+
+
+def _primaries(query: Query, text: str) -> tuple[tuple[tuple[str, str, Role], ...], ...]:
+    """Each pattern's entity captures, read from the pattern's own source text."""
+    source = text.encode("utf-8")
+    out: list[tuple[tuple[str, str, Role], ...]] = []
+    for pattern in range(query.pattern_count):
+        body = source[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)]
+        found: dict[str, tuple[str, str, Role]] = {}
+        for name in _CAPTURE.findall(body.decode("utf-8", "replace")):
+            kind, _, role = name.partition(".")
+            if kind in KINDS and role in ROLES:
+                found[name] = (name, kind, ROLE_OF[role])
+        out.append(tuple(found.values()))
+    return tuple(out)
 
 
 def _settings(query: Query, index: int) -> dict[str, str | None]:
