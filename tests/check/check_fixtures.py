@@ -31,9 +31,14 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
-def make_project(root: Path) -> Path:
-    """users.email_verified added then reverted; deps/stripe's v1 client rejected."""
-    git(root, "init", "-q", "-b", "main")
+def make_project(root: Path, *, repo: bool = True) -> Path:
+    """users.email_verified added then reverted; deps/stripe's v1 client rejected.
+
+    With `repo` the folder becomes a git repository with one commit; without, it is
+    left for the caller's repository (a project in a monorepo's subfolder).
+    """
+    if repo:
+        git(root, "init", "-q", "-b", "main")
     init_store(root)
     with Store.open(root / ".cairn") as store:
         store.append(EventDraft(type="add", entity="users.email_verified", reasoning="Verify"))
@@ -48,8 +53,9 @@ def make_project(root: Path) -> Path:
     (root / "db").mkdir()
     (root / "db" / "001_users.sql").write_text("CREATE TABLE users (id integer primary key);\n")
     (root / "requirements.txt").write_text("requests==2.32\n")
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "base")
+    if repo:
+        git(root, "add", ".")
+        git(root, "commit", "-qm", "base")
     return root
 
 

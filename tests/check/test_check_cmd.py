@@ -156,3 +156,23 @@ def test_binary_files_are_skipped(project: Path) -> None:
     proc = cairn(project, "check", "--json", "db/blob.sql")
     assert proc.returncode == 0
     assert json.loads(proc.stdout) == {"blocking": False, "files_checked": 0, "findings": []}
+
+
+def test_a_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
+    # A monorepo: git at the top, the Cairn project in services/api.
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "README").write_text("top\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "top")
+    api = tmp_path / "services" / "api"
+    api.mkdir(parents=True)
+    _make_project(api, repo=False)
+    (api / "db" / "003.sql").write_text(MIGRATION)
+    (tmp_path / "other.sql").write_text(MIGRATION)  # outside the project: not ours to judge
+    git(tmp_path, "add", ".")
+    proc = cairn(api / "db", "check", "--staged", "--json")
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    assert [f["file"] for f in report["findings"]] == ["db/003.sql"]
+    # PATHs are relative to where the command runs, findings to the project root.
+    assert json.loads(cairn(api / "db", "check", "--json", "003.sql").stdout)["blocking"]
