@@ -36,7 +36,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
 
 def test_outside_a_project_every_command_fails_cleanly(run: Run) -> None:
     for argv in (["status", "users"], ["log", "users", "add", "-r", "x"], ["review"]):
-        code, out, err = run(*argv)
+        code, _out, err = run(*argv)
         assert code == 2, argv
         assert err.count("\n") == 1 and "cairn init" in err and "Traceback" not in err
 

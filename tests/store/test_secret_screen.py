@@ -6,11 +6,10 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from cairn.store.secrets import SECRET_KINDS, mask_secrets
 from cairn.store.store import might_hold_secret
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _trust_samples() -> list[tuple[str, str, str]]:
