@@ -45,7 +45,7 @@ async def append(server: CairnServer, project: Project, request: DecisionRequest
         reverts=request.reverts or "",
         agent=AGENT,
     )
-    result = await server.hub.call(project.cairn_dir, lambda store: store.append(draft))
+    result = await server.hub.write(project.cairn_dir, lambda store: store.append(draft))
     event = result.event
     return {
         "id": event.id,

@@ -26,12 +26,14 @@ import sys
 from collections.abc import Generator
 from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from types import SimpleNamespace
 from typing import Any
 
 from cairn.lsp.settings import Settings
 from cairn.lsp.stores import StoreHub
 from cairn.lsp.workspace import OpenDocument, Projects
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -62,6 +64,21 @@ class CairnProtocol(LanguageServerProtocol):
         if params.capabilities.general is not None:
             params.capabilities.general.position_encodings = None
         return (yield from super().lsp_initialize(params))
+
+    def structure_message(self, data: Any) -> Any:
+        """Answer a request whose params do not fit the protocol with InvalidParams.
+
+        pygls would only log it, leaving the client waiting for a response forever.
+        """
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            if not (isinstance(data, dict) and "jsonrpc" in data and "method" in data):
+                raise
+            if "id" in data:
+                error = JsonRpcInvalidParams(f"invalid params for {data['method']}: {exc}")
+                self._send_response(data["id"], error=error.to_response_error())
+            return SimpleNamespace(jsonrpc="ignored")  # handle_message drops it
 
 
 class CairnServer(LanguageServer):

@@ -12,7 +12,10 @@ server recovers by itself once the folder is back.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
+import os
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -22,8 +25,10 @@ from typing import Any, TypeVar
 
 from cairn.store import Store
 from cairn.store.errors import LockTimeout, StoreError
+from cairn.store.log import LOCK_NAME
 
 T = TypeVar("T")
+WRITE_WAIT_S = 3.0
 log = logging.getLogger(__name__)
 
 
@@ -37,6 +42,7 @@ class StoreHub:
     def __init__(self) -> None:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-store")
         self._stores: dict[Path, Any] = {}  # touched only on the store thread
+        self._missing: set[Path] = set()  # folders that vanished: noticed when they return
         # cairn_dir -> (log stat, day, entity -> due reviews); recomputed when either moves
         self._reviews: dict[Path, tuple[object, str, dict[str, list[Any]]]] = {}
 
@@ -48,6 +54,21 @@ class StoreHub:
     async def statuses(self, cairn_dir: Path, entities: list[str]) -> dict[str, Any]:
         """`status_many` plus each entity's due reviews (the store keeps those apart)."""
         return await self.call(cairn_dir, lambda store: self._statuses(store, entities))
+
+    async def write(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
+        """Like `call`, for appends: refuse quickly when another process holds the lock.
+
+        The store waits up to 30 s for its write lock, and it would hold the store
+        thread (so every hover) meanwhile. An editor should answer "locked, try again"
+        within seconds instead; the store's own lock still guarantees correctness.
+        """
+        loop = asyncio.get_running_loop()
+        free = await loop.run_in_executor(None, _wait_unlocked, cairn_dir, WRITE_WAIT_S)
+        if not free:
+            raise StoreUnavailable(
+                f"another process is writing to {cairn_dir / LOCK_NAME}; try again in a moment"
+            )
+        return await self.call(cairn_dir, fn)
 
     def call_sync(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """The same, for code already off the event loop (the benchmark, the demo)."""
@@ -120,7 +141,8 @@ class StoreHub:
             raise
 
     def _refresh_all(self) -> set[Path]:
-        changed: set[Path] = set()
+        changed: set[Path] = {d for d in self._missing if d.is_dir()}
+        self._missing -= changed
         for cairn_dir in list(self._stores):
             if not cairn_dir.is_dir():
                 self._drop(cairn_dir)
@@ -136,6 +158,7 @@ class StoreHub:
         return changed
 
     def _drop(self, cairn_dir: Path) -> None:
+        self._missing.add(cairn_dir)
         store = self._stores.pop(cairn_dir, None)
         close = getattr(store, "close", None)
         if close is not None:
@@ -147,3 +170,25 @@ class StoreHub:
     def _close_all(self) -> None:
         for cairn_dir in list(self._stores):
             self._drop(cairn_dir)
+        self._missing.clear()
+
+
+def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
+    """True once the log's write lock could be taken (it is released at once)."""
+    try:
+        fd = os.open(cairn_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return True  # no folder: the store call reports that properly
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                return True
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.02)
+    finally:
+        os.close(fd)
