@@ -71,6 +71,11 @@ def test_reverted_column_warning_hover_and_quick_fix(project: Path, legacy: bool
     assert warning["code"] == revert_id
     assert report["cursor_context"] == {"entity": "users.email_verified", "verdict": revert_id}
 
+    # A lens over the column opens its history.
+    lens = next(lens for lens in report["lenses"] if lens["line"] == 1)
+    assert lens["command"] == "cairn.history"
+    assert lens["title"].startswith("2 decisions · reverted")  # the add and the revert
+
     # Hover shows the entity, its status and the reasoning of the revert.
     assert "users.email_verified" in report["hover"]
     assert "revert" in report["hover"].lower()

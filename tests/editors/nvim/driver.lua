@@ -118,6 +118,19 @@ function scenarios.e2e()
   obs.diagnostics = diag_list(bufnr)
   step("diagnostics")
 
+  wait_for("a code lens", function()
+    return #vim.lsp.codelens.get(bufnr) > 0
+  end)
+  obs.lenses = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+    table.insert(obs.lenses, {
+      line = lens.range.start.line,
+      title = lens.command and lens.command.title,
+      command = lens.command and lens.command.command,
+    })
+  end
+  step("codelens")
+
   local warn = cairn_warnings(bufnr)[1]
   vim.api.nvim_win_set_cursor(0, { warn.lnum + 1, warn.col })
   local params = vim.lsp.util.make_position_params(0, client.offset_encoding)

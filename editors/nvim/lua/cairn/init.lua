@@ -44,6 +44,8 @@ local defaults = {
   require_project = true,
   -- Neovim 0.11+ uses vim.lsp.config/enable; set true to use vim.lsp.start as on 0.10.
   legacy_start = false,
+  -- Show "N decisions" lenses over entities with history (Neovim refreshes none by itself).
+  codelens = true,
   settings = {},
   init_options = nil,
   on_attach = nil,
@@ -102,9 +104,33 @@ local function on_diagnostic_refresh(_, _, ctx)
     if vim.api.nvim_buf_is_loaded(bufnr) then
       local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
       client_request(client, "textDocument/diagnostic", params, vim.lsp.diagnostic.on_diagnostic, bufnr)
+      if M.config.codelens then
+        vim.lsp.codelens.refresh({ bufnr = bufnr })
+      end
     end
   end
   return vim.NIL
+end
+
+-- Code lenses are requested only when asked for: on attach, entering and saving a buffer.
+local function enable_codelens(group)
+  vim.api.nvim_create_autocmd("LspAttach", {
+    group = group,
+    callback = function(args)
+      local client = vim.lsp.get_client_by_id(args.data.client_id)
+      if not (M.config.codelens and client and client.name == "cairn") then
+        return
+      end
+      vim.lsp.codelens.refresh({ bufnr = args.buf })
+      vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, {
+        group = group,
+        buffer = args.buf,
+        callback = function()
+          vim.lsp.codelens.refresh({ bufnr = args.buf })
+        end,
+      })
+    end,
+  })
 end
 
 local function client_config()
@@ -454,6 +480,7 @@ function M.setup(opts)
   end
   register_server()
   register_commands()
+  enable_codelens(vim.api.nvim_create_augroup("cairn_codelens", { clear = true }))
   M._setup_done = true
 end
 
