@@ -309,10 +309,13 @@ def analyse(project: Project, targets: list[Target]) -> Report:
     report = Report(files_checked=len(targets))
     if not entities:
         return report
-    from cairn.store import Store
+    from cairn.store import Store, StoreError
 
-    with Store.open(project.cairn_dir) as store:
-        statuses = store.status_many(sorted(entities))
+    try:
+        with Store.open(project.cairn_dir) as store:
+            statuses = store.status_many(sorted(entities))
+    except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
+        raise CairnError(f"cannot read the decision log: {exc}") from None
     for target, symbols in per_file:
         for finding in findings_for(symbols, statuses):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
