@@ -165,3 +165,15 @@ def test_broken_input_and_a_missing_cairn_are_non_blocking_errors(project: Path)
     data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
     missing = run_hook(data, env={"CAIRN_BIN": str(project / "no-cairn-here")})
     assert missing.returncode == 1 and "check did not run" in missing.stderr
+
+
+def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
+    fake = project / "fake-cairn"
+    fake.write_text(
+        "#!/bin/sh\necho 'cairn: error: cannot read the decision log: locked' >&2\nexit 2\n"
+    )
+    fake.chmod(0o755)
+    data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
+    proc = run_hook(data, env={"CAIRN_BIN": str(fake)})
+    assert proc.returncode == 1
+    assert "edit not checked: cairn: error: cannot read the decision log: locked" in proc.stderr

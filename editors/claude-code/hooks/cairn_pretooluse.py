@@ -22,6 +22,8 @@ from typing import Any
 
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 CHECK_TIMEOUT_S = 30
+# `cairn check` errors that mean "no decision log governs this file", not a failure.
+NOT_OURS = ("not inside a Cairn project", "is outside the project")
 
 
 def apply_edit(text: str, old: str, new: str, replace_all: bool) -> str | None:
@@ -113,10 +115,14 @@ def main() -> int:
         return 1
     if proc.returncode == 0:
         return 0
+    stderr = proc.stderr.decode("utf-8", errors="replace").strip()
     if proc.returncode == 2:
-        return 0  # not a Cairn project (or a file it cannot judge): nothing to enforce
+        if any(marker in stderr for marker in NOT_OURS):
+            return 0  # no decision log governs this file: nothing to enforce
+        print(f"cairn hook: edit not checked: {stderr}", file=sys.stderr)
+        return 1
     if proc.returncode != 1:
-        print(f"cairn hook: check failed: {proc.stderr.decode(errors='replace')}", file=sys.stderr)
+        print(f"cairn hook: check failed: {stderr}", file=sys.stderr)
         return 1
     try:
         report = json.loads(proc.stdout)
