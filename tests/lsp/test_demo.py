@@ -1,0 +1,46 @@
+"""`cairn demo` end to end: a real server, piped output (no terminal), and --keep."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+CAIRN = str(Path(sys.executable).with_name("cairn"))
+ENV = {**os.environ, "PYTHONSAFEPATH": "1"}
+
+
+def test_demo_prints_what_an_editor_shows_without_a_terminal(tmp_path: Path) -> None:
+    keep = tmp_path / "shop"
+    out = subprocess.run(
+        [CAIRN, "demo", "--keep", str(keep)], env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert "\x1b[" not in out.stdout  # no colour codes when piped
+    # Panels wrap lines; compare words, not layout.
+    text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", out.stdout).split())
+    assert "users.email_verified was reverted on 2026-03-05 by maria" in text
+    assert "⛔ Reverted 2026-03-05 by maria" in text
+    assert "reopened · 3 decisions" in text
+    assert "deps/stripe was rejected (take payouts through" in text
+    assert "Supersede the revert of users.email_verified…" in text
+    assert "Diagnostics in the migration now: none" in text
+    assert "nvim " + str(keep.resolve()) in text
+    # The kept project holds the log, including the supersede the quick fix wrote.
+    events = [json.loads(x) for x in (keep / ".cairn" / "decisions.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events][-1] == "supersede"
+    assert events[-1]["entity"] == "users.email_verified"
+
+
+def test_demo_refuses_a_non_empty_keep_folder(tmp_path: Path) -> None:
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "file.txt").write_text("mine")
+    out = subprocess.run(
+        [CAIRN, "demo", "--keep", str(tmp_path / "busy")], env=ENV, capture_output=True, text=True
+    )
+    assert out.returncode == 2
+    assert out.stderr.startswith("cairn: error: demo failed:") and "is not empty" in out.stderr
+    assert (tmp_path / "busy" / "file.txt").read_text() == "mine"
