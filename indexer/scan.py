@@ -64,9 +64,13 @@ def relative_name(path: Path, root: Path) -> str:
 
 
 def _walk(top: Path, specs: dict[Path, pathspec.PathSpec | None]) -> Iterator[Path]:
+    # A folder named explicitly is scanned even when an ancestor's .gitignore ignores
+    # it (`cairn scan build/`); the .gitignore files inside it still apply.
+    parent_chain = _ignore_chain(top.parent, specs) if top.parent != top else []
+    stop = top if _ignored(top, True, parent_chain) else None
     for directory, dirnames, filenames in os.walk(top):
         here = Path(directory)
-        chain = _ignore_chain(here, specs)
+        chain = _ignore_chain(here, specs, stop)
         dirnames[:] = sorted(
             d
             for d in dirnames
@@ -83,12 +87,14 @@ def _walk(top: Path, specs: dict[Path, pathspec.PathSpec | None]) -> Iterator[Pa
 
 
 def _ignore_chain(
-    directory: Path, specs: dict[Path, pathspec.PathSpec | None]
+    directory: Path, specs: dict[Path, pathspec.PathSpec | None], stop: Path | None = None
 ) -> list[tuple[Path, pathspec.PathSpec]]:
     """The .gitignore specs that apply in `directory`: its own and its ancestors' up to
-    the repository root (the folder holding `.git`)."""
+    the repository root (the folder holding `.git`), or up to `stop`."""
     chain: list[tuple[Path, pathspec.PathSpec]] = []
     for folder in (directory, *directory.parents):
+        if stop is not None and folder == stop.parent:
+            break
         if folder not in specs:
             specs[folder] = _load(folder)
         spec = specs[folder]

@@ -66,6 +66,14 @@ def test_explicit_files_are_scanned_even_if_ignored(tmp_path: Path) -> None:
     assert [s["entity"] for s in json.loads(result.stdout)] == ["build/out.py::built"]
 
 
+def test_an_ignored_folder_named_explicitly_is_scanned(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "repo")
+    (root / "build" / ".gitignore").write_text("skip.py\n")
+    (root / "build" / "skip.py").write_text("def skipped(): pass\n")
+    result = run("--json", "build", cwd=root)
+    assert [s["entity"] for s in json.loads(result.stdout)] == ["build/out.py::built"]
+
+
 def test_human_output_lists_position_role_kind_entity(tmp_path: Path) -> None:
     root = git_repo(tmp_path / "repo")
     result = run("db", cwd=root)

@@ -1,0 +1,190 @@
+"""Indexer throughput and incremental re-index latency, side by side with peers.
+
+    PYTHONSAFEPATH=1 .venv/bin/python bench/indexer.py [--repeat 3] [--source DIR]
+
+Fetches a real public code base the way a user would (`pip download` of the sympy
+sdist, about 26 MB of Python, into bench/.cache/indexer/; never committed), then times
+over the same files:
+
+* bare parse: read + tree-sitter parse, nothing else (the physical limit);
+* scan: what `cairn scan` does per file (read + parse + queries + entity paths);
+* the `cairn scan --json` command end to end (once);
+* `ctags -R` (Universal Ctags), when installed;
+
+and, on a 5,000-line file cut from the code base, a one-character edit followed by the
+re-index (`Document.edit` + `Document.symbols`) against a fresh full index. Prints
+medians and ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from cairn.indexer import Document, index_text, iter_files, language_for, scan_paths
+from cairn.indexer.languages import GRAMMARS, parser
+
+HERE = Path(__file__).resolve().parent
+CACHE = HERE / ".cache" / "indexer"
+PACKAGE = "sympy==1.13.3"
+
+
+def fetch(cache: Path) -> Path:
+    """The unpacked sdist, downloaded with pip on first use."""
+    cache.mkdir(parents=True, exist_ok=True)
+    found = sorted(p for p in cache.iterdir() if p.is_dir() and p.name.startswith("sympy-"))
+    if found:
+        return found[-1]
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+         PACKAGE, "-d", str(cache), "-q"],
+        check=True,
+    )  # fmt: skip
+    archive = next(cache.glob("sympy-*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(cache, filter="data") if sys.version_info >= (3, 12) else tar.extractall(
+            cache
+        )
+    return fetch(cache)
+
+
+def median_time(run: Callable[[], object], repeat: int) -> float:
+    """Median wall time of `repeat` runs, in seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bare_parse(files: list[Path]) -> int:
+    """Read and parse every file; return the number of trees."""
+    count = 0
+    for path in files:
+        language = language_for(path.name) or language_for(str(path))
+        if language not in GRAMMARS:
+            continue
+        parser(language).parse(path.read_bytes())
+        count += 1
+    return count
+
+
+def scan(files: list[Path], root: Path) -> int:
+    """What `cairn scan` does per file; return the number of symbols."""
+    return sum(len(result.symbols) for result in scan_paths(files, root))
+
+
+def five_thousand_lines(files: list[Path]) -> str:
+    """A 5,000-line slice of real hand-written code: the biggest library modules (not
+    tests, not generated benchmark data), concatenated."""
+    lines: list[str] = []
+    for path in sorted(files, key=lambda p: p.stat().st_size, reverse=True):
+        if path.suffix == ".py" and not {"tests", "benchmarks"} & set(path.parts):
+            lines.extend(path.read_text("utf-8", "replace").splitlines())
+        if len(lines) >= 5000:
+            break
+    return "\n".join(lines[:5000]) + "\n"
+
+
+def incremental(text: str, repeat: int) -> dict[str, float]:
+    """Medians (ms) for a one-character edit + re-index versus full work."""
+    doc = Document("bench/big.py", text)
+    baseline = len(doc.symbols)
+    lines = text.split("\n")
+    row = next(i for i in range(2500, 5000) if lines[i].lstrip().startswith("def "))
+    column = lines[row].index("def ") + 4
+    state = {"inserted": False}
+
+    def edit() -> None:
+        if state["inserted"]:
+            doc.edit(row, column, row, column + 1, "")
+        else:
+            doc.edit(row, column, row, column, "x")
+        state["inserted"] = not state["inserted"]
+        doc.symbols  # noqa: B018 - the re-index is what is measured
+
+    edits = [median_time(edit, 1) for _ in range(max(20, repeat * 10))]
+    assert abs(len(doc.symbols) - baseline) <= 1
+    data = text.encode()
+    ts_parser = parser("python")
+    tree = ts_parser.parse(data)
+
+    def reparse_only() -> None:
+        tree.edit(0, 0, 0, (0, 0), (0, 0), (0, 0))
+        ts_parser.parse(data, tree)
+
+    return {
+        "edit": statistics.median(edits) * 1000,
+        "full": median_time(lambda: index_text(text, "bench/big.py"), repeat) * 1000,
+        "parse": median_time(lambda: ts_parser.parse(data), repeat) * 1000,
+        "reparse": median_time(reparse_only, max(20, repeat * 10)) * 1000,
+    }
+
+
+def main() -> None:
+    """Run the benchmark and print the table."""
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
+    args.add_argument("--source", type=Path, help="scan this folder instead of sympy")
+    opts = args.parse_args()
+    root = (opts.source or fetch(CACHE)).resolve()
+    files = list(iter_files([root]))
+    size = sum(p.stat().st_size for p in files) / 1e6
+    print(f"code base: {root.name}: {len(files)} files, {size:.1f} MB; median of {opts.repeat}")
+
+    parse_s = median_time(lambda: bare_parse(files), opts.repeat)
+    scan_s = median_time(lambda: scan(files, root), opts.repeat)
+    symbols = scan(files, root)
+    rows = [("bare tree-sitter parse", parse_s), ("cairn indexer (scan)", scan_s)]
+
+    cairn = Path(sys.executable).with_name("cairn")
+    with tempfile.TemporaryFile() as sink:
+        start = time.perf_counter()
+        subprocess.run([str(cairn), "scan", "--json", str(root)], stdout=sink, check=True,
+                       cwd=root, env={**os.environ, "PYTHONSAFEPATH": "1"})  # fmt: skip
+        rows.append(("`cairn scan --json` (CLI, once)", time.perf_counter() - start))
+
+    ctags = shutil.which("ctags")
+    if ctags:
+        version = subprocess.run([ctags, "--version"], capture_output=True, text=True).stdout
+        if "Universal Ctags" in version:
+            rows.append(
+                (
+                    "ctags -R (Universal Ctags)",
+                    median_time(
+                        lambda: subprocess.run(
+                            [ctags, "-R", "--languages=Python", "-f", os.devnull, str(root)],
+                            check=True,
+                        ),
+                        opts.repeat,
+                    ),
+                )
+            )
+
+    print(f"\n{'':34} {'seconds':>8} {'MB/s':>7} {'vs bare parse':>14}")
+    for name, seconds in rows:
+        print(f"{name:34} {seconds:8.2f} {size / seconds:7.2f} {parse_s / seconds:13.2f}x")
+    print(f"symbols found: {symbols}")
+    print(f"target: scan at least 0.50x bare-parse speed -> {parse_s / scan_s:.2f}x")
+
+    inc = incremental(five_thousand_lines(files), opts.repeat)
+    print("\n5,000-line file (ms)")
+    print(f"  bare full parse               {inc['parse']:8.2f}")
+    print(f"  full index                    {inc['full']:8.2f}")
+    print(f"  tree-sitter reparse, no edit  {inc['reparse']:8.2f}")
+    print(f"  one-char edit + re-index      {inc['edit']:8.2f}   (target < 10 ms)")
+    print(f"  re-index vs full index        {inc['full'] / inc['edit']:8.1f}x faster")
+
+
+if __name__ == "__main__":
+    main()
