@@ -33,6 +33,7 @@ ROOT = HERE.parent
 CACHE = HERE / ".cache"
 CAIRN = ROOT / ".venv" / "bin" / "cairn"
 PEER_VENV = CACHE / "selvedge-0.3.17"
+MODULES = 500  # small modules keep fast-import quick; each revert touches one
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Bench",
     "GIT_AUTHOR_EMAIL": "bench@example.com",
@@ -73,7 +74,7 @@ def build_git_history(repo: Path, commits: int) -> int:
         shutil.rmtree(repo)
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    modules: dict[int, list[str]] = {m: [] for m in range(50)}
+    modules: dict[int, list[str]] = {m: [] for m in range(MODULES)}
     chunks: list[bytes] = []
     reverts = 0
     subjects: dict[int, str] = {}
@@ -91,7 +92,7 @@ def build_git_history(repo: Path, commits: int) -> int:
             # re-apply: revert the revert committed 20 commits ago (i-20 was a revert)
             j = i - 21
             subject = f'Revert "{subjects[i - 20]}"'
-            m = j % 50
+            m = j % MODULES
             modules[m].append(f"def feature_{j}(x):\n    return x + {j}\n\n")
             files = [
                 (
@@ -105,14 +106,14 @@ def build_git_history(repo: Path, commits: int) -> int:
         elif i % 20 == 0 and (i - 1) in subjects and subjects[i - 1].startswith("Add"):
             j = i - 1
             subject = f'Revert "{subjects[j]}"'
-            m = j % 50
+            m = j % MODULES
             modules[m] = [f for f in modules[m] if f"feature_{j}(" not in f]
             files = [(f"src/mod{m}.py", module_text(m))]
             deletes = [f"db/migrate/{j:05d}_add_c{j}.sql"]
             reverts += 1
         else:
             subject = f"Add c{i} to t{i % 100}"
-            m = i % 50
+            m = i % MODULES
             modules[m].append(f"def feature_{i}(x):\n    return x + {i}\n\n")
             files = [
                 (

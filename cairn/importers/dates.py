@@ -31,8 +31,12 @@ def added_dates(paths: list[Path]) -> dict[Path, str]:
     """
     dates: dict[Path, str] = {}
     roots: dict[Path, list[Path]] = {}
+    by_dir: dict[Path, Path | None] = {}  # one `git rev-parse` per folder, not per file
     for p in paths:
-        root = git_root(p)
+        folder = p.resolve().parent
+        if folder not in by_dir:
+            by_dir[folder] = git_root(folder)
+        root = by_dir[folder]
         if root is not None:
             roots.setdefault(root, []).append(p.resolve())
     for root, files in roots.items():

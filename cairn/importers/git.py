@@ -92,41 +92,51 @@ def find_reverted(
     return None
 
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+_COMMIT_MARK = "\x01commit "  # not \x1e: str.splitlines treats that as a line break
+_SHOW_BATCH = 400  # shas per `git show` (argv stays far below any limit)
 
 
-def added_lines(root: Path, sha: str, parent: str | None) -> dict[str, set[int]]:
-    """For each file `sha` added or changed: the 1-based post-image lines it added.
+def added_lines(root: Path, shas: list[str]) -> dict[str, dict[str, set[int]]]:
+    """sha -> {file: the 1-based post-image lines that commit added} (first parent).
 
-    One `git diff -U0` for the whole commit; hunk headers carry the line numbers.
+    One `git show -U0` for many commits: hunk headers carry the line numbers, and one
+    process per few hundred commits instead of one per commit.
     """
-    diff = git(
-        root,
-        "-c",
-        "core.quotePath=false",
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-renames",
-        "-U0",
-        parent or EMPTY_TREE,
-        sha,
-    )
-    files: dict[str, set[int]] = {}
-    current: set[int] | None = None
-    for line in diff.splitlines():
-        if line.startswith("+++ "):
-            target = line[4:]
-            if target == "/dev/null":
-                current = None  # deleted: nothing was introduced there
-            else:
-                current = files.setdefault(target[2:] if target.startswith("b/") else target, set())
-        elif line.startswith("@@") and current is not None:
-            m = _HUNK.match(line)
-            if m:
-                start, count = int(m.group(1)), int(m.group(2) or "1")
-                current.update(range(start, start + count))
-    return files
+    out: dict[str, dict[str, set[int]]] = {}
+    for start in range(0, len(shas), _SHOW_BATCH):
+        batch = shas[start : start + _SHOW_BATCH]
+        text = git(
+            root,
+            "-c",
+            "core.quotePath=false",
+            "show",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-renames",
+            "--diff-merges=first-parent",
+            "-U0",
+            f"--format={_COMMIT_MARK}%H",
+            *batch,
+        )
+        files: dict[str, set[int]] = {}
+        current: set[int] | None = None
+        for line in text.splitlines():
+            if line.startswith(_COMMIT_MARK):
+                files = out.setdefault(line[len(_COMMIT_MARK) :].strip(), {})
+                current = None
+            elif line.startswith("+++ "):
+                target = line[4:]
+                if target == "/dev/null":
+                    current = None  # deleted: nothing was introduced there
+                else:
+                    name = target[2:] if target.startswith("b/") else target
+                    current = files.setdefault(name, set())
+            elif line.startswith("@@ ") and current is not None:
+                m = _HUNK.match(line)
+                if m:
+                    first, count = int(m.group(1)), int(m.group(2) or "1")
+                    current.update(range(first, first + count))
+    return out
 
 
 class Blobs:
@@ -157,17 +167,16 @@ class Blobs:
 
 
 def introduced_entities(
-    root: Path, commit: Commit, blobs: Blobs
+    commit: Commit, changed: dict[str, set[int]], blobs: Blobs
 ) -> tuple[list[tuple[str, str]], list[Skipped]]:
     """[(entity, kind)] that `commit` introduced on added lines, plus files not indexed."""
     from cairn.indexer import index_text
     from cairn.store.paths import EntityPathError, canonicalise
 
-    parent = commit.parents[0] if commit.parents else None
     entities: list[tuple[str, str]] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
-    for path, lines in added_lines(root, commit.sha, parent).items():
+    for path, lines in changed.items():
         blob = blobs.read(commit.sha, path)
         if blob is None or len(blob) > MAX_FILE_BYTES or b"\0" in blob[:8000]:
             skipped.append(Skipped(f"{commit.sha[:10]} {path}", "binary or over 1 MB; not indexed"))
@@ -221,6 +230,10 @@ def import_git(
 
     def walk(blobs: Blobs) -> Iterator[Proposed | Skipped | Known]:
         cache: dict[str, list[tuple[str, str]]] = {}
+        todo = [c for c in commits if c.reverted is not None and c.sha not in (imported or {})]
+        chains = {c.sha: _chain(c, by_sha, root) for c in todo}
+        originals = list(dict.fromkeys(ch[0].sha for ch in chains.values() if ch is not None))
+        diffs = added_lines(root, originals)
         for c in commits:
             for hook in unit_done or []:
                 hook(1)
@@ -229,7 +242,7 @@ def import_git(
             if imported and c.sha in imported:
                 yield Known(imported[c.sha])
                 continue
-            chain = _chain(c, by_sha, root)
+            chain = chains[c.sha]
             if chain is None:
                 yield Skipped(
                     f"{c.sha[:10]} {c.subject}",
@@ -238,7 +251,7 @@ def import_git(
                 continue
             original, depth = chain
             if original.sha not in cache:
-                found, skipped = introduced_entities(root, original, blobs)
+                found, skipped = introduced_entities(original, diffs.get(original.sha, {}), blobs)
                 cache[original.sha] = found
                 yield from skipped
             entities = cache[original.sha]
