@@ -51,7 +51,7 @@ if [ ! -f "$nodedir/include/node/node.h" ]; then
 fi
 gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
 build() { # build one native module from source against the local Node headers
-  (cd "$1" && node "$gyp" rebuild --nodedir="$nodedir" "${@:2}" >/dev/null)
+  (cd "$1" && node "$gyp" rebuild --loglevel=warn --nodedir="$nodedir" "${@:2}" >/dev/null)
 }
 
 echo "e2e: installing code-server $CODE_SERVER_VERSION (no install scripts)"
@@ -61,9 +61,10 @@ echo '{"name": "cairn-e2e-code-server", "private": true}' >"$prefix/package.json
 (cd "$prefix" && npm install --ignore-scripts --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION")
 
 echo "e2e: building native modules from source"
-build "$prefix/node_modules/argon2"
-mkdir -p "$prefix/node_modules/argon2/lib/binding/napi-v3"
-cp "$prefix/node_modules/argon2/build/Release/argon2.node" "$prefix/node_modules/argon2/lib/binding/napi-v3/"
+# argon2 is a node-pre-gyp package: name where its loader looks for the binary.
+argon2="$prefix/node_modules/argon2"
+build "$argon2" --module_name=argon2 --module_path="$argon2/lib/binding/napi-v3" --napi_build_version=3
+test -f "$argon2/lib/binding/napi-v3/argon2.node"
 
 # Replays code-server's postinstall.sh: VS Code's own dependencies, then links.
 vscode="$root/lib/vscode"
