@@ -22,6 +22,7 @@ const results = join(here, "test-results");
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const WAIT_MS = Number(process.env.CAIRN_E2E_WAIT_MS ?? 90_000);
 const REASON = "The backfill now runs in batches of 1000; re-adding email_verified is safe.";
+const RETYPE_REASON = "A timestamp says when, which the support team asked for.";
 
 const started = Date.now();
 const children = [];
@@ -336,6 +337,30 @@ async function main() {
   await expectVisible("the rendered history with the new supersede", preview.getByText(REASON));
   await expectVisible("the rendered history heading", preview.locator("h1", { hasText: "History of" }));
   await shot("06-history");
+
+  log("logging a decision from the palette: a quick pick for the type, a box for the reason");
+  await page.locator(".tab", { hasText: "002_email_verified.sql" }).first().click();
+  const third = await column();
+  await page.mouse.click(third.x, third.y);
+  await page.keyboard.press("F1");
+  await box.locator("input").first().fill(">Cairn: Log a decision");
+  await expectVisible("the 'Cairn: Log a decision…' command", box.locator(".monaco-list-row", { hasText: "Cairn: Log a decision" }));
+  await page.keyboard.press("Enter");
+  await expectVisible("the decision-type quick pick", box.filter({ hasText: "log a decision on users.email_verified" }).locator(".monaco-list-row", { hasText: "retype" }));
+  await box.locator("input").first().fill("retype");
+  await page.keyboard.press("Enter");
+  await expectVisible("the reason box for the retype", box.filter({ hasText: "why retype users.email_verified" }));
+  await box.locator("input").first().fill(RETYPE_REASON);
+  await page.keyboard.press("Enter");
+  await expectVisible("the lens counting the new decision", editor.locator(".codelens-decoration", { hasText: "4 decisions" }));
+  const logged = readFileSync(join(workspace, ".cairn", "decisions.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .find((e) => e.type === "retype");
+  if (!logged || logged.reasoning !== RETYPE_REASON || logged.entity !== "users.email_verified") {
+    fail(`the retype was not logged as asked: ${JSON.stringify(logged)}`);
+  }
 
   log("pointing cairn.serverCommand at nothing: the extension says what to fix");
   const missing = join(tmp, "no-such-venv", "bin", "cairn");
