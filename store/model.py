@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS, content_digest, event_id, prune
@@ -83,6 +84,7 @@ _APPLIED = frozenset(
         EventType.INDEX_ADD,
     }
 )
+_TYPE_BY_VALUE = {t.value: t for t in EventType}
 _REMOVAL = frozenset({EventType.REMOVE, EventType.DELETE, EventType.INDEX_REMOVE})
 _VERDICT = frozenset({EventType.REVERT, EventType.REJECT})
 
@@ -209,9 +211,9 @@ class Event:
     @classmethod
     def from_line(cls, raw: dict[str, Any]) -> Event:
         """Build from a parsed JSONL line; raises ValueError/KeyError when malformed."""
-        etype = EventType.parse(raw["type"])
+        etype = _TYPE_BY_VALUE.get(raw["type"]) or EventType.parse(raw["type"])
         entity = raw["entity"]
-        kind = raw.get("entity_kind") or kind_of(entity).value
+        kind = raw.get("entity_kind") or _inferred_kind(entity)
         return cls(
             id=raw["id"],
             type=etype,
@@ -238,12 +240,21 @@ class Event:
         )
 
 
+@lru_cache(maxsize=65536)
+def _inferred_kind(entity: str) -> str:
+    """The grammar's kind for a path (cached: reads rebuild many events per entity)."""
+    try:
+        return kind_of(entity).value
+    except ValueError:
+        return ""
+
+
 def wire_dict(event: Event) -> dict[str, Any]:
     """The event as the JSONL stores it: pruned, id included, content or its digest."""
     out = {name: getattr(event, name) for name in EVENT_FIELDS}
     out["type"] = event.type.value
     out["parents"] = list(event.parents)
-    if out["entity_kind"] == kind_of(event.entity).value:
+    if out["entity_kind"] == _inferred_kind(event.entity):
         out["entity_kind"] = ""
     if event.redacted:
         for name in CONTENT_FIELDS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -415,7 +416,7 @@ class Store:
         path = _canonical(entity)
         with self._lock:
             self.refresh()
-            found = self._status_many([path])[path]
+            found = self._status_many([path], with_latest=True)[path]
             rollup: dict[str, Status] = {}
             if not path.startswith(_ROOT_PREFIXES) or path.endswith("/"):
                 children = [
@@ -442,7 +443,11 @@ class Store:
             )
 
     def status_many(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
-        """Statuses for many entities with ONE query (keys are the caller's strings)."""
+        """Statuses for many entities with ONE query (keys are the caller's strings).
+
+        What the editor asks for a whole file: `latest` and `rollup` are left empty here
+        (`status` fills them for one entity).
+        """
         wanted = list(entities)
         canon = {raw: _canonical(raw) for raw in wanted}
         with self._lock:
@@ -450,7 +455,9 @@ class Store:
             found = self._status_many(sorted(set(canon.values())))
         return {raw: found[c] for raw, c in canon.items()}
 
-    def _status_many(self, paths: list[str]) -> dict[str, EntityStatus]:
+    def _status_many(
+        self, paths: list[str], *, with_latest: bool = False
+    ) -> dict[str, EntityStatus]:
         rows_by_path = self.index.rows_for_paths(paths)
         out: dict[str, EntityStatus] = {}
         is_ancestor = self.index.dag.is_ancestor
@@ -460,8 +467,11 @@ class Store:
                 continue
             derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
             by_seq = {r.seq: r for r in rows}
-            latest_row = max(rows, key=lambda r: (r.rec, r.seq))
-            wanted = {*derived.open_verdicts, *derived.conflicts, latest_row.seq}
+            wanted = {*derived.open_verdicts, *derived.conflicts}
+            latest_seq = 0
+            if with_latest:
+                latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
+                wanted.add(latest_seq)
             for v, s in derived.reopened:
                 wanted.update((v, s))
             events = {seq: self._event(by_seq[seq]) for seq in wanted}
@@ -472,7 +482,7 @@ class Store:
                 conflicts=[events[s] for s in derived.conflicts],
                 reopened={events[v].id: events[s].id for v, s in derived.reopened},
                 event_count=len(rows),
-                latest=events[latest_row.seq],
+                latest=events[latest_seq] if latest_seq else None,
             )
         return out
 
@@ -705,6 +715,7 @@ def _check_json(value: Any, where: str) -> None:
         raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
 
 
+@lru_cache(maxsize=65536)
 def _canonical(entity: str) -> str:
     try:
         return canonicalise(entity)
