@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
