@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""Cairn's store side by side with the Selvedge store, on the same workload, in one run.
+
+The workload (events, paths, seed) comes from ../shared/bench/peer_selvedge.py, imported
+by path, not copied. Selvedge runs in its own virtual environment (created on first use
+under bench/.cache/, git-ignored) through that script's own adapter; Cairn runs here.
+
+    PYTHONSAFEPATH=1 .venv/bin/python bench/store.py                 # 10k and 100k
+    PYTHONSAFEPATH=1 .venv/bin/python bench/store.py --sizes 1000000 # peer: stored figure
+
+Figures are medians of noisy runs on a shared machine: read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+PEER_SCRIPT = (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve()
+PEER_RESULTS = PEER_SCRIPT.parent / "selvedge_results_2026-11-29.jsonl"
+CACHE = REPO / "bench" / ".cache"
+PEER_VENV = CACHE / "selvedge-venv"
+PEER_VERSION = "0.3.17"
+BATCH_ENTITIES = 500
+
+
+def load_peer_module() -> Any:
+    spec = importlib.util.spec_from_file_location("peer_selvedge", PEER_SCRIPT)
+    if spec is None or spec.loader is None:
+        sys.exit(f"cannot load the workload generator from {PEER_SCRIPT}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def ms_stats(samples: list[float], peer: Any) -> dict[str, float]:
+    return {
+        "p50_ms": round(peer.pct(samples, 50), 3),
+        "p99_ms": round(peer.pct(samples, 99), 3),
+    }
+
+
+# --- Cairn ------------------------------------------------------------------------------
+
+
+def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
+    from cairn.store import EventDraft, Store, init_store
+
+    workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
+    try:
+        cairn_dir = init_store(workdir)
+        store = Store.open(cairn_dir)
+        paths = peer.build_paths(max(1, n // 10))
+        gen = peer.generate_events(
+            n, paths, seed=args.seed, supersede_rate=0.1,
+            reasoning_bytes=args.reasoning_bytes, diff_bytes=args.diff_bytes,
+        )  # fmt: skip
+        ids: dict[str, tuple[str, str]] = {}  # workload uuid -> (cairn id, type)
+        used: set[str] = set()
+        load_s = 0.0
+        for batch in peer.batched(gen, args.batch):
+            drafts = []
+            for e in batch:
+                ctype, supersedes, alternative = e["change_type"], "", ""
+                if ctype == "supersede":
+                    # Selvedge lets a supersede name a plain removal; Cairn re-opens only
+                    # verdicts, so re-introducing a removed thing is an `add`.
+                    target = ids.get(e["supersedes"])
+                    if target and target[1] in ("revert", "reject"):
+                        supersedes = target[0]
+                    else:
+                        ctype = "add"
+                elif ctype == "reject":
+                    alternative = "the approach in the diff"
+                used.add(e["entity_path"])
+                drafts.append(
+                    EventDraft(
+                        type=ctype,
+                        entity=e["entity_path"],
+                        reasoning=e["reasoning"],
+                        diff=e["diff"],
+                        alternative=alternative,
+                        supersedes=supersedes,
+                        agent=e["agent"],
+                        author="bench",
+                        session=e["session_id"],
+                        recorded_at=e["timestamp"],
+                        entity_kind=e["entity_type"],
+                    )
+                )
+            t0 = time.perf_counter()
+            events = store.append_many(drafts)
+            load_s += time.perf_counter() - t0
+            for e, ev in zip(batch, events, strict=True):
+                ids[e["id"]] = (ev.id, ev.type.value)
+            if args.progress:
+                print(f"  cairn loaded {len(ids):>9} events {load_s:7.1f}s", file=sys.stderr)
+        del ids
+        gc.collect()
+
+        rng = random.Random(args.seed + 7)
+        used_sorted = sorted(used)
+        sample = [rng.choice(used_sorted) for _ in range(args.queries)]
+        for p in sample[:10]:  # warm-up, as the peer harness does
+            store.prior_attempts(p)
+            store.status(p)
+        pa = peer.time_calls(store.prior_attempts, sample)
+        st = peer.time_calls(store.status, sample)
+        # The editor's question: every entity of a file at once.
+        batches = [
+            rng.sample(used_sorted, min(BATCH_ENTITIES, len(used_sorted))) for _ in range(50)
+        ]
+        store.status_many(batches[0])
+        batch_lat = []
+        for b in batches[1:]:
+            t0 = time.perf_counter()
+            store.status_many(b)
+            batch_lat.append((time.perf_counter() - t0) * 1000)
+        verify_s, verify_how = time_verify(cairn_dir, store)
+        store.search("rollback plan")  # make sure the full-text index is part of the size
+        store.index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        log_bytes = (cairn_dir / "decisions.jsonl").stat().st_size
+        index_bytes = sum(p.stat().st_size for p in cairn_dir.glob("index.db*"))
+        breakdown = dict(
+            store.index.db.execute(
+                "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+            ).fetchall()
+        )
+        store.close()
+        return {
+            "backend": "cairn",
+            "n_events": n,
+            "load_seconds": round(load_s, 2),
+            "load_events_per_s": round(n / load_s),
+            "prior_attempts": pa,
+            "status": st,
+            "batch_status": ms_stats(batch_lat, peer),
+            "verify_seconds": round(verify_s, 2),
+            "verify_how": verify_how,
+            "log_bytes_per_event": round(log_bytes / n, 1),
+            "index_bytes_per_event": round(index_bytes / n, 1),
+            "bytes_per_event": round((log_bytes + index_bytes) / n, 1),
+            "index_breakdown_bytes_per_event": {k: round(v / n, 1) for k, v in breakdown.items()},
+        }
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def time_verify(cairn_dir: Path, store: Any) -> tuple[float, str]:
+    try:
+        from cairn.store.verify import verify
+    except ImportError:
+        verify = None
+    t0 = time.perf_counter()
+    if verify is not None:
+        report = verify(cairn_dir)
+        if not report.ok:
+            sys.exit(f"verify found problems in the bench log: {report.problems[:3]}")
+        return time.perf_counter() - t0, "cairn.store.verify"
+    from cairn.store import line_id
+
+    with open(cairn_dir / "decisions.jsonl", "rb") as fh:
+        for line in fh:
+            raw = json.loads(line)
+            if line_id(raw) != raw["id"]:
+                sys.exit("id mismatch in the bench log")
+    return time.perf_counter() - t0, "id recomputation"
+
+
+# --- Selvedge ---------------------------------------------------------------------------
+
+
+def peer_python() -> Path:
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating {PEER_VENV} with selvedge=={PEER_VERSION} ...", file=sys.stderr)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", f"selvedge=={PEER_VERSION}"],
+            check=True,
+        )
+    return python
+
+
+_PEER_BATCH = """
+import json, sys, random, time
+sys.path.insert(0, sys.argv[1])
+import peer_selvedge as peer
+backend = peer.SelvedgeBackend(__import__("pathlib").Path(sys.argv[2]))
+paths = sorted(json.loads(open(sys.argv[3]).read()))
+rng = random.Random(int(sys.argv[4]))
+lat = []
+for _ in range(50):
+    batch = rng.sample(paths, min(500, len(paths)))
+    t0 = time.perf_counter()
+    for p in batch:
+        backend.status(p)
+    lat.append((time.perf_counter() - t0) * 1000)
+stats = {"p50_ms": peer.pct(lat[1:], 50), "p99_ms": peer.pct(lat[1:], 99)}
+print(json.dumps({k: round(v, 3) for k, v in stats.items()}))
+"""
+
+
+def run_peer(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
+    python = peer_python()
+    work = Path(tempfile.mkdtemp(prefix=f"selvedge-bench-{n}-"))
+    try:
+        out = work / "result.jsonl"
+        db = work / "peer.db"
+        env = {**os.environ, "HOME": str(work)}
+        env.pop("PYTHONSAFEPATH", None)
+        subprocess.run(
+            [str(python), str(PEER_SCRIPT), str(n), "--verify", "--keep", "--db", str(db),
+             "--json-out", str(out), "--batch", str(args.batch), "--queries", str(args.queries),
+             "--seed", str(args.seed), "--prefix-queries", "0"],
+            check=True, env=env, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        result = json.loads(out.read_text().splitlines()[-1])
+        # Selvedge has no batch call: a file's statuses are 500 single lookups.
+        paths_file = work / "paths.json"
+        paths_file.write_text(json.dumps([p for p, _ in peer.build_paths(max(1, n // 10))]))
+        script = work / "batch.py"
+        script.write_text(_PEER_BATCH)
+        done = subprocess.run(
+            [str(python), str(script), str(PEER_SCRIPT.parent), str(db), str(paths_file),
+             str(args.seed + 7)],
+            check=True, env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        result["batch_status"] = json.loads(done.stdout)
+        result["source"] = "measured now"
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def stored_peer(n: int) -> dict[str, Any] | None:
+    for line in PEER_RESULTS.read_text().splitlines():
+        row = json.loads(line)
+        if row["n_events"] == n:
+            row["source"] = f"stored ({PEER_RESULTS.name})"
+            st = row["status"]
+            # No batch call: estimate 500 sequential lookups from its own p50/p99.
+            row["batch_status"] = {"p50_ms": round(st["p50_ms"] * 500, 1), "p99_ms": None}
+            return row
+    return None
+
+
+# --- table ------------------------------------------------------------------------------
+
+
+def _ratio(peer_value: float | None, ours: float | None, higher_is_better: bool) -> str:
+    if not peer_value or not ours:
+        return "–"
+    r = ours / peer_value if higher_is_better else peer_value / ours
+    return f"{r:.1f}× better" if r >= 1 else f"{1 / r:.1f}× worse"
+
+
+def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
+    out = [
+        "| events | metric | Cairn | Selvedge | Cairn vs Selvedge |",
+        "|---|---|---|---|---|",
+    ]
+    for ours, theirs in rows:
+        n = f"{ours['n_events']:,}"
+        t = theirs or {}
+        src = f" ({t['source']})" if t else ""
+
+        def fmt(v: Any, unit: str = "") -> str:
+            return "–" if v is None else f"{v:,}{unit}" if isinstance(v, int) else f"{v}{unit}"
+
+        t_verify = (t.get("verify") or {}).get("seconds")
+
+        def pick(key: str, stat: str, ours: dict[str, Any] = ours, t: dict[str, Any] = t) -> Any:
+            return ours[key][stat], (t.get(key) or {}).get(stat)
+
+        lines = [
+            ("bulk load events/s", ours["load_events_per_s"], t.get("load_events_per_s"), True, ""),
+            ("bulk load seconds", ours["load_seconds"], t.get("load_seconds"), False, " s"),
+            ("prior-attempts p50", *pick("prior_attempts", "p50_ms"), False, " ms"),
+            ("prior-attempts p99", *pick("prior_attempts", "p99_ms"), False, " ms"),
+            ("status p50", *pick("status", "p50_ms"), False, " ms"),
+            ("status p99", *pick("status", "p99_ms"), False, " ms"),
+            ("status of 500 entities p50", *pick("batch_status", "p50_ms"), False, " ms"),
+            ("status of 500 entities p99", *pick("batch_status", "p99_ms"), False, " ms"),
+            ("verify", ours["verify_seconds"], t_verify, False, " s"),
+            (
+                "bytes/event (log + index)",
+                ours["bytes_per_event"],
+                t.get("bytes_per_event"),
+                False,
+                "",
+            ),
+        ]
+        for i, (name, a, b, hib, unit) in enumerate(lines):
+            label = n + src if i == 0 else ""
+            out.append(
+                f"| {label} | {name} | {fmt(a, unit)} | {fmt(b, unit)} | {_ratio(b, a, hib)} |"
+            )
+        out.append(
+            f"| | of which log / index | {ours['log_bytes_per_event']} / "
+            f"{ours['index_bytes_per_event']} | – (no separate log) | |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000", help="comma-separated event counts")
+    ap.add_argument(
+        "--peer",
+        choices=("auto", "run", "stored", "skip"),
+        default="auto",
+        help="auto: run Selvedge below 1M events, use its stored figures at 1M (~8 min run)",
+    )
+    ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--seed", type=int, default=20260601)
+    ap.add_argument("--reasoning-bytes", type=int, default=120)
+    ap.add_argument("--diff-bytes", type=int, default=80)
+    ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
+    ap.add_argument("--progress", action="store_true")
+    args = ap.parse_args(argv)
+    peer = load_peer_module()
+    rows = []
+    for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
+        print(f"== {n:,} events: cairn", file=sys.stderr)
+        ours = run_cairn(n, args, peer)
+        theirs = None
+        mode = args.peer if args.peer != "auto" else ("stored" if n >= 1_000_000 else "run")
+        if mode == "run":
+            print(f"== {n:,} events: selvedge", file=sys.stderr)
+            theirs = run_peer(n, args, peer)
+        elif mode == "stored":
+            theirs = stored_peer(n)
+        rows.append((ours, theirs))
+        if args.json_out:
+            with args.json_out.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"cairn": ours, "selvedge": theirs}) + "\n")
+        print(json.dumps(ours, indent=1), file=sys.stderr)
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
