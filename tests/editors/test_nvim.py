@@ -96,6 +96,8 @@ def test_reverted_column_warning_hover_and_quick_fix(project: Path, legacy: bool
     assert reject["entity"] == "deps/stripe"
     assert reject["alternative"] == "stripe-python v1"
     assert "bounced" in report["history"] and "supersede" in report["history"].lower()
+    # The lens opened the history once: the server showed it, the plugin did not repeat it.
+    assert report["lens_history_buffers"] == 1
 
 
 def test_checkhealth_reports_version_server_and_project(tmp_path: Path) -> None:

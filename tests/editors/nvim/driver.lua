@@ -184,6 +184,28 @@ function scenarios.e2e()
   end)
   obs.history = buffer_text(0)
   step("history")
+
+  -- The lens runs cairn.history with show=true: the server opens the document itself,
+  -- so the plugin must not open a second copy.
+  vim.cmd("only")
+  vim.api.nvim_set_current_buf(bufnr)
+  local lens = vim.lsp.codelens.get(bufnr)[1]
+  client:exec_cmd(lens.command, { bufnr = bufnr })
+  local function history_buffers()
+    local n = 0
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and buffer_text(b):find("History of `users.email_verified`", 1, true) then
+        n = n + 1
+      end
+    end
+    return n
+  end
+  wait_for("the history document", function()
+    return history_buffers() > 0
+  end)
+  vim.wait(500) -- a duplicate would arrive right after the server's answer
+  obs.lens_history_buffers = history_buffers()
+  step("lens")
 end
 
 -- :checkhealth cairn with the plugin set up but no file open.

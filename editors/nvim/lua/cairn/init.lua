@@ -394,6 +394,9 @@ function M.execute(name, args, bufnr, client)
       return notify(name .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
     if name == "cairn.history" then
+      if type(result) == "table" and result.shown == true then
+        return -- the server already opened it (window/showDocument)
+      end
       local text = result_text(result)
       if text then
         show_text("cairn://history/" .. (args.entity or ""), text)
