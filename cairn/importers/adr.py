@@ -165,7 +165,7 @@ def read_adr(path: Path, root: Path) -> Adr | Skipped:
         except SourceError:
             notes.append(f"date {date_raw!r} is not YYYY-MM-DD; used the file's date")
     number_match = _NUMBER.match(path.stem)
-    number = int(number_match.group(1)) if number_match and path.stem[:1].isdigit() else None
+    number = int(number_match.group(1)) if number_match else None
     if number is None and meta.get("id"):
         m = _NUMBER.search(str(meta["id"]))
         number = int(m.group(1)) if m else None

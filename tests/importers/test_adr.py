@@ -88,3 +88,12 @@ def test_nygard_status_and_number(tmp_path: Path) -> None:
     assert (adr.number, adr.status, adr.superseded_by) == (4, "superseded", 5)
     assert adr.title == "Use Braintree for payouts"
     assert adr.date == "2023-02-01T00:00:00Z"
+
+
+def test_number_from_an_adr_prefixed_name(tmp_path: Path) -> None:
+    path = tmp_path / "ADR-0007-use-queues.md"
+    path.write_text("# Use queues\n\nStatus: superseded by ADR-0009\n\nUses `deps/celery`.\n")
+    adr = read_adr(path, tmp_path)
+    assert not isinstance(adr, Skipped)
+    assert (adr.number, adr.status, adr.superseded_by) == (7, "superseded", 9)
+    assert adr.entities == ["deps/celery"]
