@@ -24,6 +24,11 @@ def git_root(path: Path) -> Path | None:
     return Path(out.stdout.strip()).resolve() if out.returncode == 0 else None
 
 
+def absolute(path: Path) -> Path:
+    """`path` made absolute, resolving symlinks only when it is relative (resolve is slow)."""
+    return path if path.is_absolute() else path.resolve()
+
+
 def added_dates(paths: list[Path]) -> dict[Path, str]:
     """Resolved path -> committer date (UTC ISO) of the commit that first added it.
 
@@ -33,12 +38,12 @@ def added_dates(paths: list[Path]) -> dict[Path, str]:
     roots: dict[Path, list[Path]] = {}
     by_dir: dict[Path, Path | None] = {}  # one `git rev-parse` per folder, not per file
     for p in paths:
-        folder = p.resolve().parent
+        folder = absolute(p).parent
         if folder not in by_dir:
             by_dir[folder] = git_root(folder)
         root = by_dir[folder]
         if root is not None:
-            roots.setdefault(root, []).append(p.resolve())
+            roots.setdefault(root, []).append(absolute(p))
     for root, files in roots.items():
         wanted = {f.relative_to(root).as_posix(): f for f in files if f.is_relative_to(root)}
         out = subprocess.run(
@@ -69,7 +74,7 @@ def added_dates(paths: list[Path]) -> dict[Path, str]:
 
 def file_date(path: Path, git_dates: dict[Path, str]) -> tuple[str, str]:
     """(occurred_at, where it came from) for one file."""
-    found = git_dates.get(path.resolve())
+    found = git_dates.get(absolute(path))
     if found:
         return found, "git"
     mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cairn.importers.base import Proposed, Skipped, SourceError, iso
-from cairn.importers.dates import added_dates, file_date
+from cairn.importers.dates import absolute, added_dates, file_date
 from cairn.importers.ddl import Change, parse_sql
 
 SOURCE = "sql"
@@ -70,6 +70,7 @@ def ordered_migrations(paths: list[Path]) -> tuple[list[Migration], list[Skipped
     for base in paths:
         if not base.exists():
             raise SourceError(f"{base}: no such file or directory")
+        base = base.resolve()  # once: the files below inherit an absolute path
         files = [base] if base.is_file() else sorted(base.rglob("*.sql"))
         if base.is_file() and base.suffix.lower() != ".sql":
             raise SourceError(f"{base}: not a .sql file")
@@ -87,7 +88,7 @@ def stamp_date(stamp: str) -> str:
 
 def relative(path: Path, root: Path) -> str:
     """A path relative to the project root when inside it (stable source keys)."""
-    resolved = path.resolve()
+    resolved = absolute(path)
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
 
 
@@ -131,7 +132,8 @@ def import_sql(
     dates = added_dates([m.path for m in migrations])
 
     def items() -> Iterator[Proposed | Skipped]:
-        yield from skipped
+        for s in skipped:
+            yield Skipped(relative(Path(s.item), root), s.reason)
         for m in migrations:
             rel = relative(m.path, root)
             try:
