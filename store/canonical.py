@@ -33,17 +33,26 @@ _encoder = json.JSONEncoder(
 def canonical_json(value: Any) -> str:
     """Serialise `value` canonically (raises ValueError on NaN/Infinity or bad types)."""
     text = _encoder.encode(value)
-    # Lone surrogates would make the UTF-8 encoding ambiguous (or impossible).
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
+    _check_utf8(text)
     return text
 
 
 def canonical_bytes(value: Any) -> bytes:
     """The canonical JSON of `value` as UTF-8 bytes."""
-    return canonical_json(value).encode("utf-8")
+    text = _encoder.encode(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        _check_utf8(text)
+        raise
+
+
+def _check_utf8(text: str) -> None:
+    # Lone surrogates would make the UTF-8 encoding ambiguous (or impossible).
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
 
 
 def prune(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,12 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from functools import lru_cache
+from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
 from cairn.store.attempts import pair_attempts
 from cairn.store.author import default_author
-from cairn.store.canonical import canonical_json, content_digest, event_id, prune
+from cairn.store.canonical import canonical_bytes, prune
 from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
 from cairn.store.index import TYPE_CODES, Index, Record, Row
 from cairn.store.log import LogFile, write_lock
@@ -71,6 +72,8 @@ def might_hold_secret(text: str) -> bool:
     for marker in _SECRET_MARKERS:
         if marker in text:
             return True
+    if "=" not in text and ":" not in text:
+        return False  # no assignment operator, so no `key = value` credential
     low = text.lower()
     for keyword in _KEYWORDS:
         if keyword in low:
@@ -310,11 +313,14 @@ class Store:
             "metadata": metadata,
         }
         try:
-            digest = content_digest(content)
-            eid = event_id(header, digest)
-            wire = prune({**header, **content})
-            wire["id"] = eid
-            line = (canonical_json(wire) + "\n").encode("utf-8")
+            content = prune(content)
+            digest = sha256(canonical_bytes(content)).hexdigest()
+            header = prune(header)
+            header["content_digest"] = digest
+            eid = sha256(canonical_bytes(header)).hexdigest()
+            del header["content_digest"]
+            wire = {**header, **content, "id": eid}
+            line = canonical_bytes(wire) + b"\n"
         except (ValueError, TypeError) as exc:
             raise ValidationError(f"cannot encode the event: {exc}") from None
         event = Event(
@@ -329,9 +335,9 @@ class Store:
             supersedes=supersedes,
             reverts=reverts,
             author=author,
-            agent=header["agent"],
-            session=header["session"],
-            commit=header["commit"],
+            agent=header.get("agent", ""),
+            session=header.get("session", ""),
+            commit=header.get("commit", ""),
             recorded_at=recorded_at,
             occurred_at=occurred_at,
             revisit_after=revisit,

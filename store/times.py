@@ -9,6 +9,7 @@ from cairn.store.errors import ValidationError
 
 __all__ = ["format_ts", "now_ts", "parse_date", "parse_ts", "to_ms"]
 
+_WIRE_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}Z$")
 _OFFSET_RE = re.compile(r"^\+?(\d+)\s*([dwmy])$")
 _UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
@@ -26,6 +27,12 @@ def now_ts() -> str:
 
 def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str:
     """Accept `YYYY-MM-DD` or ISO 8601 (naive = UTC); return wire format or raise."""
+    if _WIRE_RE.match(text):  # already UTC with a Z: keep the first three decimals
+        try:
+            datetime.fromisoformat(text[:19])
+            return text[:20] + (text[20:-1] + "00")[:3] + "Z"
+        except ValueError:
+            pass  # e.g. month 13: the general path below says what is wrong
     raw = text.strip()
     try:
         if len(raw) == 10:
