@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Union
 
@@ -49,6 +50,7 @@ class Editor:
         self.messages: list[str] = []
         self._changed = asyncio.Event()
         self._versions: dict[str, int] = {}
+        self.spawned_at = 0.0
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
@@ -76,6 +78,7 @@ class Editor:
     async def start(self, *roots: Path, options: dict[str, Any] | None = None) -> None:
         """Start the server and initialize it for these workspace folders."""
         await self.client.start_io(*SERVER_COMMAND, env=self.env)
+        self.spawned_at = time.perf_counter()
         await self.client.initialize_async(
             types.InitializeParams(
                 process_id=os.getpid(),

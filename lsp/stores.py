@@ -18,7 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,8 +43,7 @@ class StoreHub:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-store")
         self._stores: dict[Path, Any] = {}  # touched only on the store thread
         self._missing: set[Path] = set()  # folders that vanished: noticed when they return
-        # cairn_dir -> (log stat, day, entity -> due reviews); recomputed when either moves
-        self._reviews: dict[Path, tuple[object, str, dict[str, list[Any]]]] = {}
+        self._snapshots: dict[Path, _Snapshot] = {}
 
     async def call(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """Run `fn(store)` on the store thread; failures become `StoreUnavailable`."""
@@ -52,8 +51,21 @@ class StoreHub:
         return await loop.run_in_executor(self._executor, self._run, cairn_dir, fn)
 
     async def statuses(self, cairn_dir: Path, entities: list[str]) -> dict[str, Any]:
-        """`status_many` plus each entity's due reviews (the store keeps those apart)."""
+        """`status_many` plus each entity's due reviews (the store keeps those apart).
+
+        Cached per log version: an edit that keeps a file's entities costs no query.
+        """
         return await self.call(cairn_dir, lambda store: self._statuses(store, entities))
+
+    async def hover_data(self, cairn_dir: Path, entity: str, newest: int) -> tuple[Any, list[Any]]:
+        """(status with rollup and due reviews, the newest events) for a hover card.
+
+        A cache hit is answered on the loop: one `stat` of the log, no thread hop.
+        """
+        snap = self._snapshots.get(cairn_dir)
+        if snap is not None and entity in snap.hovers and snap.key == _log_key(cairn_dir):
+            return snap.hovers[entity]
+        return await self.call(cairn_dir, lambda store: self._hover(store, entity, newest))
 
     async def write(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """Like `call`, for appends: refuse quickly when another process holds the lock.
@@ -86,32 +98,31 @@ class StoreHub:
 
     # --- on the store thread -----------------------------------------------------------
 
-    def _statuses(self, store: Any, entities: list[str]) -> dict[str, Any]:
-        statuses = store.status_many(entities)
-        due = self._due_reviews(store)
-        if not due:
-            return statuses
-        return {
-            entity: replace(status, due_reviews=due[entity]) if entity in due else status
-            for entity, status in statuses.items()
-        }
+    def _snapshot(self, store: Any) -> _Snapshot:
+        key = _log_key(store.cairn_dir)
+        snap = self._snapshots.get(store.cairn_dir)
+        if snap is None or snap.key != key:
+            reviews: dict[str, list[Any]] = {}
+            for review in store.due_reviews():
+                reviews.setdefault(review.event.entity, []).append(review)
+            snap = _Snapshot(key, reviews)
+            self._snapshots[store.cairn_dir] = snap
+        return snap
 
-    def _due_reviews(self, store: Any) -> dict[str, list[Any]]:
-        log_file = store.cairn_dir / "decisions.jsonl"
-        try:
-            st = log_file.stat()
-            key: object = (st.st_size, st.st_mtime_ns, st.st_ino)
-        except OSError:
-            key = None
-        today = date.today().isoformat()
-        cached = self._reviews.get(store.cairn_dir)
-        if cached is not None and cached[0] == key and cached[1] == today:
-            return cached[2]
-        by_entity: dict[str, list[Any]] = {}
-        for review in store.due_reviews():
-            by_entity.setdefault(review.event.entity, []).append(review)
-        self._reviews[store.cairn_dir] = (key, today, by_entity)
-        return by_entity
+    def _statuses(self, store: Any, entities: list[str]) -> dict[str, Any]:
+        snap = self._snapshot(store)
+        missing = [e for e in entities if e not in snap.statuses]
+        if missing:
+            for entity, status in store.status_many(missing).items():
+                snap.statuses[entity] = snap.with_reviews(entity, status)
+        return {e: snap.statuses[e] for e in entities}
+
+    def _hover(self, store: Any, entity: str, newest: int) -> tuple[Any, list[Any]]:
+        snap = self._snapshot(store)
+        status = snap.with_reviews(entity, store.status(entity))
+        events = store.history(entity)[-newest:] if status.event_count else []
+        snap.hovers[entity] = (status, events)
+        return status, events
 
     def _run(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         store = self._stores.get(cairn_dir)
@@ -171,6 +182,7 @@ class StoreHub:
         for cairn_dir in list(self._stores):
             self._drop(cairn_dir)
         self._missing.clear()
+        self._snapshots.clear()
 
 
 def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
@@ -192,3 +204,26 @@ def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
                 time.sleep(0.02)
     finally:
         os.close(fd)
+
+
+@dataclass
+class _Snapshot:
+    """What the server knows about one log at one version (its stat and today's date)."""
+
+    key: object
+    reviews: dict[str, list[Any]]  # entity -> due reviews
+    statuses: dict[str, Any] = field(default_factory=dict)
+    hovers: dict[str, tuple[Any, list[Any]]] = field(default_factory=dict)
+
+    def with_reviews(self, entity: str, status: Any) -> Any:
+        due = self.reviews.get(entity)
+        return replace(status, due_reviews=due) if due else status
+
+
+def _log_key(cairn_dir: Path) -> object:
+    """Changes whenever the log does (or the day does: reviews fall due by date)."""
+    try:
+        st = (cairn_dir / "decisions.jsonl").stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, date.today().toordinal())

@@ -1,14 +1,13 @@
 """textDocument/hover: the decision card for the entity under the cursor.
 
-Fast path: the symbol comes from the document's cached symbols, the status from the
-last analysis when it is current; only the newest decisions cost one indexed store
-query (on the store thread). Symbols without history get no hover, unless the
-`hoverNoDecisions` setting asks for a "no decisions yet" card.
+Fast path: the symbol comes from the document's cached symbols; the card's data is
+cached per log version (`StoreHub.hover_data`), so a repeated hover costs one `stat`
+of the log and no thread hop; a miss costs two indexed queries on the store thread.
+Symbols without history get no hover, unless the `hoverNoDecisions` setting asks for
+a "no decisions yet" card.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from cairn.lsp.analysis import lsp_range
 from cairn.lsp.render import MAX_NEWEST, hover_markdown, no_decisions_markdown
@@ -29,16 +28,10 @@ def register(server: CairnServer) -> None:
         if symbol is None:
             return None
         entity = symbol.entity
-        cached = doc.statuses.get(entity) if doc.fresh else None
-
-        def lookup(store: Any) -> tuple[Any, list[Any]]:
-            status = cached if cached is not None else store.status(entity)
-            if not status.event_count:
-                return status, []
-            return status, store.history(entity)[-(MAX_NEWEST + 4) :]
-
         try:
-            status, history = await server.hub.call(doc.project.cairn_dir, lookup)
+            status, history = await server.hub.hover_data(
+                doc.project.cairn_dir, entity, MAX_NEWEST + 4
+            )
         except StoreUnavailable as exc:
             server.log(f"hover: {exc}", types.MessageType.Warning)
             return None

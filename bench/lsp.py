@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""The language server's budgets, measured over stdio against the real `cairn serve`.
+
+A workspace whose log holds N events (the shared workload from
+../shared/bench/peer_selvedge.py, loaded with the store's `append_many`) and a
+5,000-line SQL migration with 500 entity symbols (250 `ALTER TABLE t ADD COLUMN c`,
+each a table reference plus a column, on entities that have history in the log).
+
+    PYTHONSAFEPATH=1 .venv/bin/python bench/lsp.py                  # 10k events
+    PYTHONSAFEPATH=1 .venv/bin/python bench/lsp.py --events 1000000
+
+Measured (medians of noisy runs on a shared 2-core machine; read them as orders):
+hover p50/p99; didOpen -> diagnostics for the whole file; didChange -> diagnostics
+with the debounce set to 0 (so the figure excludes it); process start and
+initialize -> first diagnostics; the server's peak RSS (VmHWM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cairn.indexer import index_text
+from cairn.lsp.editor import Editor
+from cairn.store import EventDraft, Store, init_store
+
+REPO = Path(__file__).resolve().parent.parent
+PEER_SCRIPT = (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve()
+FILE_LINES = 5000
+STATEMENTS = 250  # two entity symbols each: the table and the column
+TARGETS = {
+    "hover p99": "< 5 ms",
+    "full-file diagnostics": "< 50 ms",
+    "start -> first diagnostics": "< 500 ms",
+    "peak RSS": "< 200 MB",
+}
+
+
+def load_peer() -> Any:
+    spec = importlib.util.spec_from_file_location("peer_selvedge", PEER_SCRIPT)
+    if spec is None or spec.loader is None:
+        sys.exit(f"cannot load the workload generator from {PEER_SCRIPT}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_workspace(root: Path, events: int, seed: int) -> list[str]:
+    """Load the workload into root/.cairn; the column entities that have history."""
+    peer = load_peer()
+    cairn_dir = init_store(root)
+    paths = peer.build_paths(max(1, events // 10))
+    gen = peer.generate_events(
+        events, paths, seed=seed, supersede_rate=0.1, reasoning_bytes=200, diff_bytes=0
+    )
+    ids: dict[str, tuple[str, str]] = {}
+    columns: set[str] = set()
+    started = time.perf_counter()
+    with Store.open(cairn_dir) as store:
+        for batch in peer.batched(gen, 20_000):
+            drafts = []
+            for e in batch:
+                ctype, supersedes, alternative = e["change_type"], "", ""
+                if ctype == "supersede":
+                    target = ids.get(e["supersedes"])
+                    if target and target[1] in ("revert", "reject"):
+                        supersedes = target[0]
+                    else:
+                        ctype = "add"
+                elif ctype == "reject":
+                    alternative = "the approach in the diff"
+                if e["entity_type"] == "column":
+                    columns.add(e["entity_path"])
+                drafts.append(
+                    EventDraft(
+                        type=ctype,
+                        entity=e["entity_path"],
+                        reasoning=e["reasoning"],
+                        alternative=alternative,
+                        supersedes=supersedes,
+                        author="bench",
+                        recorded_at=e["timestamp"],
+                        entity_kind=e["entity_type"],
+                    )
+                )
+            for e, ev in zip(batch, store.append_many(drafts), strict=True):
+                ids[e["id"]] = (ev.id, ev.type.value)
+            print(
+                f"  loaded {len(ids):>9} events {time.perf_counter() - started:6.1f}s",
+                file=sys.stderr,
+            )
+    return sorted(columns)
+
+
+def migration_text(columns: list[str], seed: int) -> str:
+    """5,000 lines: 250 ALTER TABLE ... ADD COLUMN statements among comment lines."""
+    rng = random.Random(seed)
+    chosen = rng.sample(columns, min(STATEMENTS, len(columns)))
+    per = FILE_LINES // STATEMENTS
+    lines: list[str] = []
+    for entity in chosen:
+        table, column = entity.split(".")
+        lines.append(f"ALTER TABLE {table} ADD COLUMN {column} integer NOT NULL DEFAULT 0;")
+        lines.extend(
+            f"-- note {len(lines)}: backfill in batches of 10k rows" for _ in range(per - 1)
+        )
+    return "\n".join(lines) + "\n"
+
+
+def ms(seconds: float) -> float:
+    return seconds * 1000
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
+
+
+def rss_peak_mb(pid: int | None) -> float:
+    if pid is None:
+        return float("nan")
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def measure(root: Path, text: str, args: argparse.Namespace) -> dict[str, Any]:
+    path = root / "db" / "migrations" / "0999_bench.sql"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    symbols = index_text(text, "db/migrations/0999_bench.sql")
+    results: dict[str, Any] = {"symbols": len(symbols)}
+
+    starts, inits = [], []
+    for _ in range(args.starts):
+        editor = Editor()
+        t0 = time.perf_counter()
+        await editor.start(root, options={"debounceMs": 0})
+        t1 = editor.spawned_at  # the process is up: initialize is sent from here
+        uri = editor.open(path, text)
+        diagnostics = await editor.wait_diagnostics(uri)
+        t2 = time.perf_counter()
+        starts.append(ms(t2 - t0))
+        inits.append(ms(t2 - t1))
+        results["diagnostics"] = len(diagnostics)
+        await editor.stop()
+    results["start"] = statistics.median(starts)
+    results["open"] = statistics.median(inits)
+
+    editor = Editor()
+    await editor.start(root, options={"debounceMs": 0, "pollIntervalMs": 0})
+    try:
+        uri = editor.open(path, text)
+        await editor.wait_diagnostics(uri)
+
+        # didOpen of the whole file -> its diagnostics (parse, symbols, statuses, publish).
+        full = []
+        for i in range(args.rounds):
+            other = path.with_name(f"0999_bench_{i}.sql")
+            t0 = time.perf_counter()
+            other_uri = editor.open(other, text)
+            await editor.wait_diagnostics(other_uri)
+            full.append(ms(time.perf_counter() - t0))
+        results["full"] = statistics.median(full)
+
+        # didChange (one character in a comment) -> diagnostics for that version.
+        change = []
+        line = 1
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            version = editor.change(uri, (line, 3), (line, 4), "N")
+            await editor.wait_diagnostics(uri, version=version)
+            change.append(ms(time.perf_counter() - t0))
+        results["change"] = statistics.median(change)
+
+        # hover on every entity symbol, round-robin.
+        rng = random.Random(args.seed)
+        positions = [(s.name_range.start_line, s.name_range.start_character + 1) for s in symbols]
+        for line_no, char in positions[:20]:
+            await editor.hover(uri, line_no, char)
+        hovers = []
+        for _ in range(args.hovers):
+            line_no, char = rng.choice(positions)
+            t0 = time.perf_counter()
+            await editor.hover(uri, line_no, char)
+            hovers.append(ms(time.perf_counter() - t0))
+        results["hover_p50"] = pct(hovers, 50)
+        results["hover_p99"] = pct(hovers, 99)
+        results["rss"] = rss_peak_mb(editor.pid)
+    finally:
+        await editor.stop()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--rounds", type=int, default=15, help="opens and changes to time")
+    parser.add_argument("--hovers", type=int, default=1000)
+    parser.add_argument("--starts", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="build the workspace here and keep it")
+    args = parser.parse_args(argv)
+
+    root = args.keep or Path(tempfile.mkdtemp(prefix="cairn-bench-lsp-"))
+    try:
+        if (root / ".cairn" / "decisions.jsonl").exists():
+            columns = sorted(
+                {e for e in Store.open(root / ".cairn").entities() if "." in e and "/" not in e}
+            )
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            columns = build_workspace(root, args.events, args.seed)
+        text = migration_text(columns, args.seed)
+        r = asyncio.run(measure(root, text, args))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+    rows = [
+        ("hover p50", f"{r['hover_p50']:.2f} ms", ""),
+        ("hover p99", f"{r['hover_p99']:.2f} ms", TARGETS["hover p99"]),
+        ("full-file diagnostics (didOpen -> publish)", f"{r['full']:.1f} ms",
+         TARGETS["full-file diagnostics"]),
+        ("didChange -> diagnostics (debounce 0)", f"{r['change']:.1f} ms", ""),
+        ("initialize -> first diagnostics", f"{r['open']:.0f} ms",
+         TARGETS["start -> first diagnostics"]),
+        ("process start -> first diagnostics", f"{r['start']:.0f} ms", ""),
+        ("peak RSS (VmHWM)", f"{r['rss']:.0f} MB", TARGETS["peak RSS"]),
+    ]  # fmt: skip
+    print(
+        f"\ncairn-lsp over stdio: {args.events:,} events in the log; a {FILE_LINES:,}-line "
+        f"file with {r['symbols']} entity symbols and {r['diagnostics']} diagnostics "
+        "(medians)\n"
+    )
+    width = max(len(name) for name, _, _ in rows)
+    print(f"{'measure':<{width}}  {'median':>10}  target")
+    for name, value, target in rows:
+        print(f"{name:<{width}}  {value:>10}  {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
