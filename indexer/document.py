@@ -10,6 +10,7 @@ from cairn.indexer.extract import ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
+from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, looks_binary, to_bytes
 from tree_sitter import Point, Tree
 
@@ -33,6 +34,9 @@ class Document:
         self._symbols: list[Symbol] | None = None
         self._text: str | None = None
         self._chunks = ChunkCache()
+        # symbols as they were before the edits since, for splice() (one edit only)
+        self._base: list[Symbol] | None = None
+        self._pending: list[EditRecord] = []
         self._set_data(to_bytes(text))
 
     # --- text -------------------------------------------------------------------------
@@ -56,6 +60,8 @@ class Document:
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""
         self._tree = None
+        self._base = None
+        self._pending = []
         self._set_data(to_bytes(text))
 
     def edit(
@@ -71,22 +77,37 @@ class Document:
         end_row = lines.point(end_byte)[0]
         inserted = to_bytes(new_text)
         data = self._data[:start_byte] + inserted + self._data[end_byte:]
-        tree = self._tree
-        if tree is not None:
-            newlines = inserted.count(b"\n")
-            if newlines:
-                new_end_col = len(inserted) - (inserted.rfind(b"\n") + 1)
-            else:
-                new_end_col = start_col + len(inserted)
-            tree.edit(
+        newlines = inserted.count(b"\n")
+        if newlines:
+            new_end_col = len(inserted) - (inserted.rfind(b"\n") + 1)
+        else:
+            new_end_col = start_col + len(inserted)
+        new_end_row = start_row + newlines
+        old_tree = self._tree
+        if old_tree is not None:
+            old_tree.edit(
                 start_byte=start_byte,
                 old_end_byte=end_byte,
                 new_end_byte=start_byte + len(inserted),
                 start_point=Point(start_row, start_col),
                 old_end_point=Point(end_row, end_col),
-                new_end_point=Point(start_row + newlines, new_end_col),
+                new_end_point=Point(new_end_row, new_end_col),
             )
-        self._set_data(data, keep_tree=True)
+        if self._symbols is not None:
+            self._base, self._pending = self._symbols, []
+        start = (start_row, lines.utf16_column(start_row, start_col))
+        old_end = (end_row, lines.utf16_column(end_row, end_col))
+        self._set_data(
+            data, keep_tree=True, lines=lines.after_edit(data, start_byte, end_byte, inserted)
+        )
+        changed: tuple[tuple[int, int], ...] = ()
+        if old_tree is not None and self._tree is not None:
+            changed = tuple((r.start_byte, r.end_byte) for r in old_tree.changed_ranges(self._tree))
+        new_end = (new_end_row, self._lines.utf16_column(new_end_row, new_end_col))
+        record = EditRecord(
+            start_byte, start_byte + len(inserted), start, old_end, new_end, changed
+        )
+        self._pending.append(record)
 
     # --- symbols ----------------------------------------------------------------------
 
@@ -117,11 +138,13 @@ class Document:
 
     # --- internals --------------------------------------------------------------------
 
-    def _set_data(self, data: bytes, *, keep_tree: bool = False) -> None:
+    def _set_data(
+        self, data: bytes, *, keep_tree: bool = False, lines: LineIndex | None = None
+    ) -> None:
         self._data = data
         self._text = None
         self._symbols = None
-        self._lines = LineIndex(data)
+        self._lines = lines if lines is not None else LineIndex(data)
         if not keep_tree:
             self._tree = None
         if self.indexable and self.language in GRAMMARS:
@@ -151,6 +174,12 @@ class Document:
         if extra is not None:
             queries.append(extra)
         ctx = FileContext(self.file, self.language, self._data)
+        base, pending = self._base, self._pending
+        self._base, self._pending = None, []
+        if base is not None and len(pending) == 1:
+            spliced = splice(self._tree, ctx, self._lines, queries, base, pending[0])
+            if spliced is not None:
+                return spliced
         return extract(self._tree, ctx, self._lines, queries, self._chunks)
 
 

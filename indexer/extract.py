@@ -37,7 +37,7 @@ from cairn.store.paths import (
 )
 from tree_sitter import Node, QueryCursor, Tree
 
-_CODE_KINDS = frozenset({"function", "class", "method", "symbol"})
+CODE_KINDS = frozenset({"function", "class", "method", "symbol"})
 # Dotted ASCII identifiers are already canonical symbol names (the grammar only checks
 # them), so `file::name` is assembled directly; anything else goes through symbol_path.
 _PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -106,39 +106,60 @@ def _index_chunks(
             if span is not None:
                 cursor.set_byte_range(*span)
             for pattern, nodes in cursor.matches(root):
-                settings = compiled.settings[pattern]
-                files = settings.get("files")
-                if files and not any(fnmatch.fnmatchcase(ctx.basename, g) for g in files.split()):
-                    continue
                 if "container" in nodes and "container.name" in nodes:
                     node = nodes["container"][0]
                     chunk = max(0, bisect_right(starts, node.start_byte) - 1)
                     if chunk in wanted:
                         containers[chunk].append((node, node_text(nodes["container.name"][0])))
-                resolver = settings.get("resolver")
-                for capture_name, kind, role in compiled.primaries[pattern]:
-                    for capture in _captures(nodes, capture_name, kind, role, settings):
-                        chunk = max(0, bisect_right(starts, capture.name_node.start_byte) - 1)
-                        if chunk not in wanted:
-                            continue  # a match reaching into a clean chunk: already known
-                        if resolver is None:
-                            captures[chunk].append(capture)
-                        else:
-                            captures[chunk].extend(RESOLVERS[resolver](capture, ctx))
-    prefix = _file_prefix(ctx.path)
-    out: dict[int, list[Symbol]] = {}
-    for index in dirty:
-        found = captures[index]
-        symbols = _code_symbols(
-            ctx, lines, prefix, [c for c in found if c.kind in _CODE_KINDS], containers[index]
-        )
-        for capture in found:
-            if capture.kind not in _CODE_KINDS:
-                entity = _entity(capture)
-                if entity is not None:
-                    symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
-        out[index] = _settle(symbols)
+                for capture in match_captures(compiled, pattern, nodes, ctx):
+                    chunk = max(0, bisect_right(starts, capture.name_node.start_byte) - 1)
+                    if chunk in wanted:  # else a match reaching into a clean chunk: known
+                        captures[chunk].append(capture)
+    prefix = file_prefix(ctx.path)
+    return {
+        index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
+        for index in dirty
+    }
+
+
+def match_captures(
+    compiled: CompiledQuery, pattern: int, nodes: dict[str, list[Node]], ctx: FileContext
+) -> list[Capture]:
+    """The captures one query match yields, after its pattern's file filter and resolver."""
+    settings = compiled.settings[pattern]
+    files = settings.get("files")
+    if files and not any(fnmatch.fnmatchcase(ctx.basename, g) for g in files.split()):
+        return []
+    resolver = settings.get("resolver")
+    out: list[Capture] = []
+    for capture_name, kind, role in compiled.primaries[pattern]:
+        for capture in _captures(nodes, capture_name, kind, role, settings):
+            if resolver is None:
+                out.append(capture)
+            else:
+                out.extend(RESOLVERS[resolver](capture, ctx))
     return out
+
+
+def build_symbols(
+    ctx: FileContext,
+    lines: LineIndex,
+    prefix: str | None,
+    captures: list[Capture],
+    containers: list[tuple[Node, str]],
+    outer: tuple[str, str] | None = None,
+) -> list[Symbol]:
+    """Symbols for the captures of one region, settled and sorted. `outer` is the
+    qualified name and kind of the scope enclosing the region, if any."""
+    symbols = _code_symbols(
+        ctx, lines, prefix, [c for c in captures if c.kind in CODE_KINDS], containers, outer
+    )
+    for capture in captures:
+        if capture.kind not in CODE_KINDS:
+            entity = _entity(capture)
+            if entity is not None:
+                symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
+    return _settle(symbols)
 
 
 def _runs(chunks: list[Node], dirty: list[int]) -> list[tuple[int, int] | None]:
@@ -261,7 +282,8 @@ def _entity(capture: Capture) -> str | None:
     return None
 
 
-def _file_prefix(path: str) -> str | None:
+def file_prefix(path: str) -> str | None:
+    """`file::` canonicalised once per file, or None when the path is no valid file."""
     try:
         return canonicalise(path) + "::"
     except EntityPathError:
@@ -284,6 +306,7 @@ def _code_symbols(
     prefix: str | None,
     definitions: list[Capture],
     containers: list[tuple[Node, str]],
+    outer: tuple[str, str] | None = None,
 ) -> list[Symbol]:
     if not definitions:
         return []
@@ -297,6 +320,8 @@ def _code_symbols(
         scopes.append((node.start_byte, node.end_byte, capture.name, capture.kind, capture))
     scopes.sort(key=lambda s: (s[0], -s[1], s[4] is not None))
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind)
+    if outer is not None:
+        stack.append((1 << 62, *outer))
     out: list[Symbol] = []
     for start, end, name, kind, capture in scopes:
         while stack and stack[-1][0] <= start:

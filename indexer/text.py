@@ -7,6 +7,7 @@ text (most code) takes a fast path where the two agree.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 _NEWLINE = re.compile(b"\n")
 
@@ -32,10 +33,23 @@ class LineIndex:
 
     __slots__ = ("_starts", "ascii", "data")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, starts: list[int] | None = None) -> None:
         self.data = data
         self.ascii = data.isascii()
-        self._starts: list[int] | None = None
+        self._starts: list[int] | None = starts
+
+    def after_edit(self, data: bytes, start: int, end: int, inserted: bytes) -> LineIndex:
+        """The index of `data`, which is this text with bytes [start, end) replaced by
+        `inserted`: line starts are patched, not recomputed (an edit must stay cheap)."""
+        if self._starts is None:
+            return LineIndex(data)
+        starts = self._starts
+        first = bisect_right(starts, start)  # line starts up to the edit are unchanged
+        last = bisect_right(starts, end)  # line starts after the removed bytes shift
+        delta = len(inserted) - (end - start)
+        middle = [start + m.end() for m in _NEWLINE.finditer(inserted)]
+        tail = [s + delta for s in starts[last:]] if delta else starts[last:]
+        return LineIndex(data, [*starts[:first], *middle, *tail])
 
     @property
     def starts(self) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.indexer import Document, Range, Role, index_text
-from cairn.indexer.text import MAX_BYTES
+from cairn.indexer.text import MAX_BYTES, LineIndex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from indexer_helpers import entities, one, span
@@ -135,6 +135,64 @@ def test_incremental_edits_match_a_fresh_parse(edits: list[tuple[int, int, int, 
     assert doc.symbols == index_text(expected, "src/auth.py")
 
 
+CLASS_SOURCE = """\
+import os
+
+class Repo(Base):
+    __tablename__ = "repos"
+    name = Column(String)
+
+    @app.get("/repos")
+    def list(self, q):
+        def key(r):
+            return os.environ["SORT"]  # é
+        return sorted(q, key=key)
+
+    def get(self):
+        return os.getenv("REPO_URL")
+
+def outside():
+    pass
+"""
+
+
+@settings(max_examples=80, deadline=None)
+@given(EDITS)
+def test_symbols_read_after_every_edit_match_a_fresh_parse(
+    edits: list[tuple[int, int, int, int, str]],
+) -> None:
+    # Reading symbols after each single edit takes the splice path (one function
+    # re-queried) whenever the edit stays inside a function.
+    doc = Document("src/repo.py", CLASS_SOURCE)
+    expected = CLASS_SOURCE
+    assert doc.symbols == index_text(expected, "src/repo.py")
+    for line, char, dl, dc, new in edits:
+        end_line, end_char = line + dl, dc if dl else char + dc
+        doc.edit(line, char, end_line, end_char, new)
+        expected = lsp_apply(expected, line, char, end_line, end_char, new)
+        assert doc.symbols == index_text(expected, "src/repo.py")
+
+
+def test_an_edit_inside_a_method_keeps_the_other_symbols() -> None:
+    doc = Document("src/repo.py", CLASS_SOURCE)
+    before = doc.symbols
+    target = span(CLASS_SOURCE, '"REPO_URL"')
+    doc.edit(
+        target.start_line,
+        target.start_character + 1,
+        target.start_line,
+        target.start_character + 5,
+        "GIT",
+    )
+    after = doc.symbols
+    assert one(after, "env/GIT_URL").name_range.start_line == target.start_line
+    assert not [s for s in after if s.entity == "env/REPO_URL"]
+    unchanged = [s for s in before if s.entity not in ("env/REPO_URL",)]
+    # symbols outside the edited method are the very same objects: nothing re-queried
+    assert all(any(a is b for a in after) for b in unchanged if b.range.end_line < 12)
+    assert after == index_text(doc.text, "src/repo.py")
+
+
 SQL_EDITS = st.lists(
     st.tuples(
         st.integers(0, 3),
@@ -191,3 +249,23 @@ def test_five_thousand_line_file_indexes_completely() -> None:
     symbols = index_text(text, "models.py")
     assert len([s for s in symbols if s.kind == "column"]) == 1000
     assert one(symbols, "t999.c").name_range == span(text, "c", after='t999"\n')
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.text(alphabet="ab\né🔑", max_size=30),
+    st.integers(0, 40),
+    st.integers(0, 10),
+    st.text(alphabet="xy\n", max_size=6),
+)
+def test_line_index_patched_after_an_edit_equals_a_fresh_one(
+    text: str, start: int, length: int, new: str
+) -> None:
+    data = text.encode()
+    start = min(start, len(data))
+    end = min(start + length, len(data))
+    inserted = new.encode()
+    edited = data[:start] + inserted + data[end:]
+    old = LineIndex(data)
+    assert old.starts  # computed before the edit, as a document does
+    assert old.after_edit(edited, start, end, inserted).starts == LineIndex(edited).starts
