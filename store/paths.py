@@ -95,11 +95,10 @@ HTTP_METHODS = frozenset(
 
 # Extensions that make a bare `name.ext` a file rather than `table.column`. Kept to
 # source, schema and manifest files: a column called `py` or `toml` is implausible.
-FILE_EXTENSIONS = frozenset(
-    """py pyi sql js jsx mjs cjs ts tsx mts cts go rs java kt rb php cs c h cc cpp hpp
-    swift scala ex exs erl clj lua sh bash zsh toml json jsonc yaml yml txt md rst cfg
-    ini lock mod sum xml html css scss gradle proto graphql env conf""".split()
-)
+_EXTENSION_WORDS = """py pyi sql js jsx mjs cjs ts tsx mts cts go rs java kt rb php cs c h cc
+    cpp hpp swift scala ex exs erl clj lua sh bash zsh toml json jsonc yaml yml txt md rst
+    cfg ini lock mod sum xml html css scss gradle proto graphql env conf"""
+FILE_EXTENSIONS = frozenset(_EXTENSION_WORDS.split())
 
 _IDENT = r"[A-Za-z_][A-Za-z0-9_$]*"
 _SYMBOL_RE = re.compile(rf"^{_IDENT}(\.{_IDENT})*$")
@@ -278,7 +277,7 @@ def _split_sql(text: str) -> list[str]:
             buf.append(ch)
             if ch == quote:
                 quote = None
-        elif ch in "\"`":
+        elif ch in '"`':
             quote = ch
             buf.append(ch)
         elif ch == "[":
