@@ -54,7 +54,8 @@ def log_path(cairn_dir: Path) -> Path:
 
 def log_lines(cairn_dir: Path) -> list[str]:
     """The log's lines, without their newlines."""
-    return log_path(cairn_dir).read_text(encoding="utf-8").splitlines()
+    # Not str.splitlines(): it also splits on U+0085 and U+2028, which JSON keeps raw.
+    return log_path(cairn_dir).read_text(encoding="utf-8").split("\n")[:-1]
 
 
 def log_events(cairn_dir: Path) -> list[dict[str, Any]]:
