@@ -173,8 +173,9 @@ async def _drive(root: Path, ids: dict[str, str], out: Console) -> None:
             out.print(Panel(titles, title="Code actions on the warning", border_style="yellow"))
             fix = actions[0]
             command = fix.command if isinstance(fix, types.CodeAction) else fix
-            assert command is not None and command.arguments
-            arguments = dict(command.arguments[0])
+            if command is None or not command.arguments or not command.arguments[0]:
+                raise ValueError("the server offered a quick fix without a command")
+            arguments: dict[str, Any] = dict(command.arguments[0])
             arguments["reason"] = "The new mail provider handles strict SPF; verification is back."
             written = await editor.execute(command.command, arguments)
             after = await editor.wait_diagnostics(uri, version=None)

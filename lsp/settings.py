@@ -39,10 +39,11 @@ class Settings:
         if not isinstance(raw, Mapping):
             return settings, [f"cairn settings must be an object, not {type(raw).__name__}"]
         # Editors nest settings under "cairn" in initializationOptions; accept both.
+        options: Mapping[str, Any] = raw
         if isinstance(raw.get("cairn"), Mapping):
-            raw = raw["cairn"]
+            options = raw["cairn"]
         changes: dict[str, Any] = {}
-        for key, value in raw.items():
+        for key, value in options.items():
             spec = _KEYS.get(key)
             if spec is None:
                 problems.append(f"unknown cairn setting {key!r} ignored")

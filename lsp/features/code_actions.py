@@ -7,6 +7,7 @@ resolving needs no server state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from cairn.lsp.server import CairnServer
@@ -49,7 +50,7 @@ def _kind(kind: object) -> str:
 
 
 def actions_for(
-    uri: str, diagnostics: list[types.Diagnostic], entity: str | None
+    uri: str, diagnostics: Sequence[types.Diagnostic], entity: str | None
 ) -> list[types.CodeAction]:
     """Quick fixes for each Cairn diagnostic, then the decision actions for `entity`."""
     actions: list[types.CodeAction] = []

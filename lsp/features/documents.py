@@ -7,6 +7,8 @@ a decision draft (a markdown file under `.cairn/drafts/`) logs it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from cairn.indexer import Document
 from cairn.lsp.analysis import publish, schedule
 from cairn.lsp.drafts_flow import log_draft
@@ -73,7 +75,7 @@ def open_document(server: CairnServer, uri: str, text: str, version: int) -> Ope
 def apply_changes(
     server: CairnServer,
     doc: OpenDocument,
-    changes: list[types.TextDocumentContentChangeEvent],
+    changes: Sequence[types.TextDocumentContentChangeEvent],
 ) -> None:
     """Apply content changes to the indexer's document (or rebuild it from pygls' text)."""
     if doc.doc is None:
