@@ -157,9 +157,10 @@ class Index:
         self.next_seq = (self.db.execute("SELECT max(seq) FROM ev").fetchone()[0] or 0) + 1
         dag = Dag()
         for ch, start in self.db.execute("SELECT ch, start FROM chain ORDER BY ch"):
-            dag.starts[ch] = [tuple(p) for p in json.loads(start)]  # type: ignore[misc]
+            dag.starts[ch] = [(int(p[0]), int(p[1])) for p in json.loads(start)]
         for ch, pos, parents in self.db.execute("SELECT ch, pos, parents FROM merge ORDER BY pos"):
-            dag.merges.setdefault(ch, []).append((pos, [tuple(p) for p in json.loads(parents)]))  # type: ignore[misc]
+            extra = [(int(p[0]), int(p[1])) for p in json.loads(parents)]
+            dag.merges.setdefault(ch, []).append((pos, extra))
         self.tip_by_key = {}
         self.tip_key = {}
         self.next_ent = (self.db.execute("SELECT max(id) FROM ent").fetchone()[0] or 0) + 1

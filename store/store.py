@@ -535,9 +535,7 @@ class Store:
         for events in by_ent.values():
             out.extend(pair_attempts(events, include_active=include_active))
         if len(by_ent) > 1:
-            out.sort(
-                key=lambda a: (a.change or a.closed_by).when if (a.change or a.closed_by) else ""
-            )  # type: ignore[union-attr]
+            out.sort(key=_attempt_when)
         return out
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
@@ -658,6 +656,11 @@ class Store:
         with self._lock:
             self.refresh()
             return int(self.index.db.execute("SELECT count(*) FROM ev").fetchone()[0])
+
+
+def _attempt_when(attempt: Attempt) -> str:
+    event = attempt.change or attempt.closed_by
+    return event.when if event is not None else ""
 
 
 class _BatchContext:
