@@ -83,6 +83,14 @@ def build_git_history(repo: Path, commits: int) -> int:
         data = text.encode()
         chunks.append(f"M 644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
 
+    # Folders of ~100 entries: git rewrites a changed folder's whole tree object on
+    # every commit, so one flat folder of 10,000 migrations makes the build quadratic.
+    def mig(n: int) -> str:
+        return f"db/migrate/{n // 100:03d}/{n:05d}_add_c{n}.sql"
+
+    def mod(m: int) -> str:
+        return f"src/pkg{m // 50:02d}/mod{m}.py"
+
     def module_text(m: int) -> str:
         return "".join(modules[m]) or "# empty\n"
 
@@ -96,10 +104,10 @@ def build_git_history(repo: Path, commits: int) -> int:
             modules[m].append(f"def feature_{j}(x):\n    return x + {j}\n\n")
             files = [
                 (
-                    f"db/migrate/{j:05d}_add_c{j}.sql",
+                    mig(j),
                     f"ALTER TABLE t{j % 100} ADD COLUMN c{j} integer;\n",
                 ),
-                (f"src/mod{m}.py", module_text(m)),
+                (mod(m), module_text(m)),
             ]
             deletes: list[str] = []
             reverts += 1
@@ -108,8 +116,8 @@ def build_git_history(repo: Path, commits: int) -> int:
             subject = f'Revert "{subjects[j]}"'
             m = j % MODULES
             modules[m] = [f for f in modules[m] if f"feature_{j}(" not in f]
-            files = [(f"src/mod{m}.py", module_text(m))]
-            deletes = [f"db/migrate/{j:05d}_add_c{j}.sql"]
+            files = [(mod(m), module_text(m))]
+            deletes = [mig(j)]
             reverts += 1
         else:
             subject = f"Add c{i} to t{i % 100}"
@@ -117,10 +125,10 @@ def build_git_history(repo: Path, commits: int) -> int:
             modules[m].append(f"def feature_{i}(x):\n    return x + {i}\n\n")
             files = [
                 (
-                    f"db/migrate/{i:05d}_add_c{i}.sql",
+                    mig(i),
                     f"ALTER TABLE t{i % 100} ADD COLUMN c{i} integer;\n",
                 ),
-                (f"src/mod{m}.py", module_text(m)),
+                (mod(m), module_text(m)),
             ]
             deletes = []
         subjects[i] = subject
