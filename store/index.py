@@ -51,6 +51,13 @@ CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 """
 
 
+def _is_key_of(event_id: str, key: int) -> bool:
+    try:
+        return id_key(event_id) == key
+    except ValueError:
+        return False
+
+
 def id_key(event_id: str) -> int:
     """The 60-bit integer an id (or a 15+ char prefix) is indexed under."""
     return int(event_id[:15], 16)
@@ -236,16 +243,34 @@ class Index:
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
         end = off + length
+        result: dict[str, Any] = json.loads(self._mapped(end)[off:end])
+        return result
+
+    def _mapped(self, end: int) -> mmap.mmap:
+        """The log, memory-mapped at least up to byte `end` (remapped when it grew)."""
         if self._map is None or end > self._map_size:
             self.close_map()
             with open(self.log_path, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
-                if size == 0:
-                    raise ValueError("log is empty")
+                if size < end:
+                    raise ValueError("the log is shorter than the index says")
                 self._map = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
                 self._map_size = size
-        result: dict[str, Any] = json.loads(self._map[off:end])
-        return result
+        return self._map
+
+    def event_id_at(self, row: Row) -> str:
+        """The full id of a row's event, read from its line without parsing all of it.
+
+        In a canonical line every key before `id` holds a string, in which a quote is
+        escaped, so the first `"id":"` is the event's own; anything else is parsed.
+        """
+        data = self._mapped(row.off + row.len)
+        start = data.find(b'"id":"', row.off, row.off + row.len)
+        if start >= 0:
+            found = data[start + 6 : start + 70].decode("ascii", "replace")
+            if len(found) == 64 and _is_key_of(found, row.h):
+                return found
+        return str(self.line(row.off, row.len)["id"])
 
     def close_map(self) -> None:
         """Forget the memory map (the file was rewritten or truncated)."""

@@ -451,8 +451,8 @@ class Store:
     def status_many(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
         """Statuses for many entities with ONE query (keys are the caller's strings).
 
-        What the editor asks for a whole file: `latest` and `rollup` are left empty here
-        (`status` fills them for one entity).
+        What the editor asks for a whole file: `latest` and `rollup` are left empty and
+        `conflicts` holds only the newest re-applying change (`status` gives them all).
         """
         wanted = list(entities)
         canon = {raw: _canonical(raw) for raw in wanted}
@@ -473,20 +473,23 @@ class Store:
                 continue
             derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
             by_seq = {r.seq: r for r in rows}
-            wanted = {*derived.open_verdicts, *derived.conflicts}
+            conflicts = derived.conflicts
+            if not with_latest and len(conflicts) > 1:
+                # The editor's batch needs the newest re-applying change, not all of them.
+                conflicts = [max(conflicts, key=lambda s: (by_seq[s].rec, s))]
+            wanted = {*derived.open_verdicts, *conflicts}
             latest_seq = 0
             if with_latest:
                 latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
                 wanted.add(latest_seq)
-            for v, s in derived.reopened:
-                wanted.update((v, s))
             events = {seq: self._event(by_seq[seq]) for seq in wanted}
+            ids = self.index.event_id_at
             out[path] = EntityStatus(
                 entity=path,
                 status=derived.status,
                 open_verdicts=[events[s] for s in derived.open_verdicts],
-                conflicts=[events[s] for s in derived.conflicts],
-                reopened={events[v].id: events[s].id for v, s in derived.reopened},
+                conflicts=[events[s] for s in conflicts],
+                reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
                 event_count=len(rows),
                 latest=events[latest_seq] if latest_seq else None,
             )
