@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_dates, file_date
+from cairn.importers.dates import added_dates, file_author, file_date
 from cairn.importers.sql import relative
 from cairn.store.paths import EntityKind, EntityPathError, parse
 
@@ -309,6 +309,7 @@ def import_adr(
                     type="reject" if rejected else "modify",
                     entity=entity,
                     reasoning=_reasoning(adr),
+                    author=file_author(adr.path, dates),
                     alternative=("; ".join(adr.options) or adr.title) if rejected else None,
                     occurred_at=when,
                     metadata=dict(meta),
@@ -333,6 +334,7 @@ def import_adr(
                     type="supersede",
                     entity=entity,
                     reasoning=_reasoning(successor),
+                    author=file_author(successor.path, dates),
                     occurred_at=when,
                     supersedes_key=f"{SOURCE}:{adr.rel}:{entity}",
                     metadata={

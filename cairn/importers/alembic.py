@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_dates, file_date
+from cairn.importers.dates import added_dates, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 from cairn.importers.sql import changes_to_proposed, relative
 from cairn.store.paths import EntityPathError, column_path, table_path
@@ -329,6 +329,7 @@ def import_alembic(
                     "down_revision": list(rev.down),
                     "date_from": origin,
                 },
+                author=file_author(rev.path, dates),
             )
             for hook in unit_done or []:
                 hook(1)

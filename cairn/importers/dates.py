@@ -29,12 +29,12 @@ def absolute(path: Path) -> Path:
     return path if path.is_absolute() else path.resolve()
 
 
-def added_dates(paths: list[Path]) -> dict[Path, str]:
-    """Resolved path -> committer date (UTC ISO) of the commit that first added it.
+def added_dates(paths: list[Path]) -> dict[Path, tuple[str, str]]:
+    """Absolute path -> (committer date in UTC ISO, author) of the commit that added it.
 
     One `git log` per work tree, not one per file: a thousand migrations date in one go.
     """
-    dates: dict[Path, str] = {}
+    dates: dict[Path, tuple[str, str]] = {}
     roots: dict[Path, list[Path]] = {}
     by_dir: dict[Path, Path | None] = {}  # one `git rev-parse` per folder, not per file
     for p in paths:
@@ -55,7 +55,7 @@ def added_dates(paths: list[Path]) -> dict[Path, str]:
                 "--reverse",
                 "--diff-filter=A",
                 "--name-only",
-                "--format=@@%cI",
+                "--format=@@%cI%x1f%an <%ae>",
                 "--",
                 *sorted({str(Path(w).parent) for w in wanted}),
             ],
@@ -63,19 +63,26 @@ def added_dates(paths: list[Path]) -> dict[Path, str]:
             text=True,
             check=False,
         )
-        current = ""
-        for line in out.stdout.splitlines():
+        current = ("", "")
+        for line in out.stdout.split("\n"):
             if line.startswith("@@"):
-                current = normalise_time(line[2:])
+                date, _, author = line[2:].partition("\x1f")
+                current = (normalise_time(date), author)
             elif line and line in wanted and wanted[line] not in dates:
                 dates[wanted[line]] = current
     return dates
 
 
-def file_date(path: Path, git_dates: dict[Path, str]) -> tuple[str, str]:
+def file_date(path: Path, git_dates: dict[Path, tuple[str, str]]) -> tuple[str, str]:
     """(occurred_at, where it came from) for one file."""
     found = git_dates.get(absolute(path))
     if found:
-        return found, "git"
+        return found[0], "git"
     mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
     return iso(mtime), "mtime"
+
+
+def file_author(path: Path, git_dates: dict[Path, tuple[str, str]]) -> str | None:
+    """Who committed the file first (`Name <email>`), when git knows."""
+    found = git_dates.get(absolute(path))
+    return found[1] or None if found else None

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cairn.importers.base import Proposed, Skipped, SourceError, iso
-from cairn.importers.dates import absolute, added_dates, file_date
+from cairn.importers.dates import absolute, added_dates, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 
 SOURCE = "sql"
@@ -100,6 +100,7 @@ def changes_to_proposed(
     reasoning: str,
     occurred_at: str,
     extra: dict[str, object],
+    author: str | None = None,
 ) -> Iterator[Proposed]:
     """Proposals for one file's changes, keyed `source:rel:stmt:entity`."""
     used: dict[str, int] = {}
@@ -120,6 +121,7 @@ def changes_to_proposed(
             reasoning=why,
             diff=ch.sql,
             occurred_at=occurred_at,
+            author=author,
             metadata={"file": rel, "statement": ch.statement, **extra, **ch.metadata},
         )
 
@@ -159,6 +161,7 @@ def import_sql(
                 reasoning=f"Migration {m.path.name} ({m.description})",
                 occurred_at=when,
                 extra={"date_from": origin},
+                author=file_author(m.path, dates),
             )
             for hook in unit_done or []:
                 hook(1)

@@ -32,6 +32,7 @@ def test_sql_import_is_ordered_dated_tagged_and_idempotent(project: Path) -> Non
     assert "never card numbers" in removal.reasoning
     assert removal.diff == "ALTER TABLE payments DROP COLUMN card_number"
     assert removal.metadata["date_from"] == "git"
+    assert removal.author == "Ann Example <ann@example.com>"  # who committed the migration
     again = cairn_json(project, "import", "sql", "db/migration")
     assert again["imported"] == 0 and again["already_imported"] == first["imported"]
 
