@@ -84,6 +84,8 @@ def might_hold_secret(text: str) -> bool:
 MIN_PREFIX = 6
 _HEX = re.compile(r"^[0-9a-f]+$")
 _ROOT_PREFIXES = ("route/", "deps/", "env/")
+_TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
+_KINDS = frozenset(k.value for k in EntityKind)
 
 
 @dataclass(slots=True)
@@ -234,10 +236,12 @@ class Store:
     def _prepare(
         self, draft: EventDraft, parents: list[str], ctx: _BatchContext, masked: list[str]
     ) -> _Pending:
-        try:
-            etype = EventType.parse(draft.type)
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
+        etype = _TYPES.get(draft.type) if isinstance(draft.type, str) else None
+        if etype is None:
+            try:
+                etype = EventType.parse(draft.type)
+            except ValueError as exc:
+                raise ValidationError(str(exc)) from None
         entity, inferred_kind = ctx.entity(draft.entity)
         reasoning = (draft.reasoning or "").strip()
         if not reasoning:
@@ -276,14 +280,9 @@ class Store:
         revisit = parse_revisit_after(draft.revisit_after) if draft.revisit_after else ""
         expires = parse_expires_when(draft.expires_when) if draft.expires_when else ""
         kind = (draft.entity_kind or "").strip().lower()
-        if kind:
-            try:
-                EntityKind(kind)
-            except ValueError:
-                names = ", ".join(k.value for k in EntityKind)
-                raise ValidationError(
-                    f"unknown entity kind {kind!r}; expected one of: {names}"
-                ) from None
+        if kind and kind not in _KINDS:
+            names = ", ".join(k.value for k in EntityKind)
+            raise ValidationError(f"unknown entity kind {kind!r}; expected one of: {names}")
         metadata = draft.metadata or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
