@@ -202,6 +202,37 @@ async def measure(root: Path, text: str, args: argparse.Namespace) -> dict[str, 
     return results
 
 
+def in_process(root: Path, text: str, rounds: int) -> dict[str, float]:
+    """Where a full-file analysis spends its time, without the transport."""
+    from cairn.indexer import Document
+    from cairn.lsp.analysis import to_diagnostic
+
+    from cairn.findings import findings_for
+
+    parse, symbols, statuses, findings = [], [], [], []
+    with Store.open(root / ".cairn") as store:
+        for i in range(rounds):
+            t0 = time.perf_counter()
+            doc = Document(f"db/migrations/in_process_{i}.sql", text)
+            t1 = time.perf_counter()
+            found = doc.symbols
+            t2 = time.perf_counter()
+            status = store.status_many(sorted({s.entity for s in found}))
+            t3 = time.perf_counter()
+            [to_diagnostic(f) for f in findings_for(found, status)]
+            t4 = time.perf_counter()
+            parse.append(ms(t1 - t0))
+            symbols.append(ms(t2 - t1))
+            statuses.append(ms(t3 - t2))
+            findings.append(ms(t4 - t3))
+    return {
+        "parse": statistics.median(parse),
+        "symbols": statistics.median(symbols),
+        "statuses": statistics.median(statuses),
+        "findings": statistics.median(findings),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=10_000)
@@ -223,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             columns = build_workspace(root, args.events, args.seed)
         text = migration_text(columns, args.seed)
         r = asyncio.run(measure(root, text, args))
+        r.update(in_process(root, text, args.rounds))
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
@@ -237,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
          TARGETS["start -> first diagnostics"]),
         ("process start -> first diagnostics", f"{r['start']:.0f} ms", ""),
         ("peak RSS (VmHWM)", f"{r['rss']:.0f} MB", TARGETS["peak RSS"]),
+        ("  in process: tree-sitter parse (new document)", f"{r['parse']:.1f} ms", ""),
+        ("  in process: indexer symbols", f"{r['symbols']:.1f} ms", ""),
+        ("  in process: status_many, 500 entities", f"{r['statuses']:.1f} ms", ""),
+        ("  in process: findings + diagnostics", f"{r['findings']:.1f} ms", ""),
     ]  # fmt: skip
     print(
         f"\ncairn-lsp over stdio: {args.events:,} events in the log; a {FILE_LINES:,}-line "
