@@ -259,7 +259,10 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
         else:
             unknown.append(f"{ast.unparse(call)[:60]}: drop_index without table_name")
     elif op == "execute":
-        sql = _str(_arg(call, 0, "sqltext"))
+        text = _arg(call, 0, "sqltext")
+        if isinstance(text, ast.Call) and _callee(text).split(".")[-1] == "text" and text.args:
+            text = text.args[0]  # op.execute(sa.text("..."))
+        sql = _str(text)
         if sql is None:
             unknown.append(f"{ast.unparse(call)[:60]}: SQL is not a literal string")
             return

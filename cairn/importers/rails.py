@@ -226,7 +226,7 @@ def _call(call: Node, emit: Emit, unknown: list[str]) -> None:
         )
     elif name == "execute":
         raw = _args(call)
-        sql = _string_value(raw[0]) if raw else None
+        sql = _string_value(raw[0], call) if raw else None
         if sql is None:
             unknown.append(f"{_text(call)[:60]}: SQL is not a literal string")
             return
@@ -239,11 +239,15 @@ def _call(call: Node, emit: Emit, unknown: list[str]) -> None:
         unknown.append(f"{_text(call)[:60]}: not a table or column operation Cairn reads")
 
 
-def _string_value(node: Node) -> str | None:
+def _string_value(node: Node, call: Node) -> str | None:
+    """A literal string argument, including a heredoc (`execute <<~SQL ... SQL`)."""
     if node.type == "string":
         return "".join(_text(c) for c in node.named_children if c.type == "string_content")
     if node.type == "heredoc_beginning":
-        return None
+        # The heredoc's text is the statement after the call, not an argument.
+        body = call.next_named_sibling
+        if body is not None and body.type == "heredoc_body":
+            return "".join(_text(c) for c in body.named_children if c.type == "heredoc_content")
     return None
 
 

@@ -115,6 +115,7 @@ def upgrade():
     op.drop_column("users", "email_verified")
     op.alter_column("users", "login_email", type_=sa.String(320))
     op.execute("ALTER TABLE orgs ADD COLUMN plan text")
+    op.execute(sa.text("ALTER TABLE orgs ADD COLUMN billing_email text"))
     op.rename_table("orgs", "organisations")
 
 
@@ -147,6 +148,10 @@ end
     remove_column :users, :stripe_customer_id, :string
     change_column :users, :login_email, :citext
     execute "ALTER TABLE users ADD COLUMN tz text"
+    execute <<~SQL
+      -- reporting needs the signup channel
+      ALTER TABLE users ADD COLUMN signup_channel text;
+    SQL
   end
 
   def down

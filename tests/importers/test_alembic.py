@@ -43,6 +43,7 @@ def test_upgrade_operations_become_events_in_order(tmp_path: Path) -> None:
         ("remove", "users.email_verified"),
         ("retype", "users.login_email"),
         ("add", "orgs.plan"),
+        ("add", "orgs.billing_email"),  # op.execute(sa.text(...))
         ("rename", "orgs"),
         ("create", "organisations"),
     ]

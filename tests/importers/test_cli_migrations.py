@@ -61,10 +61,10 @@ def test_missing_path_is_a_one_line_error(project: Path) -> None:
 def test_alembic_and_rails_histories(project: Path) -> None:
     write(project / "alembic" / "versions", ALEMBIC)
     report = cairn_json(project, "import", "alembic", "alembic")
-    assert report["imported"] == 15
+    assert report["imported"] == 16
     write(project / "db" / "migrate", RAILS)
     rails = cairn_json(project, "import", "rails", ".")
-    assert rails["imported"] == 12
+    assert rails["imported"] == 13
     with Store.open(project / ".cairn") as store:
         events = store.history("users.email_verified")
     assert [(e.type.value, e.agent) for e in events] == [

@@ -29,6 +29,7 @@ def test_rails_history_end_to_end(tmp_path: Path) -> None:
         ("remove", "users.stripe_customer_id"),
         ("retype", "users.login_email"),
         ("add", "users.tz"),
+        ("add", "users.signup_channel"),  # from a heredoc
     ]
     removal = next(p for p in proposed if p.type == "remove")
     assert removal.occurred_at == "2023-03-01T08:30:00Z"
