@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cairn.importers.base import Proposed, Skipped, SourceError
 from cairn.importers.sql import classify, import_sql, ordered_migrations
@@ -85,3 +87,23 @@ def test_dbmate_down_section_is_ignored_and_dates_come_from_the_name(tmp_path: P
     assert only.source_key == "sql:20230105093000_add_email.sql:0:users.email"
     assert "login by email" in only.reasoning
     assert only.diff == "ALTER TABLE users ADD COLUMN email text"
+
+
+@given(
+    versions=st.lists(
+        st.lists(st.integers(min_value=0, max_value=2000), min_size=1, max_size=3).map(tuple),
+        min_size=1,
+        max_size=12,
+        unique=True,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_flyway_order_is_numeric_for_any_versions(versions: list[tuple[int, ...]]) -> None:
+    names = {f"V{'.'.join(map(str, v))}__m.sql": v for v in versions}
+    if len(names) != len(versions):  # V1 and V01 would collide; not a real history
+        return
+    ordered = sorted(
+        (m for m in (classify(Path(n)) for n in names) if not isinstance(m, Skipped)),
+        key=lambda m: m.order,
+    )
+    assert [names[m.path.name] for m in ordered] == sorted(versions)
