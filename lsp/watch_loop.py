@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn.lsp.analysis import refresh_projects
+from cairn.lsp.analysis import refresh_projects, schedule
 from lsprotocol import types
 
 if TYPE_CHECKING:
@@ -53,9 +53,29 @@ async def poll(server: CairnServer) -> None:
     while True:
         interval = server.settings.poll_interval_ms
         await asyncio.sleep(max(interval, 250) / 1000)
-        if interval == 0 or server.watching:
+        if interval == 0:
             continue
-        await check_now(server)
+        adopt_new_projects(server)
+        if not server.watching:
+            await check_now(server)
+
+
+def adopt_new_projects(server: CairnServer) -> None:
+    """Documents opened outside any project join one created since (`cairn init`)."""
+    orphans = [
+        (d, d.path) for d in server.documents.values() if d.project is None and d.path is not None
+    ]
+    if not orphans:
+        return
+    server.projects.forget()
+    from cairn.lsp.features.documents import open_document  # the one way to build a view
+
+    for doc, path in orphans:
+        if server.projects.for_path(path) is None:
+            continue
+        text = server.workspace.get_text_document(doc.uri).source
+        server.documents[doc.uri] = open_document(server, doc.uri, text, doc.version)
+        schedule(server, doc.uri, 0)
 
 
 async def check_now(server: CairnServer, hinted: set[Path] | None = None) -> None:

@@ -109,7 +109,8 @@ def _index(server: CairnServer, doc: OpenDocument, text: str) -> None:
             f"({server.settings.max_file_bytes})"
         )
         return
-    assert doc.project is not None and doc.relpath is not None
+    if doc.project is None or doc.relpath is None:
+        return
     queries = doc.project.cairn_dir / "queries"
     try:
         doc.doc = Document(doc.relpath, text, queries if queries.is_dir() else None)

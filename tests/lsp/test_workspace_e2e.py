@@ -206,3 +206,21 @@ def test_cli_serve_rejects_a_bad_tcp_address() -> None:
     assert out.stderr.strip() == (
         "cairn: error: invalid --tcp 'localhost:http'; expected HOST:PORT such as 127.0.0.1:2087"
     )
+
+
+async def test_cairn_init_while_editing_is_picked_up(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    plain = tmp_path / "plain"
+    (plain / "db").mkdir(parents=True)
+    (plain / "db" / "001.sql").write_text("ALTER TABLE users ADD COLUMN email_verified int;\n")
+    await initialize(client, plain, options={"debounceMs": 20, "pollIntervalMs": 250})
+    uri = open_doc(client, plain / "db" / "001.sql", "sql")
+    await wait_for(lambda: uri in client.diagnostics, client)
+    assert list(client.diagnostics[uri]) == []
+
+    cli(plain, "init")
+    cli(plain, "revert", "users.email_verified", "-r", "Bounced mails.")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    [diag] = cairn_diagnostics(client, uri)
+    assert diag.data["entity"] == "users.email_verified"
