@@ -238,6 +238,12 @@ def import_git(
             for hook in unit_done or []:
                 hook(1)
             if c.reverted is None:
+                if _REVERT_SUBJECT.match(c.subject):
+                    yield Skipped(
+                        f"{c.sha[:10]} {c.subject}",
+                        "looks like a revert, but no earlier commit has that subject and "
+                        "the message names no commit",
+                    )
                 continue
             if imported and c.sha in imported:
                 yield Known(imported[c.sha])

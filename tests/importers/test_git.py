@@ -63,6 +63,7 @@ def build_history(root: Path) -> dict[str, str]:
         date="2023-05-02T10:00:00Z",
     )
     shas["subject_revert"] = git(root, "rev-parse", "HEAD")
+    commit(root, 'Revert "Ship the old search"', "2023-05-03T10:00:00Z", {"README.md": "# app 2\n"})
     return shas
 
 
@@ -75,6 +76,8 @@ def test_reverts_land_on_the_entities_the_reverted_commit_introduced(project: Pa
     assert {"users.email_verified", "src/auth.py::verify_email", "deps/stripe"} <= reverted
     assert "src/auth.py::login" not in reverted and "deps/requests" not in reverted
     assert "src/hash.py::digest" in reverted
+    [unmatched] = [s for s in report["skipped_items"] if "old search" in s["item"]]
+    assert "no earlier commit has that subject" in unmatched["reason"]
     key = f"git:{shas['revert']}:users.email_verified"
     assert by_key[key]["occurred_at"] == "2023-03-01T09:00:00Z"
     with Store.open(project / ".cairn") as store:
