@@ -302,7 +302,7 @@ class Index:
         count = 0
         canon: dict[str, str | None] = {}
         for rec in records:
-            count += self._ingest_one(rec, batch, pending, canon, dedupe)
+            count += self._ingest_released(rec, batch, pending, canon, dedupe)
             if len(batch.rows) >= FLUSH_EVERY:
                 self._flush(batch)
                 batch = _Batch()
@@ -312,8 +312,29 @@ class Index:
             waiting = pending.pop(key)
             batch.missing.add(key)
             for rec in waiting:
-                count += self._ingest_one(rec, batch, pending, canon, dedupe)
+                count += self._ingest_released(rec, batch, pending, canon, dedupe)
         self._flush(batch)
+        return count
+
+    def _ingest_released(
+        self,
+        rec: Record,
+        batch: _Batch,
+        pending: dict[int, list[Record]],
+        canon: dict[str, str | None],
+        dedupe: bool,
+    ) -> int:
+        """Ingest one record, then every record that was waiting for it (iteratively: a
+        reversed log releases a whole chain at once, deeper than any recursion limit)."""
+        count = 0
+        stack = [rec]
+        while stack:
+            key = self._ingest_one(stack.pop(), batch, pending, canon, dedupe)
+            if key is not None:
+                count += 1
+                waiting = pending.pop(key, None)
+                if waiting:
+                    stack.extend(reversed(waiting))
         return count
 
     def _resolve(self, key: int, batch: _Batch) -> tuple[int, ChainPos] | None:
@@ -332,7 +353,8 @@ class Index:
         pending: dict[int, list[Record]],
         canon: dict[str, str | None],
         dedupe: bool,
-    ) -> int:
+    ) -> int | None:
+        """Index one record; its id key when placed, None when skipped or waiting."""
         raw = rec.raw
         try:
             eid = raw["id"]
@@ -344,9 +366,9 @@ class Index:
             occurred = to_ms(occurred_raw) if occurred_raw else None
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
-            return 0
+            return None
         if dedupe and (key in batch.placed or key in self.tip_by_key or self._known(key)):
-            return 0  # a duplicate line (e.g. after a union merge) is harmless
+            return None  # a duplicate line (e.g. after a union merge) is harmless
         entity = canon.get(entity_raw, "")
         if entity == "":
             try:
@@ -356,7 +378,7 @@ class Index:
             canon[entity_raw] = entity
         if entity is None:
             self.bad_lines += 1
-            return 0
+            return None
         parents: list[ChainPos] = []
         for parent in raw.get("parents") or ():
             pkey = id_key(parent)
@@ -364,7 +386,7 @@ class Index:
             if hit is None:
                 if pkey not in batch.missing:
                     pending.setdefault(pkey, []).append(rec)
-                    return 0
+                    return None
                 continue
             parents.append(hit[1])
         cp, started, merged = self.dag.place(parents)
@@ -405,12 +427,7 @@ class Index:
         meta = raw.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("source_key"), str):
             batch.srckeys.append((meta["source_key"],))
-        waiting = pending.pop(key, None)
-        done = 1
-        if waiting:
-            for child in waiting:
-                done += self._ingest_one(child, batch, pending, canon, dedupe)
-        return done
+        return key
 
     def _known(self, key: int) -> bool:
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None

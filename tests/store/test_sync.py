@@ -147,3 +147,15 @@ def test_branches_merge_with_union_and_status_sees_the_concurrent_change(
     with Store.open(copy) as s:
         assert s.status("users.email_verified").status is Status.REOPENED
         assert s.heads() == [merged.id]
+
+
+def test_a_long_log_in_reverse_order_is_indexed(store: Store) -> None:
+    # Every line waits for its parent, which comes later: far deeper than recursion.
+    store.append_many(draft(f"t.c{i % 7}", reasoning=f"step {i}") for i in range(3000))
+    heads = store.heads()
+    lines = store.log.path.read_text().splitlines()
+    store.log.path.write_text("\n".join(reversed(lines)) + "\n")
+    assert store.refresh() is True
+    assert len(store) == 3000
+    assert store.heads() == heads
+    assert sum(store.status(f"t.c{i}").event_count for i in range(7)) == 3000
