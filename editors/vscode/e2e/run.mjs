@@ -264,6 +264,12 @@ async function main() {
   await expectVisible("the hover naming the revert and its reason", page.locator(".monaco-hover", { hasText: "backfill locked" }));
   await shot("01-hover");
 
+  log("following the hover's Full history link (a trusted command link)");
+  await hover.first().locator("a", { hasText: "Full history" }).click();
+  const preview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+  await expectVisible("the history preview opened from the hover", preview.getByText("backfill locked the users table"));
+  await page.locator(".tab", { hasText: "002_email_verified.sql" }).first().click();
+
   const status = page.locator(".statusbar-item", { hasText: /Cairn: 1 reverted/ });
   await expectVisible("the status-bar item counting the reverted entity", status);
 
@@ -333,8 +339,7 @@ async function main() {
   await expectVisible("the 'Cairn: Show history' command", box.locator(".monaco-list-row", { hasText: "Cairn: Show history" }));
   await page.keyboard.press("Enter");
   await expectVisible("the history preview tab", page.locator(".tab", { hasText: "users.email_verified" }));
-  const preview = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
-  await expectVisible("the rendered history with the new supersede", preview.getByText(REASON));
+  await expectVisible("the history view refreshed with the new supersede", preview.getByText(REASON));
   await expectVisible("the rendered history heading", preview.locator("h1", { hasText: "History of" }));
   await shot("06-history");
 
