@@ -184,8 +184,10 @@ def export_markdown_cmd(output: Path | None) -> None:
         with Store.open(project.cairn_dir) as store:
             text = export_markdown(store)
         write_output(text, output, click.echo)
-    except (StoreError, OSError) as exc:
+    except StoreError as exc:
         raise CairnError(str(exc)) from None
+    except OSError as exc:
+        raise CairnError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 @export_group.command("jsonl")
@@ -199,7 +201,7 @@ def export_jsonl_cmd(output: Path | None) -> None:
     try:
         write_output(export_jsonl(lines), output, click.echo)
     except OSError as exc:
-        raise CairnError(str(exc)) from None
+        raise CairnError(f"cannot write {output}: {exc.strerror or exc}") from None
     if bad:
         click.echo(
             f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",

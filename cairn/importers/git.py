@@ -214,6 +214,8 @@ def import_git(
     """
     if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
         raise SourceError(f"{root} is not a git repository")
+    if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
+        return 0, iter(())  # a repository without commits has no reverts yet
     commits = read_log(root, since)
     by_sha = {c.sha: c for c in commits}
     by_subject: dict[str, Commit] = {}

@@ -75,6 +75,8 @@ def map_expiry(raw: str) -> tuple[str, str | None]:
 
 def open_db(path: Path) -> sqlite3.Connection:
     """Open a Selvedge database read-only, or say why it is not one."""
+    if path.is_dir():
+        raise SourceError(f"{path} is a directory; give the Selvedge database file")
     if not path.is_file():
         raise SourceError(f"{path}: no such file")
     try:

@@ -82,3 +82,11 @@ def test_export_outside_a_project_is_a_one_line_error(tmp_path: Path) -> None:
     proc = cairn(tmp_path, "export", "markdown")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "cairn init" in proc.stderr
+
+
+def test_export_to_a_missing_folder_fails_cleanly(project: Path) -> None:
+    target = project / "no" / "such" / "DECISIONS.md"
+    proc = cairn(project, "export", "markdown", "-o", str(target))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"cairn: error: cannot write {target}: No such file or directory"
+    assert not target.parent.exists()

@@ -129,3 +129,8 @@ def test_outside_a_repository_is_a_one_line_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not a git repository" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_repository_without_commits_imports_nothing(project: Path) -> None:
+    report = cairn_json(project, "import", "git")
+    assert (report["imported"], report["skipped"]) == (0, 0)

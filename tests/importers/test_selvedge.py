@@ -120,3 +120,5 @@ def test_rerun_is_a_no_op_and_a_bad_file_is_refused(
     proc = cairn(project, "import", "selvedge", str(bogus))
     assert proc.returncode == 2 and "not a SQLite database" in proc.stderr
     assert proc.stderr.count("\n") == 1
+    folder = cairn(project, "import", "selvedge", str(project))
+    assert folder.returncode == 2 and "is a directory" in folder.stderr
