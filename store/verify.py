@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
 from cairn.store.fastid import proves_id
-from cairn.store.index import INDEX_NAME, TAIL_BYTES, id_key
+from cairn.store.index import INDEX_NAME, TAIL_BYTES
 from cairn.store.log import LOG_NAME, QUARANTINE_NAME, write_lock
 from cairn.store.model import line_id
 
@@ -32,6 +33,11 @@ __all__ = [
     "recorded_heads",
     "verify",
 ]
+
+# Meta keys (in the index: local, derived, dropped on every rebuild) of the record of
+# what the last successful verify proved.
+RECORD_KEY = "verified"
+RECORD_KEYS = "verified_keys"
 
 # Problems make `verify` fail; notices are things a human should know that do not
 # mean the log is wrong (an interrupted write that was quarantined, for instance).
@@ -75,6 +81,9 @@ class VerifyReport:
     findings: list[Finding] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     index_suspect: bool = False
+    keys: set[int] = field(default_factory=set)
+    redacted: set[str] = field(default_factory=set)
+    proven_to: tuple[int, str] | None = None
 
     @property
     def problems(self) -> list[Finding]:
@@ -164,12 +173,13 @@ class _Line:
     proven: bool = False  # the fast hash already matched the id
 
 
-def _parse(data: bytes, report: VerifyReport) -> list[_Line]:
-    """Split the log into parsed lines, reporting malformed ones and a partial tail."""
+def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) -> list[_Line]:
+    """Split the log from byte `start` (line `first`) into parsed lines, reporting
+    malformed ones and a partial tail."""
     parsed: list[_Line] = []
-    chunks = data.split(b"\n")
+    chunks = data[start:].split(b"\n")
     tail = chunks.pop()  # b"" when the file ends with a newline
-    for number, chunk in enumerate(chunks, start=1):
+    for number, chunk in enumerate(chunks, start=first):
         if not chunk.strip():
             continue
         report.lines += 1
@@ -194,7 +204,7 @@ def _parse(data: bytes, report: VerifyReport) -> list[_Line]:
                 "partial-tail",
                 f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
                 f"write moves them to {QUARANTINE_NAME}",
-                len(chunks) + 1,
+                first + len(chunks),
                 severity=NOTICE,
             )
         )
@@ -245,7 +255,7 @@ def _check_ids(lines: Iterable[_Line], report: VerifyReport) -> tuple[dict[str, 
     return good, verified
 
 
-def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: set[str]) -> None:
+def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: _Known) -> None:
     """Every parent and every referenced verdict must be in the log."""
     for line in good.values():
         raw = line.raw
@@ -273,9 +283,11 @@ def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: set[str]
                 )
 
 
-def _check_redactions(lines: list[_Line], verified: set[int], report: VerifyReport) -> None:
+def _check_redactions(
+    lines: list[_Line], verified: set[int], report: VerifyReport, earlier: set[str]
+) -> None:
     """A redacted event must not survive in full elsewhere (a merge can bring a copy back)."""
-    redacted = {line.event_id for line in lines if line.raw.get("redacted")}
+    redacted = earlier | {line.event_id for line in lines if line.raw.get("redacted")}
     for line in lines:
         if line.event_id in redacted and not line.raw.get("redacted") and line.number in verified:
             report.findings.append(
@@ -289,15 +301,105 @@ def _check_redactions(lines: list[_Line], verified: set[int], report: VerifyRepo
             )
 
 
-def _heads(good: dict[str, _Line]) -> list[str]:
-    """Events no other event names as a parent."""
-    named = {p for line in good.values() for p in (line.raw.get("parents") or ())}
-    return sorted(ident for ident in good if ident not in named)
+class _Known:
+    """Membership in the whole log: ids parsed now plus (incrementally) the verified prefix."""
+
+    def __init__(self, ids: set[str], prefix: set[int]) -> None:
+        self.ids = ids
+        self.prefix = prefix
+
+    def __contains__(self, ident: object) -> bool:
+        if ident in self.ids:
+            return True
+        if not self.prefix or not isinstance(ident, str) or len(ident) < 16:
+            return False
+        try:
+            return _key(ident) in self.prefix
+        except ValueError:
+            return False
 
 
-def verify(cairn_dir: Path, *, anchor: Anchor | None = None) -> VerifyReport:
+def _key(ident: str) -> int:
+    """The 64-bit prefix an id is remembered under in the verified-prefix record."""
+    return int(ident[:16], 16)
+
+
+@dataclass(slots=True)
+class _Record:
+    """What the last successful verify proved: the log's first `offset` bytes."""
+
+    offset: int
+    sha256: str
+    lines: int
+    heads: list[str]
+    redacted: list[str]
+    keys: set[int]
+
+
+def _read_record(cairn_dir: Path) -> _Record | None:
+    path = cairn_dir / INDEX_NAME
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            rows = dict(
+                conn.execute(
+                    "SELECT k, v FROM meta WHERE k IN (?, ?)", (RECORD_KEY, RECORD_KEYS)
+                ).fetchall()
+            )
+        finally:
+            conn.close()
+        info = json.loads(rows[RECORD_KEY])
+        blob = rows[RECORD_KEYS]
+        keys = set(struct.unpack(f">{len(blob) // 8}Q", blob))
+        return _Record(
+            int(info["offset"]),
+            str(info["sha256"]),
+            int(info["lines"]),
+            list(info["heads"]),
+            list(info["redacted"]),
+            keys,
+        )
+    except (sqlite3.Error, KeyError, TypeError, ValueError, struct.error):
+        return None
+
+
+def _write_record(cairn_dir: Path, report: VerifyReport) -> None:
+    """Remember what this verify proved, so the next one only reads what was appended."""
+    if report.proven_to is None or not report.ok:
+        return
+    offset, digest = report.proven_to
+    info = {
+        "offset": offset,
+        "sha256": digest,
+        "lines": report.lines,
+        "heads": report.heads,
+        "redacted": sorted(report.redacted),
+    }
+    keys = sorted(report.keys)
+    blob = struct.pack(f">{len(keys)}Q", *keys)
+    try:
+        conn = sqlite3.connect(cairn_dir / INDEX_NAME, timeout=10.0, isolation_level=None)
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
+                [(RECORD_KEY, json.dumps(info)), (RECORD_KEYS, blob)],
+            )
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        pass  # only a shortcut for next time; the log itself is what was verified
+
+
+def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False) -> VerifyReport:
     """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: what
-    the index recorded)."""
+    the index recorded).
+
+    Unless `full`, a prefix that a previous verify proved, and whose bytes still hash the
+    same, is not parsed again: only the lines appended since are. Any change inside the
+    prefix (an edit, a deletion, a rewrite) changes its hash and means a full check.
+    """
     log = cairn_dir / LOG_NAME
     report = VerifyReport(log=log)
     seen = anchor if anchor is not None else recorded_anchor(cairn_dir)
@@ -305,13 +407,31 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None) -> VerifyReport:
         data = log.read_bytes()
     except FileNotFoundError:
         data = b""
-    lines = _parse(data, report)
-    all_ids = {line.event_id for line in lines}
+    record = None if full else _read_record(cairn_dir)
+    hasher = hashlib.sha256()
+    if record is not None and 0 < record.offset <= len(data):
+        hasher.update(memoryview(data)[: record.offset])
+        if hasher.hexdigest() != record.sha256:
+            record, hasher = None, hashlib.sha256()
+    else:
+        record = None
+    start = record.offset if record else 0
+    lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
+    new_redacted = {line.event_id for line in lines if line.raw.get("redacted")}
+    prefix_keys = record.keys if record else set()
+    if record and any(_key(i) in prefix_keys for i in new_redacted):
+        # A redacted copy appended after a full one: the full copy sits in the prefix.
+        return verify(cairn_dir, anchor=anchor, full=True)
+    all_ids = _Known({line.event_id for line in lines}, prefix_keys)
     good, verified = _check_ids(lines, report)
-    report.events = len(good)
+    new_keys = {_key(i) for i in good}
+    report.events = len(good) + (len(record.keys) - len(new_keys & prefix_keys) if record else 0)
     report.ids = list(good)
+    report.keys = prefix_keys | new_keys
     _check_links(good, report, all_ids)
-    _check_redactions(lines, verified, report)
+    prefix_redacted = set(record.redacted) if record else set()
+    _check_redactions(lines, verified, report, prefix_redacted)
+    report.redacted = prefix_redacted | new_redacted
     missing = [h for h in (seen.heads if seen else ()) if h not in all_ids]
     if missing and seen is not None and _log_extends(data, seen):
         # The log only grew since the index read it, so nothing it saw can have gone:
@@ -340,7 +460,14 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None) -> VerifyReport:
                 severity=NOTICE,
             )
         )
-    report.heads = _heads(good)
+    named = {p for line in good.values() for p in (line.raw.get("parents") or ())}
+    heads = set(record.heads) if record else set()
+    fresh = {i for i in good if _key(i) not in prefix_keys}  # a copy of an old line is no head
+    report.heads = sorted(h for h in heads | fresh if h not in named)
+    report.lines += record.lines if record else 0
+    end = data.rfind(b"\n") + 1
+    hasher.update(memoryview(data)[start:end])
+    report.proven_to = (end, hasher.hexdigest())
     report.findings.sort(key=lambda f: (f.severity != PROBLEM, f.line or 0))
     return report
 
@@ -354,7 +481,7 @@ def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
     # Imported here: the store imports this package's modules, not the other way round.
     from cairn.store.store import Store
 
-    expected = {id_key(h) for h in report.ids}
+    expected = {k >> 4 for k in report.keys}  # 64-bit record keys -> the index's 60-bit
     with Store.open(cairn_dir) as store:
         db = store.index.db
         keys = [int(h) for (h,) in db.execute("SELECT h FROM ev")]
@@ -366,11 +493,13 @@ def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
         and heads == set(report.heads)
     )
     if sound:
+        _write_record(cairn_dir, report)
         return False
     with write_lock(cairn_dir):
         for suffix in ("", "-wal", "-shm"):
             Path(f"{cairn_dir / INDEX_NAME}{suffix}").unlink(missing_ok=True)
     Store.open(cairn_dir).close()
+    _write_record(cairn_dir, report)
     report.findings.append(
         Finding(
             "index-rebuilt",

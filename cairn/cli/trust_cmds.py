@@ -20,11 +20,17 @@ def register(group: click.Group) -> None:
 
 
 @click.command("verify")
+@click.option(
+    "--full", is_flag=True, help="Re-check every line, not only those appended since the last run."
+)
 @json_option
 @click.pass_context
-def verify_cmd(ctx: click.Context, as_json: bool) -> None:
+def verify_cmd(ctx: click.Context, full: bool, as_json: bool) -> None:
     """Recompute every event id, check every parent, and check that nothing the index
     saw has vanished from the log. Exit 1 when a problem is found.
+
+    A prefix proven by the last run is re-hashed as a whole (any edit in it means a full
+    check), and only lines appended since are parsed again.
 
     \b
     Examples:
@@ -32,7 +38,7 @@ def verify_cmd(ctx: click.Context, as_json: bool) -> None:
       cairn verify --json | jq '.problems[] | .line'
     """
     project = current_project()
-    report = verify(project.cairn_dir)
+    report = verify(project.cairn_dir, full=full)
     if report.ok:
         # The log is sound: make the derived index agree with it (rebuild if edited).
         try:

@@ -230,3 +230,82 @@ def test_outside_a_project_is_a_usage_error(tmp_path: Path) -> None:
     done = cairn(tmp_path, "verify")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "cairn init" in done.stderr
+
+
+# --- incremental verification: a proven prefix is re-hashed, not re-parsed -------------
+
+
+def prove(repo: Path) -> None:
+    rc, report = run_verify(repo)
+    assert rc == 0, report
+    db = sqlite3.connect(repo / ".cairn" / "index.db")
+    assert db.execute("SELECT count(*) FROM meta WHERE k = 'verified'").fetchone() == (1,)
+    db.close()
+
+
+def test_incremental_checks_appended_lines(repo: Path, cairn_dir: Path, seeded: list[Any]) -> None:
+    prove(repo)
+    later = append_events(cairn_dir, [EventDraft(type="add", entity="users.b", reasoning="b")])
+    rc, report = run_verify(repo)
+    assert (rc, report["events"], report["lines"], report["heads"]) == (0, 6, 6, [later[0].id])
+    # A forged append after a proven prefix: found, at its real line number.
+    forged: dict[str, Any] = {
+        "type": "add",
+        "entity": "users.c",
+        "parents": ["ab" * 32],
+        "reasoning": "forged",
+        "recorded_at": "2026-01-01T00:00:00.000Z",
+    }
+    forged["id"] = line_id(forged)
+    write_lines(cairn_dir, [*log_lines(cairn_dir), canonical_json(forged)])
+    rc, report = run_verify(repo)
+    assert rc == 1
+    assert codes(report) == [("missing-parent", 7, forged["id"])]
+
+
+def test_incremental_parents_in_the_prefix_and_duplicates(
+    repo: Path, cairn_dir: Path, seeded: list[Any]
+) -> None:
+    prove(repo)
+    lines = log_lines(cairn_dir)
+    # A union merge appends a copy of a proven line and a child of an old event.
+    child: dict[str, Any] = {
+        "type": "modify",
+        "entity": "users.email",
+        "parents": [seeded[1].id],
+        "reasoning": "from another branch",
+        "recorded_at": "2026-01-02T00:00:00.000Z",
+    }
+    child["id"] = line_id(child)
+    write_lines(cairn_dir, [*lines, lines[0], canonical_json(child)])
+    rc, report = run_verify(repo)
+    assert (rc, report["problems"]) == (0, [])
+    assert report["events"] == 6
+    assert sorted(report["heads"]) == sorted([seeded[-1].id, child["id"]])
+
+
+def test_an_edit_inside_the_proven_prefix_is_still_found(
+    repo: Path, cairn_dir: Path, seeded: list[Any]
+) -> None:
+    prove(repo)
+    lines = log_lines(cairn_dir)
+    lines[1] = lines[1].replace("verify addresses", "verify addressez")
+    write_lines(cairn_dir, lines)
+    rc, report = run_verify(repo)
+    assert rc == 1
+    assert codes(report) == [("id-mismatch", 2, seeded[1].id)]
+
+
+def test_full_flag_and_a_resurrected_copy_after_a_proven_redaction(
+    repo: Path, cairn_dir: Path, seeded: list[Any]
+) -> None:
+    original = log_lines(cairn_dir)[0]
+    assert cairn(repo, "redact", seeded[0].id, "-r", "pii").returncode == 0
+    prove(repo)
+    write_lines(cairn_dir, [*log_lines(cairn_dir), original])
+    rc, report = run_verify(repo)
+    assert rc == 1
+    assert codes(report) == [("unredacted-copy", 7, seeded[0].id)]
+    done = cairn(repo, "verify", "--full", "--json")
+    assert done.returncode == 1
+    assert codes(json.loads(done.stdout)) == [("unredacted-copy", 7, seeded[0].id)]
