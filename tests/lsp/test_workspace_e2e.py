@@ -56,6 +56,10 @@ async def test_watched_file_events_refresh_without_polling(
     await initialize(client, sample.root, watch=True, options={"debounceMs": 20})
     uri = open_doc(client, sample.root / MIGRATION, "sql")
     await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    for _ in range(300):  # the registration request follows `initialized` asynchronously
+        if client.registrations:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.05)
     [registration] = client.registrations  # type: ignore[attr-defined]
     assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
     sample.append(type="supersede", entity="users.email_verified", reasoning="Fixed upstream.")
