@@ -26,6 +26,7 @@ class Document:
         user_queries_dir: str | Path | None = None,
         *,
         language: str | None = None,
+        _one_shot: bool = False,
     ) -> None:
         self.file = file.replace("\\", "/")
         self.language = language if language is not None else language_for(self.file)
@@ -33,7 +34,8 @@ class Document:
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
         self._text: str | None = None
-        self._chunks = ChunkCache()
+        # a document that will be edited remembers symbols per chunk; a one-shot need not
+        self._chunks: ChunkCache | None = None if _one_shot else ChunkCache()
         # symbols as they were before the edits since, for splice() (one edit only)
         self._base: list[Symbol] | None = None
         self._pending: list[EditRecord] = []
@@ -191,4 +193,4 @@ def index_text(
     text: str | bytes, file: str, *, user_queries_dir: str | Path | None = None
 ) -> list[Symbol]:
     """The symbols of one file's text; never raises on bad input."""
-    return Document(file, text, user_queries_dir).symbols
+    return Document(file, text, user_queries_dir, _one_shot=True).symbols

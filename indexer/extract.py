@@ -60,7 +60,8 @@ def extract(
     """All symbols the queries find in `tree`, sorted by position. With a `cache`, only
     chunks whose text is new are queried; the cache is updated in place."""
     root = tree.root_node
-    chunks = root.children or [root]
+    # Without a cache (a one-shot index) the whole file is one chunk: no bookkeeping.
+    chunks = (root.children or [root]) if cache is not None else [root]
     data = ctx.data
     keys = [data[c.start_byte : c.end_byte] for c in chunks]
     old = cache.entries if cache is not None else {}
@@ -118,6 +119,8 @@ def _index_chunks(
     prefix = file_prefix(ctx.path)
     return {
         index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
+        if captures[index]
+        else []
         for index in dirty
     }
 
@@ -315,9 +318,11 @@ def _code_symbols(
     scopes: list[tuple[int, int, str, str, Capture | None]] = [
         (n.start_byte, n.end_byte, name, "container", None) for n, name in containers
     ]
-    for capture in definitions:
-        node = capture.range_node
-        scopes.append((node.start_byte, node.end_byte, capture.name, capture.kind, capture))
+    for definition in definitions:
+        node = definition.range_node
+        scopes.append(
+            (node.start_byte, node.end_byte, definition.name, definition.kind, definition)
+        )
     scopes.sort(key=lambda s: (s[0], -s[1], s[4] is not None))
     stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind)
     if outer is not None:

@@ -82,7 +82,7 @@ def builtin_query(language: str) -> CompiledQuery | None:
 
 def _builtin_text(stem: str) -> str | None:
     """A shipped query file with its `; inherits: a, b` parents prepended."""
-    ref = resources.files("cairn.indexer").joinpath("queries", f"{stem}.scm")
+    ref = resources.files("cairn.indexer").joinpath("queries").joinpath(f"{stem}.scm")
     if not ref.is_file():
         return None
     text = ref.read_text("utf-8")
