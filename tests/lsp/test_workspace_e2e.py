@@ -228,3 +228,22 @@ async def test_cairn_init_while_editing_is_picked_up(
     await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
     [diag] = cairn_diagnostics(client, uri)
     assert diag.data["entity"] == "users.email_verified"
+
+
+async def test_pull_clients_are_asked_to_refresh_when_the_log_changes(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root, pull=True, options={"pollIntervalMs": 250})
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    report = await client.text_document_diagnostic_async(params)
+    assert [d.code for d in report.items] == [sample.ids["revert"]]
+
+    cli(sample.root, "supersede", "users.email_verified", "-r", "Provider fixed.")
+    for _ in range(300):
+        if client.diagnostic_refresh_count:
+            break
+        await asyncio.sleep(0.05)
+    assert client.diagnostic_refresh_count >= 1
+    report = await client.text_document_diagnostic_async(params)
+    assert list(report.items) == []
