@@ -221,11 +221,16 @@ async function openVerdicts(entity: string): Promise<Verdict[]> {
   if (found.size > 0 || !client) {
     return [...found.values()];
   }
-  const history = await client.sendRequest(ExecuteCommandRequest.type, {
-    command: "cairn.history",
-    arguments: [{ entity }],
-  });
-  return openVerdictsFromHistory(history);
+  try {
+    const history = await client.sendRequest(ExecuteCommandRequest.type, {
+      command: "cairn.history",
+      arguments: [{ entity, show: false }],
+    });
+    return openVerdictsFromHistory(history, entity);
+  } catch (error) {
+    output.appendLine(`Reading the history of ${entity}: ${errorText(error)}`);
+    return [];
+  }
 }
 
 async function showHistory(entity: string, result: unknown): Promise<void> {

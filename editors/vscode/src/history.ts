@@ -60,9 +60,12 @@ export function historyMarkdown(entity: string, result: unknown): string {
   return lines.join("\n").trimEnd() + "\n";
 }
 
-/** Reverts and rejects that no supersede in the history names, newest first. */
-export function openVerdictsFromHistory(result: unknown): Verdict[] {
-  const events = historyEvents(result);
+/**
+ * Reverts and rejects on `entity` that no supersede in the history names, newest first
+ * (the server's history includes children's events, which a supersede of `entity` cannot name).
+ */
+export function openVerdictsFromHistory(result: unknown, entity?: string): Verdict[] {
+  const events = historyEvents(result).filter((e) => !entity || !e.entity || e.entity === entity);
   const superseded = events.filter((e) => e.type === "supersede" && e.supersedes).map((e) => e.supersedes as string);
   return events
     .filter((e) => (e.type === "revert" || e.type === "reject") && !superseded.some((s) => e.id.startsWith(s) || s.startsWith(e.id)))

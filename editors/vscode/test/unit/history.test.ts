@@ -39,3 +39,11 @@ test("open verdicts are the reverts and rejects no supersede names (prefix ids t
   assert.equal(open[0].alternative, "a trigger");
   assert.equal(open[0].date, "2026-04-03");
 });
+
+test("a child's verdicts are not offered for the parent", () => {
+  const child = { id: "f5eeeeeeeeee", type: "revert", entity: "users.email", reasoning: "x", recorded_at: "2026-06-01T00:00:00Z" };
+  const parent = { id: "f6ffffffffff", type: "reject", entity: "users", reasoning: "y", alternative: "z", recorded_at: "2026-06-02T00:00:00Z" };
+  const result = { entity: "users", events: [child, parent] };
+  assert.deepEqual(openVerdictsFromHistory(result, "users").map((v) => v.id), ["f6ffffffffff"]);
+  assert.deepEqual(openVerdictsFromHistory(result).map((v) => v.id), ["f6ffffffffff", "f5eeeeeeeeee"]);
+});
