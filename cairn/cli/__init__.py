@@ -17,12 +17,12 @@ from cairn.cli._common import CairnError, report_error
 
 # Each module defines `register(group: click.Group) -> None`.
 COMMAND_MODULES = (
-    "cairn.cli.store_cmds",  # init log reject revert supersede status history prior-attempts search review export
+    "cairn.cli.store_cmds",  # init log reject revert supersede status history prior-attempts search review
     "cairn.cli.trust_cmds",  # verify redact doctor
     "cairn.cli.scan_cmd",  # scan
     "cairn.cli.serve_cmd",  # serve demo
     "cairn.cli.check_cmd",  # check
-    "cairn.cli.import_cmds",  # import sql|alembic|rails|git|adr|selvedge
+    "cairn.cli.import_cmds",  # import sql|alembic|rails|git|adr|selvedge, export
 )
 
 
