@@ -121,3 +121,23 @@ async def test_hover_shows_the_reasoning_and_links_the_history(
         )
     )
     assert nothing is None
+
+
+async def test_reapplied_without_supersede_is_a_conflict_warning(
+    client: LanguageClient, sample: Sample
+) -> None:
+    sample.append(
+        type="add",
+        entity="users.email_verified",
+        author="bob",
+        reasoning="Needed for the new signup flow.",
+        occurred_at="2026-06-01",
+    )
+    await initialize(client, sample.root)
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    [diag] = cairn_diagnostics(client, uri)
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    assert diag.data["kind"] == "conflict"
+    assert diag.code == sample.ids["revert"]
+    assert "re-applied on 2026-06-01 by bob without a supersede" in diag.message
