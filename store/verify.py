@@ -84,6 +84,7 @@ class VerifyReport:
     keys: set[int] = field(default_factory=set)
     redacted: set[str] = field(default_factory=set)
     proven_to: tuple[int, str] | None = None
+    proven_from: tuple[int, str] | None = None
 
     @property
     def problems(self) -> list[Finding]:
@@ -365,10 +366,12 @@ def _read_record(cairn_dir: Path) -> _Record | None:
         return None
 
 
-def _write_record(cairn_dir: Path, report: VerifyReport) -> None:
+def _write_record(cairn_dir: Path, report: VerifyReport, *, force: bool = False) -> None:
     """Remember what this verify proved, so the next one only reads what was appended."""
     if report.proven_to is None or not report.ok:
         return
+    if report.proven_to == report.proven_from and not force:
+        return  # nothing new was proven: keep the record as it is
     offset, digest = report.proven_to
     info = {
         "offset": offset,
@@ -416,6 +419,7 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False)
     else:
         record = None
     start = record.offset if record else 0
+    report.proven_from = (record.offset, record.sha256) if record else None
     lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
     new_redacted = {line.event_id for line in lines if line.raw.get("redacted")}
     prefix_keys = record.keys if record else set()
@@ -499,7 +503,7 @@ def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{cairn_dir / INDEX_NAME}{suffix}").unlink(missing_ok=True)
     Store.open(cairn_dir).close()
-    _write_record(cairn_dir, report)
+    _write_record(cairn_dir, report, force=True)
     report.findings.append(
         Finding(
             "index-rebuilt",
