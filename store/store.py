@@ -233,6 +233,10 @@ class Store:
             self._seen_db = index.recorded_stat()
             return [p.event for p in prepared]
 
+    def validator(self) -> DraftValidator:
+        """Check drafts in order exactly as `append_many` would (same `_prepare`); write nothing."""
+        return DraftValidator(self)
+
     def _prepare(
         self, draft: EventDraft, parents: list[str], ctx: _BatchContext, masked: list[str]
     ) -> _Pending:
@@ -663,6 +667,23 @@ class Store:
 def _attempt_when(attempt: Attempt) -> str:
     event = attempt.change or attempt.closed_by
     return event.when if event is not None else ""
+
+
+class DraftValidator:
+    """Dry runs: each accepted draft is seen by the later ones, as in one `append_many`."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        store.refresh()
+        self._parents = sorted(store.index.heads)
+        self._ctx = _BatchContext()
+
+    def check(self, draft: EventDraft) -> Event:
+        """The event `append` would write, or the `StoreError` it would raise (then forgotten)."""
+        with self._store._lock:
+            pending = self._store._prepare(draft, self._parents, self._ctx, [])
+        self._parents = [pending.event.id]
+        return pending.event
 
 
 class _BatchContext:
