@@ -280,6 +280,14 @@ async function main() {
   await expectVisible("the warning in the Problems panel", problem);
   await shot("02-warning");
 
+  log("raising cairn.severity.introduce to error: the setting reaches the running server");
+  writeFileSync(
+    join(workspace, ".vscode", "settings.json"),
+    JSON.stringify({ "cairn.serverCommand": join(venvBin, "cairn"), "cairn.severity.introduce": "error" }, null, 2),
+  );
+  await expectVisible("an error squiggle after the severity change", editor.locator(".squiggly-error"));
+  await expectGone("the warning squiggle after the severity change", editor.locator(".squiggly-warning"));
+
   log("running the quick fix");
   const at = await column();
   await page.mouse.click(at.x, at.y);
@@ -300,7 +308,7 @@ async function main() {
   await page.keyboard.press("Enter");
 
   log("waiting for the warning to go");
-  await expectGone("the warning squiggle", editor.locator(".squiggly-warning"));
+  await expectGone("the error squiggle", editor.locator(".squiggly-error, .squiggly-warning"));
   await expectGone("the Problems entry", problem);
   await expectVisible("the status bar saying the file is clean", page.locator(".statusbar-item", { hasText: /^\s*Cairn\s*$/ }));
   await expectVisible("the code lens no longer saying reverted", editor.locator(".codelens-decoration", { hasText: "3 decisions" }));
