@@ -162,10 +162,11 @@ async def refresh_projects(server: CairnServer, cairn_dirs: Iterable[Path] | Non
         if server.pulls_diagnostics:
             continue
         schedule(server, doc.uri, 0)
+    # Fire and forget: a command's answer must not wait for the client's refresh.
     if server.capability("workspace.code_lens.refresh_support"):
-        await _quietly(server.workspace_code_lens_refresh_async(None))
+        server.spawn(_quietly(server.workspace_code_lens_refresh_async(None)))
     if server.pulls_diagnostics and server.capability("workspace.diagnostics.refresh_support"):
-        await _quietly(server.workspace_diagnostic_refresh_async(None))
+        server.spawn(_quietly(server.workspace_diagnostic_refresh_async(None)))
 
 
 async def _quietly(awaitable: Any) -> None:
