@@ -3,7 +3,8 @@
 An importer only yields `Proposed` events (or `Skipped` items); `run_import` does the
 rest: it drops what an earlier run already wrote (by `metadata.source_key`), resolves
 links between imported events (a supersede naming a revert imported in the same run
-or an earlier one), writes in batches through `Store.append_many`, and reports.
+or an earlier one), writes in batches through `Store.append_many` (or, on a dry run,
+checks each draft with the store's own validation, `Store.validator()`), and reports.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class EventStore(Protocol):
     def source_keys(self, prefix: str) -> set[str]: ...
 
     def append_many(self, drafts: list[Any]) -> list[Any]: ...
+
+    def validator(self) -> Any: ...
 
     def history(self, entity: str, *, as_of: Any = None, include_children: bool = False) -> Any: ...
 
@@ -207,7 +210,7 @@ ProgressHook = Callable[[int], None]
 
 
 def run_import(
-    store: EventStore | None,
+    store: EventStore,
     source: str,
     items: Iterable[Proposed | Skipped | Known],
     *,
@@ -223,8 +226,11 @@ def run_import(
     """
     agent = AGENT_PREFIX + source
     report = ImportReport(source=source, dry_run=dry_run)
-    existing = store.source_keys(f"{source}:") if store is not None else set()
+    existing = store.source_keys(f"{source}:")
+    # On a dry run the store still checks every draft (as one append_many would).
+    validator = store.validator() if dry_run else None
     ids: dict[str, str] = {}
+    refused: set[str] = set()
     keys_seen: set[str] = set()
     pending: list[Proposed] = []
     pending_keys: set[str] = set()
@@ -232,11 +238,10 @@ def run_import(
     def flush() -> None:
         if not pending:
             return
-        if not dry_run and store is not None:
-            _write(store, pending, agent, ids, report)
+        if validator is not None:
+            _check(validator, pending, agent, ids, report, refused)
         else:
-            for p in pending:
-                ids[p.source_key] = f"(new:{p.source_key})"
+            _write(store, pending, agent, ids, report, refused)
         pending.clear()
         pending_keys.clear()
 
@@ -245,7 +250,7 @@ def run_import(
             flush()
         if key in ids:
             return True
-        if key in existing and store is not None:
+        if key in existing:
             ids.update(_ids_from_history(store, p.entity, source))
         return key in ids
 
@@ -271,13 +276,12 @@ def run_import(
                 k for k in (item.supersedes_key, item.reverts_key) if k and not resolve(item, k)
             ]
             if missing:
-                report.skipped.append(
-                    Skipped(
-                        item.describe(),
-                        f"links to {missing[0]}, which is not in the log "
-                        "(outside the imported range?)",
-                    )
+                why = (
+                    "which the log refused (see above)"
+                    if missing[0] in refused
+                    else "which is not in the log (outside the imported range?)"
                 )
+                report.skipped.append(Skipped(item.describe(), f"links to {missing[0]}, {why}"))
                 continue
             keys_seen.add(item.source_key)
             pending.append(item)
@@ -289,8 +293,37 @@ def run_import(
     return report
 
 
+def _check(
+    validator: Any,
+    batch: list[Proposed],
+    agent: str,
+    ids: dict[str, str],
+    report: ImportReport,
+    refused: set[str],
+) -> None:
+    """Dry run: ask the store's validation about each draft; report what it would refuse."""
+    from cairn.store import StoreError
+
+    turned_down: set[str] = set()
+    for p in batch:
+        try:
+            # The would-be id lets later drafts link to this one, as in a real run.
+            ids[p.source_key] = validator.check(make_draft(p, agent, ids)).id
+        except StoreError as exc:
+            report.skipped.append(Skipped(p.describe(), f"the log would refuse it: {exc}"))
+            turned_down.add(p.source_key)
+    if turned_down:
+        refused |= turned_down
+        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
+
+
 def _write(
-    store: EventStore, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+    store: EventStore,
+    batch: list[Proposed],
+    agent: str,
+    ids: dict[str, str],
+    report: ImportReport,
+    refused: set[str],
 ) -> None:
     """Append a batch in one transaction; if the store refuses one event, write the rest
     one by one so a single bad event is reported instead of sinking the import."""
@@ -298,7 +331,7 @@ def _write(
 
     # The batch's report entries are the newest ones (appended as the batch was built).
     entries = {e["source_key"]: e for e in report.imported[-len(batch) :]}
-    refused: set[str] = set()
+    turned_down: set[str] = set()
     try:
         events = store.append_many([make_draft(p, agent, ids) for p in batch])
     except StoreError:
@@ -308,9 +341,10 @@ def _write(
                 events.extend(store.append_many([make_draft(p, agent, ids)]))
             except StoreError as exc:
                 report.skipped.append(Skipped(p.describe(), f"the log refused it: {exc}"))
-                refused.add(p.source_key)
-    if refused:
-        report.imported = [e for e in report.imported if e["source_key"] not in refused]
+                turned_down.add(p.source_key)
+    if turned_down:
+        refused |= turned_down
+        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
     for event in events:
         key = _source_key_of(event)
         if key is not None:

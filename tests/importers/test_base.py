@@ -72,13 +72,54 @@ def test_runner_writes_links_and_reports_refusals(tmp_path: Path) -> None:
         assert (cairn_dir / "decisions.jsonl").stat().st_size == size
 
 
-def test_dry_run_resolves_links_but_writes_nothing(tmp_path: Path) -> None:
+def test_dry_run_reports_what_the_store_would_refuse_and_writes_nothing(tmp_path: Path) -> None:
+    cairn_dir = init_store(tmp_path / "dry")
+    with Store.open(cairn_dir) as store:
+        dry = run_import(store, "t", proposals(), dry_run=True, progress=False)
+        assert (cairn_dir / "decisions.jsonl").read_text() == ""
+    with Store.open(init_store(tmp_path / "real")) as store:
+        real = run_import(store, "t", proposals(), progress=False)
+    # the dry run lists exactly what the real run writes, and skips what it refuses
+    assert [e["source_key"] for e in dry.imported] == [e["source_key"] for e in real.imported]
+    dry_reasons = {s.item: s.reason for s in dry.skipped}
+    assert dry_reasons["reject deps/stripe"].startswith("the log would refuse it: a reject")
+    assert dry_reasons.keys() == {s.item for s in real.skipped}
+
+
+def test_dry_run_checks_links_against_an_earlier_run(tmp_path: Path) -> None:
     cairn_dir = init_store(tmp_path)
     with Store.open(cairn_dir) as store:
-        report = run_import(store, "t", proposals(), dry_run=True, progress=False)
-        # in a dry run the store is not asked, so the bad reject is listed as importable
-        assert len(report.imported) == 4
-        assert (cairn_dir / "decisions.jsonl").read_text() == ""
+        run_import(store, "t", proposals()[:2], progress=False)
+        # a second supersede of the same revert: the store refuses it, so must the dry run
+        twice = Proposed(
+            "t:6:users.email",
+            "supersede",
+            "users.email",
+            "again",
+            supersedes_key="t:2:users.email",
+        )
+        dry = run_import(store, "t", [proposals()[3], twice], dry_run=True, progress=False)
+        assert [e["source_key"] for e in dry.imported] == ["t:4:users.email"]
+        [refusal] = dry.skipped
+        assert refusal.item == "supersede users.email"
+        assert "would refuse it" in refusal.reason and "not an open verdict" in refusal.reason
+        assert len(store) == 2
+
+
+def test_a_link_to_a_refused_event_says_so(tmp_path: Path) -> None:
+    cairn_dir = init_store(tmp_path)
+    bad = Proposed("t:1:deps/stripe", "reject", "deps/stripe", "PCI scope")
+    after = Proposed(
+        "t:2:deps/stripe", "supersede", "deps/stripe", "ok", supersedes_key=bad.source_key
+    )
+    with Store.open(cairn_dir) as store:
+        for dry_run in (True, False):
+            report = run_import(store, "t", [bad, after], dry_run=dry_run, progress=False)
+            assert report.imported == []
+            assert (
+                report.skipped[1].reason
+                == "links to t:1:deps/stripe, which the log refused (see above)"
+            )
 
 
 def test_a_link_to_an_earlier_run_is_found_in_the_log(tmp_path: Path) -> None:
