@@ -43,7 +43,10 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     state = str(getattr(status, "status", "unknown"))
     count = int(getattr(status, "event_count", 0) or 0)
     noun = "decision" if count == 1 else "decisions"
-    lines = [f"**`{entity}`** · {state} · {count} {noun}"]
+    if count:
+        lines = [f"**`{entity}`** · {state} · {count} {noun}"]
+    else:  # a table known only through its columns' decisions
+        lines = [f"**`{entity}`** · no decisions of its own"]
     verdicts = list(getattr(status, "open_verdicts", None) or ())
     conflicts = list(getattr(status, "conflicts", None) or ())
     for verdict in verdicts[:MAX_VERDICTS]:

@@ -35,7 +35,7 @@ def register(server: CairnServer) -> None:
         except StoreUnavailable as exc:
             server.log(f"hover: {exc}", types.MessageType.Warning)
             return None
-        if not status.event_count:
+        if not status.event_count and not status.rollup:
             if not server.settings.hover_no_decisions:
                 return None
             markdown = no_decisions_markdown(entity)

@@ -113,11 +113,22 @@ async def test_hover_shows_the_reasoning_and_links_the_history(
     assert "command:cairn.history" in text
     assert len(text.splitlines()) <= 15
 
-    # `users` itself (the table) has no decisions: no hover at all by default.
-    nothing = await client.text_document_hover_async(
+    # The table has no decisions of its own, but its columns' verdicts roll up.
+    table = await client.text_document_hover_async(
         types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
             position=types.Position(line=1, character=14),
+        )
+    )
+    assert table is not None and isinstance(table.contents, types.MarkupContent)
+    assert table.contents.value.startswith("**`users`** · no decisions of its own")
+    assert "Columns: 1 reverted (email_verified)" in table.contents.value
+
+    # `users.email` has no history at all: no hover by default.
+    nothing = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=2, character=41),
         )
     )
     assert nothing is None

@@ -173,10 +173,10 @@ async def test_severity_and_hover_settings_from_configuration(
     hover = await client.text_document_hover_async(
         types.HoverParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=14),
+            position=types.Position(line=2, character=41),
         )
     )
-    assert hover is not None and "`users`** · no decisions yet" in hover.contents.value
+    assert hover is not None and "`users.email`** · no decisions yet" in hover.contents.value
 
 
 async def test_workspace_symbols_search_decisions_and_locate_definitions(
