@@ -69,7 +69,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         )  # fmt: skip
         ids: dict[str, tuple[str, str]] = {}  # workload uuid -> (cairn id, type)
         used: set[str] = set()
-        load_s = 0.0
+        load_s = load_cpu = 0.0
         for batch in peer.batched(gen, args.batch):
             drafts = []
             for e in batch:
@@ -100,9 +100,10 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
                         entity_kind=e["entity_type"],
                     )
                 )
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             events = store.append_many(drafts)
             load_s += time.perf_counter() - t0
+            load_cpu += time.process_time() - c0
             for e, ev in zip(batch, events, strict=True):
                 ids[e["id"]] = (ev.id, ev.type.value)
             if args.progress:
@@ -144,6 +145,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "n_events": n,
             "load_seconds": round(load_s, 2),
             "load_events_per_s": round(n / load_s),
+            "load_cpu_us_per_event": round(load_cpu / n * 1e6, 1),
             "prior_attempts": pa,
             "status": st,
             "batch_status": ms_stats(batch_lat, peer),
@@ -289,6 +291,7 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
         lines = [
             ("bulk load events/s", ours["load_events_per_s"], t.get("load_events_per_s"), True, ""),
             ("bulk load seconds", ours["load_seconds"], t.get("load_seconds"), False, " s"),
+            ("bulk load CPU µs/event", ours["load_cpu_us_per_event"], None, False, ""),
             ("prior-attempts p50", *pick("prior_attempts", "p50_ms"), False, " ms"),
             ("prior-attempts p99", *pick("prior_attempts", "p99_ms"), False, " ms"),
             ("status p50", *pick("status", "p50_ms"), False, " ms"),
@@ -351,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 fh.write(json.dumps({"cairn": ours, "selvedge": theirs}) + "\n")
         print(json.dumps(ours, indent=1), file=sys.stderr)
     print(table(rows))
+    print(f"\nmachine: {os.cpu_count()} cpu, load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 
