@@ -25,6 +25,8 @@ STRING_TYPES = frozenset(
         "string_content",
         "string_fragment",
         "quoted_key",
+        "double_quote_scalar",
+        "single_quote_scalar",
     }
 )
 _INTERPOLATIONS = frozenset({"interpolation", "template_substitution", "escape_interpolation"})

@@ -13,6 +13,7 @@ from cairn.indexer.capture import Capture, FileContext
 from cairn.indexer.frameworks import (
     alembic,
     django,
+    environment,
     flask,
     jpa,
     knex,
@@ -27,6 +28,7 @@ RESOLVERS: dict[str, Resolver] = {
     "alembic-alter": alembic.alter_column,
     "alembic-batch": alembic.batch,
     "django": django.field,
+    "env-assignment": environment.assignment,
     "flask": flask.route,
     "jpa": jpa.column,
     "jpa-table": jpa.table,

@@ -166,3 +166,40 @@ def test_go_mod() -> None:
         ("deps/github.com/stretchr/testify", "dependency", "introduce"),
     ]
     assert one(symbols, "deps/golang.org/x/sync").name_range == span(GO_MOD, "golang.org/x/sync")
+
+
+COMPOSE = """\
+services:
+  web:
+    environment:
+      STRIPE_KEY: ${STRIPE_KEY}
+      "LOG_LEVEL": debug
+  worker:
+    environment:
+      - DATABASE_URL=postgres://db/app
+      - DEBUG
+    labels:
+      - not=an-env
+spec:
+  containers:
+    - name: app
+      env:
+        - name: REDIS_URL
+          value: redis://cache
+"""
+
+
+def test_yaml_environment_declarations() -> None:
+    symbols = index_text(COMPOSE, "deploy/docker-compose.yml")
+    assert entities(symbols) == [
+        ("env/STRIPE_KEY", "env", "introduce"),
+        ("env/LOG_LEVEL", "env", "introduce"),
+        ("env/DATABASE_URL", "env", "introduce"),
+        ("env/DEBUG", "env", "introduce"),
+        ("env/REDIS_URL", "env", "introduce"),
+    ]
+    assert one(symbols, "env/STRIPE_KEY").name_range == span(COMPOSE, "STRIPE_KEY")
+    assert one(symbols, "env/LOG_LEVEL").name_range == span(COMPOSE, '"LOG_LEVEL"')
+    url = one(symbols, "env/DATABASE_URL")
+    assert url.name_range == span(COMPOSE, "DATABASE_URL=postgres://db/app")
+    assert one(symbols, "env/REDIS_URL").name_range == span(COMPOSE, "REDIS_URL")

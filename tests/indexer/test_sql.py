@@ -102,3 +102,10 @@ def test_several_statements_in_order_and_case_folding() -> None:
         ("orders", "table", "reference"),
         ("orders.total", "column", "introduce"),
     ]
+
+
+def test_drop_index_on_a_table_references_it() -> None:
+    text = "DROP INDEX ix_email ON Accounts;\nDROP INDEX ix_orphan;\n"
+    symbols = index_text(text, "db/002.sql")
+    assert entities(symbols) == [("accounts", "table", "reference")]
+    assert symbols[0].name_range == span(text, "Accounts")

@@ -1,0 +1,38 @@
+"""Which files the indexer reads, and as what."""
+
+from __future__ import annotations
+
+import pytest
+from cairn.indexer import language_for
+
+
+@pytest.mark.parametrize(
+    ("path", "language"),
+    [
+        ("src/app.py", "python"),
+        ("stubs/x.pyi", "python"),
+        ("db/001_init.sql", "sql"),
+        ("web/app.mjs", "javascript"),
+        ("web/App.jsx", "javascript"),
+        ("web/app.ts", "typescript"),
+        ("web/App.tsx", "tsx"),
+        ("cmd/main.go", "go"),
+        ("src/lib.rs", "rust"),
+        ("src/Main.java", "java"),
+        ("db/migrate/001_x.rb", "ruby"),
+        ("Rakefile", "ruby"),
+        ("pyproject.toml", "toml"),
+        ("web/package.json", "json"),
+        ("ci.yml", "yaml"),
+        ("requirements.txt", "requirements"),
+        ("requirements-dev.in", "requirements"),
+        ("requirements/prod.txt", "requirements"),
+        ("go.mod", "gomod"),
+        ("windows\\style\\path.py", "python"),
+        ("notes.txt", None),
+        ("README.md", None),
+        ("Makefile", None),
+    ],
+)
+def test_language_for(path: str, language: str | None) -> None:
+    assert language_for(path) == language
