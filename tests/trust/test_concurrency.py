@@ -15,6 +15,7 @@ from .harness import CAIRN, env_for, log_lines
 
 WRITERS = 4
 WRITES = 500
+CLI_WRITES = 5
 
 
 def _writer(cairn_dir: str, worker: int, count: int, start: Any) -> None:
@@ -74,7 +75,8 @@ def test_concurrent_cli_writers(repo: Path, cairn_dir: Path) -> None:
                 "sh",
                 "-c",
                 " && ".join(
-                    f"{CAIRN} log users.c{w} add -r 'cli worker {w} write {i}'" for i in range(8)
+                    f"{CAIRN} log users.c{w} add -r 'cli worker {w} write {i}'"
+                    for i in range(CLI_WRITES)
                 ),
             ],
             cwd=repo,
@@ -87,7 +89,7 @@ def test_concurrent_cli_writers(repo: Path, cairn_dir: Path) -> None:
     for p in procs:
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
-    assert len(log_lines(cairn_dir)) == WRITERS * 8
+    assert len(log_lines(cairn_dir)) == WRITERS * CLI_WRITES
     done = subprocess.run(
         [CAIRN, "verify", "--json"], cwd=repo, env=env_for(), capture_output=True, text=True
     )
