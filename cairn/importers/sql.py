@@ -8,6 +8,7 @@ Rails-style timestamps (`20230102120000_x.sql`), and plain files sorted by name.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -92,6 +93,25 @@ def relative(path: Path, root: Path) -> str:
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
 
 
+def statement_digest(sql: str) -> str:
+    """12 hex digits naming a statement by its text, blind to layout and a final `;`."""
+    normal = " ".join(sql.split()).rstrip(";").rstrip()
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:12]
+
+
+def _identity(ch: Change) -> str:
+    """The text that names one change for its source key."""
+    # A column defined inside CREATE TABLE (or create_table) is named by its own
+    # definition and the table's creation by the table, so adding a column to that
+    # statement (a schema file edited in place) imports just the new column.
+    definition = ch.metadata.get("definition")
+    if isinstance(definition, str):
+        return definition
+    if ch.type == "create" and "renamed_from" not in ch.metadata:
+        return "create"
+    return ch.sql
+
+
 def changes_to_proposed(
     changes: list[Change],
     *,
@@ -102,12 +122,17 @@ def changes_to_proposed(
     extra: dict[str, object],
     author: str | None = None,
 ) -> Iterator[Proposed]:
-    """Proposals for one file's changes, keyed `source:rel:stmt:entity`."""
+    """Proposals for one file's changes, keyed `source:rel:<digest>:entity`.
+
+    The key names a change by its text, not its position, so inserting a statement
+    into an imported migration imports just that statement; `#2`, `#3`... tell apart
+    identical changes on the same entity in one file.
+    """
     used: dict[str, int] = {}
     # A comment above the first statement is the file's header: it explains them all.
     header = next((c.comment for c in changes if c.statement == 0 and c.comment), "")
     for ch in changes:
-        key = f"{source}:{rel}:{ch.statement}:{ch.entity}"
+        key = f"{source}:{rel}:{statement_digest(_identity(ch))}:{ch.entity}"
         used[key] = used.get(key, 0) + 1
         if used[key] > 1:
             key = f"{key}#{used[key]}"

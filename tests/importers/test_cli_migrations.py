@@ -37,6 +37,52 @@ def test_sql_import_is_ordered_dated_tagged_and_idempotent(project: Path) -> Non
     assert again["imported"] == 0 and again["already_imported"] == first["imported"]
 
 
+def test_a_statement_inserted_into_an_imported_migration_adds_only_its_events(
+    project: Path,
+) -> None:
+    folder = write(project / "db" / "migration", FLYWAY)
+    first = cairn_json(project, "import", "sql", "db/migration")
+    tokens = folder / "V10__tokenise_cards.sql"
+    lines = tokens.read_text().splitlines(keepends=True)
+    # a new statement before the existing ones, and the rest re-indented
+    lines.insert(1, "ALTER TABLE payments ADD COLUMN card_brand text;\n")
+    lines[3] = "ALTER  TABLE payments\n    DROP COLUMN card_number ;\n"
+    tokens.write_text("".join(lines))
+    again = cairn_json(project, "import", "sql", "db/migration")
+    assert [(e["type"], e["entity"]) for e in again["events"]] == [("add", "payments.card_brand")]
+    assert again["already_imported"] == first["imported"]
+    with Store.open(project / ".cairn") as store:
+        # only one event per change: nothing that followed the new statement came back
+        assert len(store.history("payments.card_token")) == 1
+        assert len(store.history("payments.card_number")) == 2  # the V2 add, the V10 remove
+
+
+def test_a_column_added_to_a_create_table_in_place_adds_only_that_column(
+    project: Path,
+) -> None:
+    schema = project / "db" / "schema.sql"
+    write(project / "db", {"schema.sql": "CREATE TABLE users (\n  id int,\n  email text\n);\n"})
+    assert cairn_json(project, "import", "sql", "db")["imported"] == 3
+    schema.write_text(schema.read_text().replace("email text", "email text,\n  nickname text"))
+    again = cairn_json(project, "import", "sql", "db")
+    assert [(e["type"], e["entity"]) for e in again["events"]] == [("add", "users.nickname")]
+    assert again["already_imported"] == 3
+
+
+def test_identical_statements_in_one_file_are_told_apart(project: Path) -> None:
+    add = "ALTER TABLE users ADD COLUMN nickname text;\n"
+    drop = "ALTER TABLE users DROP COLUMN nickname;\n"
+    migration = project / "db" / "0001_users.up.sql"
+    write(project / "db", {"0001_users.up.sql": "CREATE TABLE users (id int);\n" + add + drop})
+    first = cairn_json(project, "import", "sql", "db")
+    assert first["imported"] == 4
+    migration.write_text(migration.read_text() + add)  # the same statement once more
+    again = cairn_json(project, "import", "sql", "db")
+    assert [(e["type"], e["entity"]) for e in again["events"]] == [("add", "users.nickname")]
+    assert again["events"][0]["source_key"].endswith(":users.nickname#2")
+    assert cairn_json(project, "import", "sql", "db")["imported"] == 0
+
+
 def test_human_output_and_dry_run(project: Path) -> None:
     write(
         project / "db",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
@@ -84,7 +85,9 @@ def test_dbmate_down_section_is_ignored_and_dates_come_from_the_name(tmp_path: P
     assert [(p.type, p.entity) for p in proposed] == [("add", "users.email")]
     only = proposed[0]
     assert only.occurred_at == "2023-01-05T09:30:00Z"
-    assert only.source_key == "sql:20230105093000_add_email.sql:0:users.email"
+    # keyed by the column's definition, not the statement's position in the file
+    digest = sha256(b"email text").hexdigest()[:12]
+    assert only.source_key == f"sql:20230105093000_add_email.sql:{digest}:users.email"
     assert "login by email" in only.reasoning
     assert only.diff == "ALTER TABLE users ADD COLUMN email text"
 
