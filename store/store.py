@@ -82,6 +82,7 @@ def might_hold_secret(text: str) -> bool:
 
 
 MIN_PREFIX = 6
+STATUS_CACHE_MAX = 50_000
 _HEX = re.compile(r"^[0-9a-f]+$")
 _ROOT_PREFIXES = ("route/", "deps/", "env/")
 _TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
@@ -108,6 +109,9 @@ class Store:
         self._seen: tuple[int, int, int] | str | None = "unset"
         self._seen_db: tuple[int, int, int] | None = self.index.recorded_stat()
         self._author: str | None = None
+        # Statuses of the editor's batches, valid until the log changes (cleared by any
+        # sync or write): re-analysing a file on every keystroke asks the same again.
+        self._status_cache: dict[str, EntityStatus] = {}
 
     @classmethod
     def open(cls, cairn_dir: Path | str) -> Store:
@@ -146,6 +150,7 @@ class Store:
 
     def _sync(self) -> None:
         """Bring memory and index up to the file. Caller holds the thread and file locks."""
+        self._status_cache.clear()
         index = self.index
         recorded = index.recorded_stat()
         if recorded != self._seen_db:
@@ -229,6 +234,7 @@ class Store:
                 index.load_state()
                 raise
             index.close_map()
+            self._status_cache.clear()
             self._seen = (st.st_size, st.st_mtime_ns, st.st_ino)
             self._seen_db = index.recorded_stat()
             return [p.event for p in prepared]
@@ -461,7 +467,13 @@ class Store:
         canon = {raw: _canonical(raw) for raw in wanted}
         with self._lock:
             self.refresh()
-            found = self._status_many(sorted(set(canon.values())))
+            cache = self._status_cache
+            missing = sorted({c for c in canon.values() if c not in cache})
+            if missing:
+                if len(cache) > STATUS_CACHE_MAX:
+                    cache.clear()
+                cache.update(self._status_many(missing))
+            found = {c: cache[c] for c in canon.values()}
         return {raw: found[c] for raw, c in canon.items()}
 
     def _status_many(

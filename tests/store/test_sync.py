@@ -159,3 +159,13 @@ def test_a_long_log_in_reverse_order_is_indexed(store: Store) -> None:
     assert len(store) == 3000
     assert store.heads() == heads
     assert sum(store.status(f"t.c{i}").event_count for i in range(7)) == 3000
+
+
+def test_batch_statuses_follow_writes_from_anywhere(cairn_dir: Path) -> None:
+    with Store.open(cairn_dir) as a, Store.open(cairn_dir) as b:
+        a.append(draft("users.email"))
+        assert a.status_many(["users.email"])["users.email"].status is Status.ACTIVE
+        b.append(draft("users.email", "revert", "broke signup"))  # another writer
+        assert a.status_many(["users.email"])["users.email"].status is Status.REVERTED
+        a.append(draft("users.email", "supersede", "fixed"))  # this store's own write
+        assert a.status_many(["USERS.email"])["USERS.email"].status is Status.REOPENED
