@@ -33,6 +33,7 @@ FLUSH_EVERY = 50_000
 
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
+_APPLIED_CODES = ",".join(str(i) for i, t in enumerate(TYPES) if t.is_applied)
 
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -213,7 +214,9 @@ class Index:
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-        self.db.execute("DELETE FROM meta WHERE k != 'schema'")
+        # `verified*` is verify's anchor: what it proved must outlive a rebuild, or a
+        # truncated log re-indexed by any process would erase the evidence.
+        self.db.execute("DELETE FROM meta WHERE k != 'schema' AND k NOT LIKE 'verified%'")
         self.load_state()
 
     # --- reading the log --------------------------------------------------------------
@@ -486,6 +489,29 @@ class Index:
         for t in self.db.execute(sql, (json.dumps(paths),)):
             out[t[0]].append(_row(t[1:]))
         return out
+
+    def summary_rows_for_paths(self, paths: list[str]) -> dict[str, tuple[list[Row], int]]:
+        """What status needs for many entities, in ONE query: every verdict, supersede
+        and removal, but of the applied events only the latest of each DAG chain (within
+        a chain a later position descends from every earlier one, so it alone decides
+        ancestry). Returns rows and the entity's event count per path."""
+        out: dict[str, tuple[list[Row], int]] = {p: ([], 0) for p in paths}
+        counts: dict[str, int] = dict.fromkeys(paths, 0)
+        sql = (
+            "WITH e(id, path) AS (SELECT id, path FROM ent "
+            "WHERE path IN (SELECT value FROM json_each(?))) "
+            "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, "
+            "v.off, v.len, 1 FROM e JOIN ev v ON v.ent = e.id WHERE v.ty NOT IN "
+            f"({_APPLIED_CODES}) "
+            "UNION ALL "
+            "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, max(v.pos), v.ref, v.rec, v.occ, "
+            "v.off, v.len, count(*) FROM e JOIN ev v ON v.ent = e.id WHERE v.ty IN "
+            f"({_APPLIED_CODES}) GROUP BY v.ent, v.ch"
+        )
+        for t in self.db.execute(sql, (json.dumps(paths),)):
+            out[t[0]][0].append(_row(t[1:12]))
+            counts[t[0]] += t[12]
+        return {p: (rows, counts[p]) for p, (rows, _) in out.items()}
 
     def ent_of(self, path: str) -> int | None:
         """The dictionary id of a canonical path, or None when nothing was logged on it."""

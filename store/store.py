@@ -479,13 +479,20 @@ class Store:
     def _status_many(
         self, paths: list[str], *, with_latest: bool = False
     ) -> dict[str, EntityStatus]:
-        rows_by_path = self.index.rows_for_paths(paths)
+        if with_latest:
+            full = self.index.rows_for_paths(paths)
+            summary = {p: (rows, len(rows)) for p, rows in full.items()}
+        else:
+            summary = self.index.summary_rows_for_paths(paths)
         out: dict[str, EntityStatus] = {}
         is_ancestor = self.index.dag.is_ancestor
-        for path, rows in rows_by_path.items():
+        for path, (rows, count) in summary.items():
             if not rows:
                 out[path] = EntityStatus(path, Status.UNKNOWN)
                 continue
+            if not with_latest and count > len(rows) and _names_a_summarised_change(rows):
+                # A revert naming a change that the summary folded away: look at all.
+                rows = self.index.rows_for(rows[0].ent)
             derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
             by_seq = {r.seq: r for r in rows}
             conflicts = derived.conflicts
@@ -505,7 +512,7 @@ class Store:
                 open_verdicts=[events[s] for s in derived.open_verdicts],
                 conflicts=[events[s] for s in conflicts],
                 reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
-                event_count=len(rows),
+                event_count=count,
                 latest=events[latest_seq] if latest_seq else None,
             )
         return out
@@ -674,6 +681,13 @@ class Store:
         with self._lock:
             self.refresh()
             return int(self.index.db.execute("SELECT count(*) FROM ev").fetchone()[0])
+
+
+def _names_a_summarised_change(rows: list[Row]) -> bool:
+    """True when a revert's `reverts` points at an applied event of the entity that is
+    the latest of its chain: earlier ones in that chain were folded away."""
+    refs = {r.ref for r in rows if r.ty is EventType.REVERT and r.ref is not None}
+    return any(r.h in refs for r in rows if r.ty.is_applied)
 
 
 def _attempt_when(attempt: Attempt) -> str:

@@ -26,6 +26,10 @@ def _build(store: Store, steps: list[tuple[str, str, int]]) -> None:
         d = EventDraft(type=type_, entity=entity, reasoning=f"{type_} {entity}")
         if type_ == "reject":
             d.alternative = f"alt {pick}"
+        if type_ == "revert" and pick % 2:
+            applied = [e.id for e in store.history(entity) if e.type.is_applied]
+            if applied:
+                d.reverts = applied[pick % len(applied)]
         if type_ == "supersede":
             open_ids = [v.id for v in store.status(entity).open_verdicts]
             if not open_ids:
@@ -37,7 +41,7 @@ def _build(store: Store, steps: list[tuple[str, str, int]]) -> None:
             continue
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(ops, st.randoms(use_true_random=False))
 def test_any_permutation_of_the_lines_gives_the_same_statuses(
     steps: list[tuple[str, str, int]], rnd: random.Random
@@ -53,6 +57,18 @@ def test_any_permutation_of_the_lines_gives_the_same_statuses(
         permuted = init_store(Path(tmp) / "b")
         (permuted / "decisions.jsonl").write_text("\n".join(lines) + ("\n" if lines else ""))
         with Store.open(permuted) as other:
+            batch = other.status_many(ENTITIES)  # the editor's one-query path
+            for entity in ENTITIES:
+                assert batch[entity].status == expected[entity].status, entity
+                assert {v.id for v in batch[entity].open_verdicts} == {
+                    v.id for v in expected[entity].open_verdicts
+                }
+                assert batch[entity].reopened == expected[entity].reopened
+                assert batch[entity].event_count == expected[entity].event_count
+                assert {c.id for c in batch[entity].conflicts} <= {
+                    c.id for c in expected[entity].conflicts
+                }
+                assert bool(batch[entity].conflicts) == bool(expected[entity].conflicts)
             for entity in ENTITIES:
                 got = other.status(entity)
                 want = expected[entity]
