@@ -168,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m cairn.lsp [--tcp HOST:PORT]`: serve on stdio (default) or TCP."""
     parser = argparse.ArgumentParser(prog="cairn serve", description=__doc__.splitlines()[0])
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    parser.add_argument("--stdio", action="store_true", help="stdin/stdout (the default)")
     parser.add_argument("--log-level", default="WARNING", help="log level on stderr")
     args = parser.parse_args(argv)
     serve(tcp=args.tcp, log_level=args.log_level)
