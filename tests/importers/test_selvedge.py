@@ -1,43 +1,23 @@
 """`cairn import selvedge` on a database written by the real `selvedge` package.
 
-Selvedge 0.3.17 pulls in an MCP server stack (mcp, pydantic, uvicorn, cryptography),
-too heavy for Cairn's dev extras, so the test builds its own venv (cached under
-build/test-cache) and installs the real package there without those dependencies:
-its storage layer, which writes the database, uses only the standard library.
+The package lives in its own venv (see `selvedge_venv`): its dependencies are too
+heavy for Cairn's dev extras, and only its standard-library storage layer is needed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cairn.store import Store
 
 from importers.cli_helpers import cairn, cairn_json
+from importers.selvedge_venv import SELVEDGE, selvedge_python
 
-SELVEDGE = "selvedge==0.3.17"
 HERE = Path(__file__).resolve().parent
-CACHE = HERE.parents[1] / "build" / "test-cache" / "selvedge-0.3.17"
-
-
-def selvedge_python() -> Path:
-    python = CACHE / "bin" / "python"
-    probe = [str(python), "-c", "import selvedge.storage, selvedge; print(selvedge.__version__)"]
-    if python.exists():
-        done = subprocess.run(probe, capture_output=True, text=True)
-        if done.returncode == 0 and done.stdout.strip() == "0.3.17":
-            return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(CACHE)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", SELVEDGE],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(probe, check=True, capture_output=True)
-    return python
 
 
 @pytest.fixture(scope="module")
@@ -122,3 +102,16 @@ def test_rerun_is_a_no_op_and_a_bad_file_is_refused(
     assert proc.stderr.count("\n") == 1
     folder = cairn(project, "import", "selvedge", str(project))
     assert folder.returncode == 2 and "is a directory" in folder.stderr
+
+
+def test_an_unreachable_index_fails_the_test_with_a_clear_message(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
+    # nothing listens on the discard port; no cache, so pip has to ask the index
+    env.update(PIP_INDEX_URL="http://127.0.0.1:9/simple/", PIP_NO_CACHE_DIR="1")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        selvedge_python(tmp_path, env)
+    message = str(failed.value)
+    assert message.startswith(f"could not install {SELVEDGE} from the package index")
+    assert "is the index reachable?" in message and "\n" not in message
+    # nothing half-built is trusted next time
+    assert not (tmp_path / "selvedge-0.3.17" / ".cairn-ready").exists()
