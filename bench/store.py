@@ -129,6 +129,11 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             t0 = time.perf_counter()
             store.status_many(b)
             batch_lat.append((time.perf_counter() - t0) * 1000)
+        warm_lat = []  # the same file again: the editor re-analyses it on every keystroke
+        for _ in range(20):
+            t0 = time.perf_counter()
+            store.status_many(batches[-1])
+            warm_lat.append((time.perf_counter() - t0) * 1000)
         verify_s, verify_how = time_verify(cairn_dir, store)
         store.search("rollback plan")  # make sure the full-text index is part of the size
         store.index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -149,6 +154,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "prior_attempts": pa,
             "status": st,
             "batch_status": ms_stats(batch_lat, peer),
+            "batch_status_again": ms_stats(warm_lat, peer),
             "verify_seconds": round(verify_s, 2),
             "verify_how": verify_how,
             "log_bytes_per_event": round(log_bytes / n, 1),
@@ -298,6 +304,7 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
             ("status p99", *pick("status", "p99_ms"), False, " ms"),
             ("status of 500 entities p50", *pick("batch_status", "p50_ms"), False, " ms"),
             ("status of 500 entities p99", *pick("batch_status", "p99_ms"), False, " ms"),
+            ("same 500 again p50", ours["batch_status_again"]["p50_ms"], None, False, " ms"),
             ("verify", ours["verify_seconds"], t_verify, False, " s"),
             (
                 "bytes/event (log + index)",
