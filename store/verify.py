@@ -13,6 +13,7 @@ import hashlib
 import json
 import sqlite3
 import struct
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -395,13 +396,89 @@ def _write_record(cairn_dir: Path, report: VerifyReport, *, force: bool = False)
         pass  # only a shortcut for next time; the log itself is what was verified
 
 
-def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False) -> VerifyReport:
+def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
+    """Which of `ids` the log holds on some git branch: {id: ref}."""
+    root = cairn_dir.parent
+    try:
+        refs = subprocess.run(
+            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.split()
+        if not refs or not ids:
+            return {}
+        args = ["git", "grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
+        found = subprocess.run(
+            [*args, "--", f"{cairn_dir.name}/{LOG_NAME}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        ).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    where: dict[str, str] = {}
+    for line in found:
+        ref, _, rest = line.partition(":")
+        where.setdefault(rest.rsplit(":", 1)[-1], ref)
+    return where
+
+
+def _report_missing_heads(
+    cairn_dir: Path, missing: list[str], report: VerifyReport, accept: bool
+) -> None:
+    """A head seen before and gone now: a truncation, unless a branch switch explains it."""
+    elsewhere = _on_other_refs(cairn_dir, missing) if missing else {}
+    for head in missing:
+        if head in elsewhere:
+            report.findings.append(
+                Finding(
+                    "head-elsewhere",
+                    f"event {head} is not in this log but is on {elsewhere[head]} (you "
+                    "switched to a branch without it); nothing is lost",
+                    None,
+                    head,
+                    severity=NOTICE,
+                )
+            )
+        elif accept:
+            report.findings.append(
+                Finding(
+                    "head-accepted",
+                    f"event {head} is gone from the log; accepted (--accept), so the log as "
+                    "it is now is the new baseline",
+                    None,
+                    head,
+                    severity=NOTICE,
+                )
+            )
+        else:
+            report.findings.append(
+                Finding(
+                    "missing-head",
+                    f"event {head}, seen in this log before, is gone (the log was truncated "
+                    "or rolled back, and no branch holds it); if you reset on purpose, "
+                    "`cairn verify --accept` takes the log as it is",
+                    None,
+                    head,
+                )
+            )
+
+
+def verify(
+    cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False, accept: bool = False
+) -> VerifyReport:
     """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: what
     the index recorded).
 
-    Unless `full`, a prefix that a previous verify proved, and whose bytes still hash the
-    same, is not parsed again: only the lines appended since are. Any change inside the
-    prefix (an edit, a deletion, a rewrite) changes its hash and means a full check.
+    `accept` turns missing heads into notices and re-anchors on the log as it is (after
+    a deliberate reset). Unless `full`, a prefix that a previous verify proved, and whose
+    bytes still hash the same, is not parsed again: only the lines appended since are.
+    Any change inside the prefix (an edit, a deletion, a rewrite) means a full check.
     """
     log = cairn_dir / LOG_NAME
     report = VerifyReport(log=log)
@@ -410,7 +487,8 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False)
         data = log.read_bytes()
     except FileNotFoundError:
         data = b""
-    record = None if full else _read_record(cairn_dir)
+    proven = _read_record(cairn_dir)
+    record = None if full else proven
     hasher = hashlib.sha256()
     if record is not None and 0 < record.offset <= len(data):
         hasher.update(memoryview(data)[: record.offset])
@@ -425,7 +503,7 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False)
     prefix_keys = record.keys if record else set()
     if record and any(_key(i) in prefix_keys for i in new_redacted):
         # A redacted copy appended after a full one: the full copy sits in the prefix.
-        return verify(cairn_dir, anchor=anchor, full=True)
+        return verify(cairn_dir, anchor=anchor, full=True, accept=accept)
     all_ids = _Known({line.event_id for line in lines}, prefix_keys)
     good, verified = _check_ids(lines, report)
     new_keys = {_key(i) for i in good}
@@ -442,17 +520,12 @@ def verify(cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False)
         # the index itself is wrong (edited by hand); it is rebuilt, the log is fine.
         report.index_suspect = True
         missing = []
-    for head in missing:
-        report.findings.append(
-            Finding(
-                "missing-head",
-                f"event {head}, which the index last saw as a head, is not in the log "
-                "(the log was truncated or rolled back since; if you checked out an older "
-                "branch or reset on purpose, this is expected)",
-                None,
-                head,
-            )
-        )
+    # What the last successful verify proved outlives index rebuilds, so a truncation is
+    # still caught after another process re-indexed the shortened log.
+    for head in proven.heads if proven else ():
+        if head not in all_ids and head not in missing:
+            missing.append(head)
+    _report_missing_heads(cairn_dir, missing, report, accept)
     quarantine = cairn_dir / QUARANTINE_NAME
     if quarantine.is_file() and quarantine.stat().st_size:
         report.findings.append(

@@ -23,9 +23,14 @@ def register(group: click.Group) -> None:
 @click.option(
     "--full", is_flag=True, help="Re-check every line, not only those appended since the last run."
 )
+@click.option(
+    "--accept",
+    is_flag=True,
+    help="After a deliberate reset: take the log as it is, missing heads and all.",
+)
 @json_option
 @click.pass_context
-def verify_cmd(ctx: click.Context, full: bool, as_json: bool) -> None:
+def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> None:
     """Recompute every event id, check every parent, and check that nothing the index
     saw has vanished from the log. Exit 1 when a problem is found.
 
@@ -38,7 +43,7 @@ def verify_cmd(ctx: click.Context, full: bool, as_json: bool) -> None:
       cairn verify --json | jq '.problems[] | .line'
     """
     project = current_project()
-    report = verify(project.cairn_dir, full=full)
+    report = verify(project.cairn_dir, full=full, accept=accept)
     if report.ok:
         # The log is sound: make the derived index agree with it (rebuild if edited).
         try:
@@ -77,9 +82,11 @@ def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
     the index and the full-text index; keep its digest so the log still verifies, and
     record who erased it, when and why.
 
-    \b
     Git history still holds the old text: rewrite it (git filter-repo) and rotate any
-    secret. Examples:
+    secret.
+
+    \b
+    Example:
       cairn redact 3f2a9c -r "pasted a customer's email address"
     """
     project = current_project()

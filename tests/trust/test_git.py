@@ -168,3 +168,51 @@ def test_duplicated_lines_from_a_merge_are_harmless(
     report = verify_json(ours)
     assert (report["ok"], report["problems"], report["events"]) == (True, [], 2)
     assert status(ours, "users.email_verified") == "reverted"
+
+
+# --- the truncation anchor against branch switches and resets ----------------------------
+
+
+def test_truncation_is_caught_after_another_process_reindexed(repo: Path) -> None:
+    first = log(repo, "users.a", "add", "a")
+    last = log(repo, "users.b", "add", "b")
+    assert verify_json(repo)["ok"]
+    path = repo / ".cairn" / "decisions.jsonl"
+    path.write_text(path.read_text().split("\n")[0] + "\n")  # the newest line is cut off
+    with Store.open(repo / ".cairn") as store:  # e.g. the language server re-reads it
+        assert store.heads() == [first]
+    report = verify_json(repo)
+    assert [(p["code"], p["event"]) for p in report["problems"]] == [("missing-head", last)]
+
+
+def test_switching_to_an_older_branch_is_not_a_truncation(repo: Path) -> None:
+    log(repo, "users.a", "add", "a")
+    commit(repo, "a")
+    git(repo, "branch", "old")
+    newest = log(repo, "users.b", "add", "b")
+    commit(repo, "b")
+    assert verify_json(repo)["ok"]
+    git(repo, "checkout", "-q", "old")
+    report = verify_json(repo)
+    assert report["ok"] and report["problems"] == []
+    assert [(n["code"], n["event"]) for n in report["notices"]] == [("head-elsewhere", newest)]
+    assert "main" in report["notices"][0]["message"]
+    git(repo, "checkout", "-q", "main")
+    assert verify_json(repo)["ok"]
+
+
+def test_a_deliberate_reset_is_reported_until_accepted(repo: Path) -> None:
+    log(repo, "users.a", "add", "a")
+    commit(repo, "a")
+    dropped = log(repo, "users.b", "add", "b")
+    commit(repo, "b")
+    assert verify_json(repo)["ok"]
+    git(repo, "reset", "-q", "--hard", "HEAD~1")
+    report = verify_json(repo)
+    assert [(p["code"], p["event"]) for p in report["problems"]] == [("missing-head", dropped)]
+    accepted = cairn(repo, "verify", "--accept", "--json")
+    assert accepted.returncode == 0
+    notices = json.loads(accepted.stdout)["notices"]
+    assert [(n["code"], n["event"]) for n in notices] == [("head-accepted", dropped)]
+    report = verify_json(repo)
+    assert (report["ok"], report["notices"]) == (True, [])
