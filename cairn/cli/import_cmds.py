@@ -113,7 +113,12 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
 
 
 @import_group.command("git")
-@click.option("--since", metavar="DATE", help="Only commits after DATE (anything git accepts).")
+@click.option(
+    "--since",
+    metavar="DATE",
+    help="Only commits since DATE: YYYY-MM-DD (UTC midnight), an ISO 8601 date-time, "
+    "or 'N days|weeks|months|years ago'.",
+)
 @click.option(
     "--repo",
     type=click.Path(exists=True, file_okay=False, path_type=Path),

@@ -26,6 +26,10 @@ _REVERTS_BODY = re.compile(r"This reverts commit ([0-9a-f]{7,64})", re.I)
 _REVERT_SUBJECT = re.compile(r'^Revert "(.*)"\s*$')
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 
+# `--since` forms checked before git sees them: git reads any text as *some* date
+# (`--since=notadate` silently means "now" and imports nothing).
+_RELATIVE = re.compile(r"^(\d+)[ .]*(second|minute|hour|day|week|month|year)s?[ .]*ago$", re.I)
+
 _SEP = "\x1f"
 _END = "\x1e"
 
@@ -56,12 +60,28 @@ def git(root: Path, *args: str, check: bool = True) -> str:
     return out.stdout.decode("utf-8", "replace")
 
 
+def since_arg(raw: str) -> str:
+    """A `--since` value git reads one way: an ISO date/date-time (UTC if no offset;
+    a bare date is its midnight, not git's time-of-day-now) or `<N> <unit>s ago`."""
+    text = raw.strip()
+    if _RELATIVE.match(text):
+        return " ".join(_RELATIVE.sub(r"\1 \2s ago", text).split())
+    try:
+        utc = normalise_time(text)
+    except SourceError:
+        raise SourceError(
+            f"--since {raw!r} is not a date; give YYYY-MM-DD, an ISO 8601 date-time, "
+            "or '<N> days|weeks|months|years ago'"
+        ) from None
+    return utc.replace("T", " ").replace("Z", " +0000")
+
+
 def read_log(root: Path, since: str | None) -> list[Commit]:
     """Every commit reachable from HEAD, oldest first."""
     fmt = _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"]) + _END
     args = ["log", "--reverse", f"--format={fmt}"]
     if since:
-        args.append(f"--since={since}")
+        args.append(f"--since={since_arg(since)}")
     out = git(root, *args)
     commits: list[Commit] = []
     for record in out.split(_END):
@@ -212,6 +232,8 @@ def import_git(
     `imported` counts the events an earlier run imported per sha: commits never change,
     so their diffs are not read again (this is what makes a re-run cheap).
     """
+    if since is not None:
+        since_arg(since)  # a bad date is an error before git is asked anything
     if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
         raise SourceError(f"{root} is not a git repository")
     if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():

@@ -121,6 +121,26 @@ def test_since_limits_the_range_and_links_back_to_earlier_imports(project: Path)
     assert {e["type"] for e in full["events"]} == {"revert", "supersede"}
 
 
+def test_since_reads_dates_one_way_and_refuses_what_is_not_a_date(project: Path) -> None:
+    build_history(project)
+    first_revert = "2023-03-01T09:00:00Z"
+
+    def dates(since: str) -> set[str]:
+        report = cairn_json(project, "import", "git", "--dry-run", "--since", since)
+        return {e["occurred_at"] for e in report["events"]}
+
+    # a bare date is its UTC midnight (git alone would use the current time of day)
+    assert first_revert in dates("2023-03-01")
+    assert first_revert in dates("2023-03-01T10:30:00+02:00")  # 08:30 UTC
+    assert first_revert not in dates("2023-03-01T09:30:00Z")
+    assert first_revert in dates("20 years ago")
+    for bad in ("notadate", "2023-13-45", "1 fortnight ago"):
+        proc = cairn(project, "import", "git", "--since", bad)
+        # git alone would read these as "now" and quietly import nothing
+        assert proc.returncode == 2, bad
+        assert proc.stderr.count("\n") == 1 and f"--since {bad!r} is not a date" in proc.stderr
+
+
 def test_outside_a_repository_is_a_one_line_error(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     root.mkdir()
