@@ -24,7 +24,7 @@ def register(group: click.Group) -> None:
 @click.option(
     "--queries",
     "queries_dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
     help="Folder of extra <language>.scm queries (default: the project's .cairn/queries).",
 )
 @json_option

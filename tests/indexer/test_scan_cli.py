@@ -126,3 +126,12 @@ def test_scan_this_repository() -> None:
     assert ("deps/tree-sitter", "introduce") in found
     assert ("indexer/document.py::Document.edit", "introduce") in found
     assert ("indexer/extract.py::extract", "introduce") in found
+
+
+def test_missing_queries_folder_is_bad_input(tmp_path: Path) -> None:
+    (tmp_path / "a.sql").write_text("DROP TABLE old;\n")
+    result = run("--queries", "nowhere", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "'nowhere' does not exist" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
