@@ -75,6 +75,8 @@ def ordered_migrations(paths: list[Path]) -> tuple[list[Migration], list[Skipped
         files = [base] if base.is_file() else sorted(base.rglob("*.sql"))
         if base.is_file() and base.suffix.lower() != ".sql":
             raise SourceError(f"{base}: not a .sql file")
+        if not files:  # most likely a mistyped folder: say so rather than import nothing
+            raise SourceError(f"{base}: no .sql files found")
         for f in files:
             item = classify(f)
             (skipped if isinstance(item, Skipped) else found).append(item)  # type: ignore[arg-type]

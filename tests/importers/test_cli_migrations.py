@@ -104,6 +104,14 @@ def test_missing_path_is_a_one_line_error(project: Path) -> None:
     assert proc.stderr.count("\n") == 1 and "nowhere" in proc.stderr
 
 
+def test_a_folder_without_sql_files_is_an_error_not_an_empty_import(project: Path) -> None:
+    (project / "db" / "migrations").mkdir(parents=True)
+    (project / "db" / "migrations" / "README.md").write_text("migrations go here\n")
+    proc = cairn(project, "import", "sql", "db/migrations")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "db/migrations: no .sql files found" in proc.stderr
+
+
 def test_alembic_and_rails_histories(project: Path) -> None:
     write(project / "alembic" / "versions", ALEMBIC)
     report = cairn_json(project, "import", "alembic", "alembic")

@@ -149,6 +149,10 @@ def test_outside_a_repository_is_a_one_line_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not a git repository" in proc.stderr
     assert "Traceback" not in proc.stderr
+    for repo, says in ((root / "missing", "does not exist"), (root, "not a git repository")):
+        named = cairn(root, "import", "git", "--repo", str(repo))
+        assert named.returncode == 2
+        assert named.stderr.count("\n") == 1 and says in named.stderr and str(repo) in named.stderr
 
 
 def test_a_repository_without_commits_imports_nothing(project: Path) -> None:
