@@ -427,11 +427,19 @@ class Store:
         return Event.from_line(self.index.line(row.off, row.len))
 
     def status(self, entity: str) -> EntityStatus:
-        """The derived status of one entity, with a rollup of its children (table columns)."""
-        path = _canonical(entity)
+        """The derived status of one entity, with a rollup of its children (table columns).
+
+        A bare root (`deps/`, `env/`, `route/`) is no entity: its status is `unknown` and
+        its rollup lists every dependency (variable, route) with a verdict.
+        """
+        root = entity.strip() in _ROOT_PREFIXES
+        path = entity.strip() if root else _canonical(entity)
         with self._lock:
             self.refresh()
-            found = self._status_many([path], with_latest=True)[path]
+            if root:
+                found = EntityStatus(path, Status.UNKNOWN)
+            else:
+                found = self._status_many([path], with_latest=True)[path]
             rollup: dict[str, Status] = {}
             if not path.startswith(_ROOT_PREFIXES) or path.endswith("/"):
                 children = [

@@ -208,3 +208,11 @@ def test_secrets_are_masked_before_hashing(store: Store) -> None:
     text = store.log.path.read_text()
     assert key not in text and "[REDACTED:aws-access-key]" in text
     assert res.event.reasoning == "use [REDACTED:aws-access-key] here"
+
+
+def test_a_bare_root_rolls_up_its_kind(store: Store) -> None:
+    store.append(EventDraft(type="reject", entity="deps/left-pad", reasoning="x", alternative="y"))
+    store.append(EventDraft(type="add", entity="deps/stripe", reasoning="payments"))
+    st = store.status("deps/")
+    assert st.status is Status.UNKNOWN
+    assert st.rollup == {"deps/left-pad": Status.REJECTED}
