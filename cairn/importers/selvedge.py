@@ -80,7 +80,8 @@ def open_db(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise SourceError(f"{path}: no such file")
     try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        # as_uri() escapes `#`, `?` and `%`, which a raw `file:` URI would misread.
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
         conn.row_factory = sqlite3.Row
         cols = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
     except sqlite3.DatabaseError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -95,6 +96,12 @@ def test_rerun_is_a_no_op_and_a_bad_file_is_refused(
     first = cairn_json(project, "import", "selvedge", str(db))
     again = cairn_json(project, "import", "selvedge", str(db))
     assert again["imported"] == 0 and again["already_imported"] == first["imported"]
+    # characters a SQLite URI would misread, in a folder name people do use
+    odd = project / "backups #1 100% ?" / "selvedge.db"
+    odd.parent.mkdir()
+    shutil.copyfile(db, odd)
+    copied = cairn_json(project, "import", "selvedge", "--dry-run", str(odd))
+    assert copied["already_imported"] == first["imported"]
     bogus = project / "notes.db"
     bogus.write_text("not sqlite")
     proc = cairn(project, "import", "selvedge", str(bogus))
