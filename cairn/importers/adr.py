@@ -269,6 +269,11 @@ def import_adr(
     def items() -> Iterator[Proposed | Skipped]:
         adrs: list[Adr] = []
         for path in files:
+            if "template" in path.stem.lower():
+                # MADR ships adr-template.md, adr-tools templates/template.md: examples,
+                # whose sample links would otherwise become decisions
+                yield Skipped(relative(path, root), "an ADR template, not a decision")
+                continue
             item = read_adr(path, root)
             if isinstance(item, Skipped):
                 yield item

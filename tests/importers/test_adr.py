@@ -97,3 +97,19 @@ def test_number_from_an_adr_prefixed_name(tmp_path: Path) -> None:
     assert not isinstance(adr, Skipped)
     assert (adr.number, adr.status, adr.superseded_by) == (7, "superseded", 9)
     assert adr.entities == ["deps/celery"]
+
+
+def test_templates_are_skipped_not_imported(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "payments.py").write_text("def charge():\n    pass\n")
+    template = (
+        "# {short title}\n\n## Status\n\nAccepted\n\n## Decision\n\n"
+        "Change [the charge](../../src/payments.py).\n"
+    )
+    folder = write(tmp_path / "docs" / "adr", {"adr-template.md": template})
+    _, items = import_adr(folder, tmp_path)
+    assert list(items) == [Skipped("docs/adr/adr-template.md", "an ADR template, not a decision")]
+    # the same text under an ADR's name is a decision on the linked file
+    write(folder, {"0001-charge.md": template})
+    _, items = import_adr(folder, tmp_path)
+    assert [p.entity for p in items if isinstance(p, Proposed)] == ["src/payments.py"]
