@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
-from cairn.indexer.frameworks import RESOLVERS
+from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
 from cairn.indexer.model import Range, Role, Symbol
 from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
@@ -63,7 +63,10 @@ def extract(
     # Without a cache (a one-shot index) the whole file is one chunk: no bookkeeping.
     chunks = (root.children or [root]) if cache is not None else [root]
     data = ctx.data
-    keys = [data[c.start_byte : c.end_byte] for c in chunks]
+    # File-wide context some resolvers read (a router's prefix) is part of every key.
+    pattern = CONTEXTS.get(ctx.language)
+    context = b"\0".join(m.group(0) for m in pattern.finditer(data)) if pattern else b""
+    keys = [context + data[c.start_byte : c.end_byte] for c in chunks]
     old = cache.entries if cache is not None else {}
     dirty = [i for i, key in enumerate(keys) if key not in old]
     fresh: dict[int, list[Symbol]] = {}

@@ -7,6 +7,7 @@ multiplied, or none). One small module per framework.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from cairn.indexer.capture import Capture, FileContext
@@ -19,10 +20,15 @@ from cairn.indexer.frameworks import (
     knex,
     pep508,
     rails,
+    routers,
     sqlalchemy,
 )
 
 Resolver = Callable[[Capture, FileContext], list[Capture]]
+
+# Per language: lines of file-wide context that resolvers read across top-level
+# statements; the indexer makes them part of every chunk's cache key.
+CONTEXTS: dict[str, re.Pattern[bytes]] = {"python": routers.CONTEXT}
 
 RESOLVERS: dict[str, Resolver] = {
     "alembic-alter": alembic.alter_column,
@@ -36,5 +42,6 @@ RESOLVERS: dict[str, Resolver] = {
     "pep508": pep508.requirement,
     "rails-reference": rails.reference,
     "rails-table": rails.table_column,
+    "router-prefix": routers.prefixed,
     "sqlalchemy": sqlalchemy.column,
 }

@@ -113,8 +113,9 @@
   (decorator
     (call
       function: (attribute attribute: (identifier) @http.method)
-      arguments: (argument_list . (string) @route.introduce)))
-  (#any-of? @http.method "get" "post" "put" "patch" "delete" "head" "options")) @range
+      arguments: (argument_list . (string) @route.introduce)) @call)
+  (#any-of? @http.method "get" "post" "put" "patch" "delete" "head" "options")
+  (#set! resolver "router-prefix")) @range
 
 (decorated_definition
   (decorator

@@ -240,3 +240,55 @@ def test_environment_variable_reads() -> None:
 def test_interpolated_strings_name_nothing() -> None:
     text = 'import os\nx = os.environ[f"KEY_{name}"]\n@app.get(f"/u/{p}")\ndef f(): pass\n'
     assert entities(index_text(text, "a.py")) == [("a.py::f", "function", "introduce")]
+
+
+PREFIXED = """\
+from fastapi import APIRouter
+from flask import Blueprint
+
+router = APIRouter(prefix="/users", tags=["users"])
+admin = Blueprint("admin", __name__, url_prefix="/admin/")
+
+
+@router.get("/{user_id}")
+def read(user_id: int): ...
+
+
+@router.post("/")
+def create(): ...
+
+
+@admin.route("/stats", methods=["GET"])
+def stats(): ...
+
+
+@app.get("/health")
+def health(): ...
+"""
+
+
+def test_router_and_blueprint_prefixes_in_the_same_file() -> None:
+    symbols = index_text(PREFIXED, "api/users.py")
+    routes = [e for e, k, _ in entities(symbols) if k == "route"]
+    assert routes == [
+        "route/GET /users/{user_id}",
+        "route/POST /users",
+        "route/GET /admin/stats",
+        "route/GET /health",
+    ]
+    assert one(symbols, "route/GET /users/{user_id}").name_range == span(PREFIXED, '"/{user_id}"')
+
+
+def test_changing_a_prefix_re_reads_every_route() -> None:
+    from cairn.indexer import Document
+
+    doc = Document("api/users.py", PREFIXED)
+    assert one(doc.symbols, "route/POST /users").kind == "route"
+    prefix = span(PREFIXED, '"/users"')
+    doc.edit(prefix.start_line, prefix.start_character + 1, prefix.end_line,
+             prefix.end_character - 1, "/people")  # fmt: skip
+    assert [e for e, k, _ in entities(doc.symbols) if k == "route"][:2] == [
+        "route/GET /people/{user_id}",
+        "route/POST /people",
+    ]
+    assert doc.symbols == index_text(doc.text, "api/users.py")

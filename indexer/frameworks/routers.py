@@ -1,0 +1,61 @@
+"""Route prefixes declared in the same file: FastAPI's `APIRouter(prefix="/users")` and
+Flask's `Blueprint(..., url_prefix="/users")` prepend to every route registered on them.
+
+A router assigned at module level is file-wide context, so `CONTEXT` (a pattern over the
+raw text) is part of every chunk's cache key: change a prefix and every chunk is read
+again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cairn.indexer.capture import Capture, FileContext, literal, node_text
+from cairn.indexer.frameworks._python import keyword
+from tree_sitter import Node
+
+CONTEXT = re.compile(rb"^[A-Za-z_]\w*\s*=\s*(?:[\w.]*\.)?(?:APIRouter|Blueprint)\(.*$", re.M)
+_ROUTERS = {"APIRouter": "prefix", "Blueprint": "url_prefix"}
+
+
+def prefixed(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """Prepend the prefix of the router the route is registered on, if it has one."""
+    call = capture.nodes["call"][0]
+    function = call.child_by_field_name("function")
+    target = function.child_by_field_name("object") if function is not None else None
+    if target is None:
+        return [capture]
+    prefix = routers(call, ctx).get(node_text(target))
+    if not prefix:
+        return [capture]
+    path = capture.name if capture.name != "/" else ""
+    return [capture.but(name=prefix.rstrip("/") + path)]
+
+
+def routers(node: Node, ctx: FileContext) -> dict[str, str]:
+    """Module-level `name = APIRouter(prefix=...)`/`Blueprint(url_prefix=...)`, once per file."""
+    found: dict[str, str] | None = ctx.memo.get("routers")
+    if found is not None:
+        return found
+    found = {}
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    for statement in root.named_children:
+        if statement.type != "expression_statement" or not statement.named_children:
+            continue
+        assignment = statement.named_children[0]
+        left = assignment.child_by_field_name("left")
+        right = assignment.child_by_field_name("right")
+        if assignment.type != "assignment" or left is None or right is None:
+            continue
+        function = right.child_by_field_name("function") if right.type == "call" else None
+        if function is None:
+            continue
+        callee = node_text(function).rsplit(".", 1)[-1]
+        if callee in _ROUTERS:
+            prefix = literal(keyword(right, _ROUTERS[callee]))
+            if prefix:
+                found[node_text(left)] = prefix
+    ctx.memo["routers"] = found
+    return found
