@@ -42,6 +42,9 @@ def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> No
         raise CairnError(str(exc)) from None
     except (StoreError, EntityPathError) as exc:
         raise CairnError(str(exc)) from None
+    except OSError as exc:  # a source folder or file that vanished or cannot be read
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise CairnError(f"{where}{exc.strerror or exc}") from None
     _print_report(report, as_json)
 
 
