@@ -91,7 +91,11 @@ def import_sql_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> Non
 @dry_run_option
 @json_option
 def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
-    """Alembic revisions (DIR or DIR/versions) in down_revision graph order."""
+    """Alembic revisions in down_revision graph order.
+
+    DIR is the versions folder, its script folder, or the project root (alembic.ini's
+    script_location, else alembic/ or migrations/).
+    """
     from cairn.importers.alembic import import_alembic
 
     _run(

@@ -10,6 +10,7 @@ DDL reader as `cairn import sql`.
 from __future__ import annotations
 
 import ast
+import configparser
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -291,13 +292,33 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
         unknown.append(f"op.{op}(...): not a table or column operation Cairn reads")
 
 
+def versions_folder(directory: Path) -> Path:
+    """Where the revisions are, given the versions folder, the script folder, or a
+    project root (its alembic.ini's `script_location`, else alembic/ or migrations/)."""
+    candidates = [directory / "versions"]
+    ini = directory / "alembic.ini"
+    if ini.is_file():
+        config = configparser.ConfigParser(interpolation=None)
+        try:
+            config.read(ini, encoding="utf-8")
+            location = config.get("alembic", "script_location", fallback="")
+        except (configparser.Error, UnicodeDecodeError):
+            location = ""
+        # `%(here)s` is alembic.ini's own folder; a `package:path` location is not a folder
+        location = location.replace("%(here)s", str(directory)).strip()
+        if location and ":" not in location.replace(str(directory), ""):
+            candidates.insert(0, directory / location / "versions")
+    candidates += [directory / "alembic" / "versions", directory / "migrations" / "versions"]
+    return next((c for c in candidates if c.is_dir()), directory)
+
+
 def import_alembic(
     directory: Path, root: Path, unit_done: list | None = None
 ) -> tuple[int, Iterator[Proposed | Skipped]]:
     """(number of revisions, the proposals in graph order)."""
     if not directory.is_dir():
         raise SourceError(f"{directory}: not a directory")
-    versions = directory / "versions" if (directory / "versions").is_dir() else directory
+    versions = versions_folder(directory)
     revisions: list[Revision] = []
     skipped: list[Skipped] = []
     for path in sorted(versions.glob("*.py")):

@@ -78,3 +78,14 @@ def test_a_file_that_is_not_a_revision_is_skipped_with_a_reason(tmp_path: Path) 
     _, items = import_alembic(folder, tmp_path)
     skipped = [i for i in items if isinstance(i, Skipped)]
     assert any("helpers.py" in s.item and "not an Alembic revision" in s.reason for s in skipped)
+
+
+def test_a_project_root_is_followed_to_its_versions_folder(tmp_path: Path) -> None:
+    write(tmp_path / "db" / "schema" / "versions", ALEMBIC)
+    (tmp_path / "alembic.ini").write_text("[alembic]\nscript_location = %(here)s/db/schema\n")
+    count, _ = import_alembic(tmp_path, tmp_path)
+    assert count == len(ALEMBIC)
+    (tmp_path / "alembic.ini").unlink()
+    write(tmp_path / "proj" / "migrations" / "versions", ALEMBIC)  # Flask-Migrate's layout
+    count, _ = import_alembic(tmp_path / "proj", tmp_path)
+    assert count == len(ALEMBIC)
