@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option
@@ -65,7 +67,8 @@ def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> N
         else:
             count = len(report.problems)
             click.echo(
-                f"FAILED: {count} problem{'s' if count != 1 else ''} in {report.log} "
+                f"FAILED: {count} problem{'s' if count != 1 else ''} in "
+                f"{os.path.relpath(report.log)} "
                 f"({report.events} of {report.lines} lines verified)"
             )
     if not report.ok:
