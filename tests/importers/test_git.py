@@ -111,6 +111,25 @@ def test_second_run_adds_nothing_and_dry_run_writes_nothing(project: Path) -> No
     assert log.stat().st_size == size
 
 
+def test_dry_run_says_what_the_log_would_refuse_as_the_real_run_does(project: Path) -> None:
+    shas = build_history(project)
+    git(project, "checkout", "-q", shas["revert"])  # history as it stood after the revert
+    assert cairn(project, "import", "git").returncode == 0
+    # someone re-opened the revert by hand before the revert of the revert was imported
+    manual = cairn(project, "supersede", "users.email_verified", "-r", "fixed in #412")
+    assert manual.returncode == 0, manual.stderr
+    git(project, "checkout", "-q", "main")
+    dry = cairn_json(project, "import", "git", "--dry-run")
+    refusals = {s["item"]: s["reason"] for s in dry["skipped_items"] if "refuse" in s["reason"]}
+    reason = refusals["supersede users.email_verified"]
+    assert reason.startswith("the log would refuse it: ") and "open verdict" in reason
+    real = cairn_json(project, "import", "git")
+    assert [e["source_key"] for e in real["events"]] == [e["source_key"] for e in dry["events"]]
+    refused = {s["item"]: s["reason"] for s in real["skipped_items"] if "refuse" in s["reason"]}
+    assert refused.keys() == refusals.keys()
+    assert refused["supersede users.email_verified"] == reason.replace("would refuse", "refused")
+
+
 def test_since_limits_the_range_and_links_back_to_earlier_imports(project: Path) -> None:
     build_history(project)
     early = cairn_json(project, "import", "git", "--since", "2023-03-15")
