@@ -184,6 +184,13 @@ output_option = click.option(
 )
 
 
+def _outside_cairn_dir(output: Path | None, cairn_dir: Path) -> None:
+    """Refuse an export target inside .cairn/: `-o .cairn/decisions.jsonl` would replace
+    the log with a copy that leaves out any unreadable line."""
+    if output is not None and output.resolve().is_relative_to(cairn_dir.resolve()):
+        raise CairnError(f"{output} is inside {cairn_dir}; write the export somewhere else")
+
+
 @export_group.command("markdown")
 @output_option
 def export_markdown_cmd(output: Path | None) -> None:
@@ -192,6 +199,7 @@ def export_markdown_cmd(output: Path | None) -> None:
     from cairn.store import Store, StoreError
 
     project = current_project()
+    _outside_cairn_dir(output, project.cairn_dir)
     try:
         with Store.open(project.cairn_dir) as store:
             text = export_markdown(store)
@@ -209,6 +217,7 @@ def export_jsonl_cmd(output: Path | None) -> None:
     from cairn.export import export_jsonl, read_log, write_output
 
     project = current_project()
+    _outside_cairn_dir(output, project.cairn_dir)
     lines, bad = read_log(project.cairn_dir)
     try:
         write_output(export_jsonl(lines), output, click.echo)

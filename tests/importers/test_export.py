@@ -90,3 +90,20 @@ def test_export_to_a_missing_folder_fails_cleanly(project: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"cairn: error: cannot write {target}: No such file or directory"
     assert not target.parent.exists()
+
+
+def test_export_never_writes_over_cairns_own_files(project: Path) -> None:
+    populate(project)
+    log = project / ".cairn" / "decisions.jsonl"
+    with log.open("a") as handle:
+        handle.write("{not json\n")  # a line export leaves out: overwriting would lose it
+    before = log.read_bytes()
+    for fmt, target in (("jsonl", ".cairn/decisions.jsonl"), ("markdown", ".cairn/digest.md")):
+        proc = cairn(project, "export", fmt, "-o", target)
+        assert proc.returncode == 2
+        assert proc.stderr.strip() == (
+            f"cairn: error: {target} is inside {project / '.cairn'}; "
+            "write the export somewhere else"
+        )
+    assert log.read_bytes() == before
+    assert not (project / ".cairn" / "digest.md").exists()
