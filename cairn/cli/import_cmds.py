@@ -16,6 +16,7 @@ from cairn.importers.base import (
     Proposed,
     Skipped,
     SourceError,
+    one_import_at_a_time,
     run_import,
 )
 
@@ -34,8 +35,15 @@ def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> No
 
     project = current_project()
     hooks: list[ProgressHook] = []
+
+    def waiting() -> None:
+        click.echo("cairn: waiting for another import into this log to finish...", err=True)
+
     try:
-        with Store.open(project.cairn_dir) as store:
+        with (
+            one_import_at_a_time(project.cairn_dir, waiting),
+            Store.open(project.cairn_dir) as store,
+        ):
             units, items = factory(project.root, hooks, store)
             report = run_import(store, source, items, dry_run=dry_run, units=units, unit_done=hooks)
     except SourceError as exc:

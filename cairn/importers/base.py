@@ -9,10 +9,14 @@ checks each draft with the store's own validation, `Store.validator()`), and rep
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Protocol
 
 AGENT_PREFIX = "cairn-import/"
@@ -127,6 +131,24 @@ def normalise_time(raw: str) -> str:
     except ValueError:
         raise SourceError(f"not an ISO 8601 date: {raw!r}") from None
     return iso(parsed)
+
+
+@contextmanager
+def one_import_at_a_time(cairn_dir: Path, waiting: Callable[[], None]) -> Iterator[None]:
+    """Serialise imports into one log: two runs reading the imported keys before either
+    wrote would both write everything (duplicates an append-only log cannot drop)."""
+    # The lock is the .cairn folder itself (flock works on a directory on Linux and
+    # macOS): no new file, and no clash with the store's own per-write lock file.
+    fd = os.open(cairn_dir, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            waiting()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def make_draft(p: Proposed, agent: str, ids: dict[str, str]) -> Any:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 from cairn.store import Store
 
-from importers.cli_helpers import cairn, cairn_json, git
+from importers.cli_helpers import BIN, cairn, cairn_json, env, git
 from importers.fixtures import ADRS, ALEMBIC, FLYWAY, RAILS, write
 
 
@@ -149,3 +151,34 @@ def test_adr_import_rejects_and_reopens(project: Path) -> None:
     assert reopen.supersedes == reject.id
     assert braintree.status.value == "active"
     assert cairn_json(project, "import", "adr", "docs/adr")["imported"] == 0
+
+
+def test_two_imports_at_once_write_each_event_once(project: Path) -> None:
+    write(
+        project / "db",
+        {
+            f"V{n}__t{n}.sql": f"CREATE TABLE t{n} (id int);\nALTER TABLE t{n} ADD COLUMN c text;\n"
+            for n in range(1, 61)
+        },
+    )
+    runs = [
+        subprocess.Popen(
+            [str(BIN / "cairn"), "import", "sql", "db", "--json"],
+            cwd=project,
+            env=env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    reports = []
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        reports.append(json.loads(out))
+    # one run wrote everything, the other found it already imported
+    assert sorted(r["imported"] for r in reports) == [0, 180]
+    assert sorted(r["already_imported"] for r in reports) == [0, 180]
+    with Store.open(project / ".cairn") as store:
+        assert len(store) == 180
