@@ -107,6 +107,14 @@ async function wordBox(line, word) {
   return box;
 }
 
+async function runCommand(title) {
+  const box = page.locator(".quick-input-widget");
+  await page.keyboard.press("F1");
+  await box.locator("input").first().fill(`>${title}`);
+  await expectVisible(`the command '${title}' in the palette`, box.locator(".monaco-list-row", { hasText: title }));
+  await page.keyboard.press("Enter");
+}
+
 async function shot(name) {
   await page.screenshot({ path: join(results, `${name}.png`) });
   log(`screenshot test-results/${name}.png`);
@@ -346,7 +354,7 @@ async function main() {
   await box.locator("input").first().fill(">Cairn: Show history");
   await expectVisible("the 'Cairn: Show history' command", box.locator(".monaco-list-row", { hasText: "Cairn: Show history" }));
   await page.keyboard.press("Enter");
-  await expectVisible("the history preview tab", page.locator(".tab", { hasText: "users.email_verified" }));
+  await expectVisible("the history tab", page.locator(".tab", { hasText: "History: users.email_verified" }));
   await expectVisible("the history view refreshed with the new supersede", preview.getByText(REASON));
   await expectVisible("the rendered history heading", preview.locator("h1", { hasText: "History of" }));
   await shot("06-history");
@@ -383,6 +391,19 @@ async function main() {
   await expectVisible("the notification's Open Settings button", toast.locator(".monaco-button", { hasText: "Open Settings" }));
   await expectVisible("the status bar showing the server down", page.locator(".statusbar-item", { hasText: /^\s*Cairn\s*$/ }).locator(".codicon-error"));
   await shot("07-server-missing");
+
+  log("a server that exits at once: the extension says it did not start");
+  await runCommand("Notifications: Clear All Notifications");
+  const quits = join(tmp, "quits");
+  writeFileSync(quits, "#!/bin/sh\necho 'cairn: error: simulated start failure' >&2\nexit 3\n", { mode: 0o755 });
+  writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify({ "cairn.serverCommand": quits }, null, 2));
+  // The client adds its own notifications; the centre lists them all, toasts only three.
+  await runCommand("Notifications: Show Notifications");
+  await expectVisible(
+    "the notification with the exit code and the server's last error line",
+    page.locator(".notifications-center .notification-list-item", { hasText: "exited with code 3: cairn: error: simulated start failure" }),
+  );
+  await shot("08-server-exits");
 
   log(`passed in ${((Date.now() - started) / 1000).toFixed(1)}s`);
   return tmp;

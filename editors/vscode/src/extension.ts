@@ -1,8 +1,12 @@
 /** The Cairn extension: starts `cairn serve` and adds the prompts, views and status a person needs. */
+import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
+  type ErrorHandler,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -17,15 +21,13 @@ import { INSTALL_HINT, resolveServerCommand, ServerNotFound, type ServerCommand 
 import { SERVER_KEYS, serverSettings } from "./settings";
 import { type CairnDiagnostic, type ServerState, summarise } from "./status";
 
-const HISTORY_SCHEME = "cairn-history";
 const SERVER_COMMANDS = [...WRITE_COMMANDS, "cairn.history"];
 
 let client: LanguageClient | undefined;
 let serverState: ServerState = "starting";
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
-const histories = new Map<string, string>();
-const historyChanged = new vscode.EventEmitter<vscode.Uri>();
+let historyPanel: vscode.WebviewPanel | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Cairn");
@@ -36,11 +38,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(
     output,
     statusItem,
-    historyChanged,
-    vscode.workspace.registerTextDocumentContentProvider(HISTORY_SCHEME, {
-      onDidChange: historyChanged.event,
-      provideTextDocumentContent: (uri) => histories.get(uri.toString()) ?? "",
-    }),
     vscode.languages.onDidChangeDiagnostics(() => updateStatus()),
     vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
     vscode.workspace.onDidChangeConfiguration((event) => onConfigurationChanged(event)),
@@ -88,7 +85,38 @@ async function start(): Promise<void> {
   }
   output.appendLine(`Starting ${server.command} ${server.args.join(" ")} (from ${server.source})`);
   const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const serverOptions: ServerOptions = { command: server.command, args: server.args, options: { cwd } };
+  // Spawned here (not by the client) to keep the exit code and the last stderr line:
+  // "exited with code 2: cairn: error: ..." says more than "connection got disposed".
+  const exit: ServerExit = { code: null, stderr: "" };
+  let everRunning = false;
+  let reported = false;
+  // Called from the process's exit and from start()'s rejection: whichever comes first
+  // (the client does not always settle start() when the server dies during initialize).
+  const reportFailure = async (error?: unknown): Promise<void> => {
+    if (everRunning || reported) {
+      return;
+    }
+    reported = true;
+    setState("failed");
+    const why = await startFailure(exit, error);
+    const message = `Cairn: the language server did not start (${server.command} ${server.args.join(" ")}): ${why}. ${INSTALL_HINT}`;
+    output.appendLine(message);
+    void offerFix(message);
+  };
+  const serverOptions: ServerOptions = () =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      const child = spawn(server.command, server.args, { cwd, stdio: "pipe" });
+      child.stderr.on("data", (chunk: Buffer) => {
+        exit.stderr = (exit.stderr + chunk.toString("utf8")).slice(-4000);
+      });
+      // "close", not "exit": by then stderr has been read to the end.
+      child.on("close", (code, signal) => {
+        exit.code = code ?? signal;
+        void reportFailure();
+      });
+      child.once("error", reject);
+      child.once("spawn", () => resolve(child));
+    });
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
@@ -98,6 +126,7 @@ async function start(): Promise<void> {
     // Hover cards link to `command:cairn.history?...`; only our own commands are trusted.
     markdown: { isTrusted: { enabledCommands: SERVER_COMMANDS }, supportHtml: false },
     middleware,
+    errorHandler: restartPolicy(() => everRunning),
     initializationFailedHandler: (error) => {
       output.appendLine(`Initialisation failed: ${String(error)}`);
       return false;
@@ -109,15 +138,13 @@ async function start(): Promise<void> {
     if (client !== created) {
       return;
     }
+    everRunning ||= event.newState === State.Running;
     setState(event.newState === State.Running ? "running" : event.newState === State.Starting ? "starting" : "stopped");
   });
   try {
     await created.start();
   } catch (error) {
-    setState("failed");
-    const message = `Cairn: the language server did not start (${server.command} ${server.args.join(" ")}): ${errorText(error)}. ${INSTALL_HINT}`;
-    output.appendLine(message);
-    void offerFix(message);
+    await reportFailure(error);
   }
 }
 
@@ -233,16 +260,54 @@ async function openVerdicts(entity: string): Promise<Verdict[]> {
   }
 }
 
+/**
+ * One history panel, re-rendered on every request: the built-in markdown renderer, in a
+ * webview without scripts (the log's text is data, never code).
+ */
 async function showHistory(entity: string, result: unknown): Promise<void> {
-  const uri = vscode.Uri.from({ scheme: HISTORY_SCHEME, path: `/${entity || "history"}.md` });
-  histories.set(uri.toString(), historyMarkdown(entity, result));
-  historyChanged.fire(uri);
+  const markdown = historyMarkdown(entity, result);
+  let body: string;
   try {
-    await vscode.commands.executeCommand("markdown.showPreview", uri);
+    body = (await vscode.commands.executeCommand<string>("markdown.api.render", markdown)) ?? "";
   } catch {
-    // Without the built-in markdown extension the source is still readable.
-    await vscode.window.showTextDocument(uri, { preview: true });
+    body = "";
   }
+  if (!body) {
+    body = `<pre>${escapeHtml(markdown)}</pre>`;
+  }
+  if (historyPanel) {
+    historyPanel.reveal(undefined, false);
+  } else {
+    historyPanel = vscode.window.createWebviewPanel("cairn.history", "Cairn history", vscode.ViewColumn.Active, {
+      enableScripts: false,
+      enableCommandUris: false,
+    });
+    historyPanel.onDidDispose(() => {
+      historyPanel = undefined;
+    });
+  }
+  historyPanel.title = `History: ${entity}`;
+  historyPanel.webview.html = historyPage(entity, body);
+}
+
+function historyPage(entity: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
+<title>History of ${escapeHtml(entity)}</title>
+<style>
+  body { font-family: var(--vscode-markdown-font-family, var(--vscode-font-family)); font-size: var(--vscode-markdown-font-size, 14px);
+         color: var(--vscode-foreground); line-height: 1.5; max-width: 60rem; padding: 0 1.5rem; }
+  h1, h2 { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .3em; }
+  h2 { font-size: 1.15em; margin-top: 1.6em; }
+  code { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); padding: 0 .25em; border-radius: 3px; }
+  a { color: var(--vscode-textLink-foreground); }
+</style></head>
+<body>${body}</body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** A palette command: find the entity under the cursor, then run the server's command on it. */
@@ -356,6 +421,55 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A server that dies before it ever ran is not restarted (its exit is reported once, by
+ * `start`); one that crashes later is restarted up to 4 times in 3 minutes, like the
+ * client's default.
+ */
+function restartPolicy(wasRunning: () => boolean): ErrorHandler {
+  const crashes: number[] = [];
+  return {
+    error: (_error, _message, count) => ({
+      action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+    }),
+    closed: () => {
+      if (!wasRunning()) {
+        return { action: CloseAction.DoNotRestart, handled: true };
+      }
+      const now = Date.now();
+      crashes.push(now);
+      while (crashes.length > 0 && now - crashes[0] > 3 * 60_000) {
+        crashes.shift();
+      }
+      if (crashes.length >= 5) {
+        return {
+          action: CloseAction.DoNotRestart,
+          message: "Cairn: the language server crashed 5 times in 3 minutes and was not restarted; see Cairn: Show the language server log.",
+        };
+      }
+      return { action: CloseAction.Restart, handled: true };
+    },
+  };
+}
+
+interface ServerExit {
+  code: number | string | null;
+  stderr: string;
+}
+
+/** Why the server did not start: its exit and last stderr line when it died, else the error. */
+async function startFailure(exit: ServerExit, error: unknown): Promise<string> {
+  // The client reports the closed connection before the process's exit event arrives.
+  for (let i = 0; i < 20 && exit.code === null; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (exit.code === null) {
+    return errorText(error);
+  }
+  const last = exit.stderr.trim().split("\n").pop()?.trim();
+  return `it exited with ${typeof exit.code === "number" ? `code ${exit.code}` : exit.code}${last ? `: ${last}` : ""}`;
 }
 
 function errorText(error: unknown): string {
