@@ -52,12 +52,31 @@ class Document:
 
     @property
     def indexable(self) -> bool:
-        """False for unknown languages, binary content and files over the size limit."""
+        """False for unknown languages, binary content, files over the size limit and
+        files no query applies to (a `package-lock.json` is never parsed)."""
         return (
             self.language is not None
             and len(self._data) <= MAX_BYTES
             and not looks_binary(self._data)
+            and (self.language not in GRAMMARS or bool(self._queries()))
         )
+
+    def _queries(self) -> list[CompiledQuery]:
+        """The built-in and user queries with a pattern for this file (compiled once)."""
+        if self.language is None or self.language not in GRAMMARS:
+            return []
+        found: list[CompiledQuery] = []
+        builtin = builtin_query(self.language)
+        if builtin is not None:
+            found.append(builtin)
+        try:
+            extra = user_query(self.language, self.user_queries_dir)
+        except QueryError:
+            extra = None  # reported by user_query_errors(); the built-in queries still run
+        if extra is not None:
+            found.append(extra)
+        name = self.file.rsplit("/", 1)[-1]
+        return [q for q in found if q.applies_to(name)]
 
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""
@@ -165,16 +184,7 @@ class Document:
             return manifests.go_mod(self.file, self.text)
         if self._tree is None or self.language is None:
             return []
-        queries: list[CompiledQuery] = []
-        builtin = builtin_query(self.language)
-        if builtin is not None:
-            queries.append(builtin)
-        try:
-            extra = user_query(self.language, self.user_queries_dir)
-        except QueryError:
-            extra = None  # reported by user_query_errors(); the built-in queries still run
-        if extra is not None:
-            queries.append(extra)
+        queries = self._queries()
         ctx = FileContext(self.file, self.language, self._data)
         base, pending = self._base, self._pending
         self._base, self._pending = None, []

@@ -45,7 +45,8 @@ _PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*
 
 @dataclass
 class ChunkCache:
-    """Symbols per top-level chunk, keyed by the chunk's bytes; owned by a Document."""
+    """Symbols per top-level chunk, keyed by the chunk's type and bytes; owned by a
+    Document."""
 
     entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = field(default_factory=dict)
 
@@ -66,9 +67,12 @@ def extract(
     # File-wide context some resolvers read (a router's prefix) is part of every key.
     pattern = CONTEXTS.get(ctx.language)
     context = b"\0".join(m.group(0) for m in pattern.finditer(data)) if pattern else b""
-    keys = [context + data[c.start_byte : c.end_byte] for c in chunks]
+    # The node type is part of the key, and a chunk with a syntax error is never reused:
+    # error recovery can read the same bytes differently in another context.
+    keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
+    broken = {i for i, c in enumerate(chunks) if c.has_error}
     old = cache.entries if cache is not None else {}
-    dirty = [i for i, key in enumerate(keys) if key not in old]
+    dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
         fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries)
@@ -84,7 +88,8 @@ def extract(
             cached_position, symbols = old[keys[index]]
             if cached_position != position:
                 symbols = [_shift(s, cached_position, position) for s in symbols]
-        entries[keys[index]] = (position, symbols)
+        if index not in broken:
+            entries[keys[index]] = (position, symbols)
         out.extend(symbols)
     if cache is not None:
         cache.entries = entries

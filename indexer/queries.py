@@ -20,6 +20,7 @@ built-in ones keep working.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import threading
 from dataclasses import dataclass
@@ -63,6 +64,14 @@ class CompiledQuery:
     settings: tuple[dict[str, str | None], ...]
     # per pattern: its entity captures as (capture name, kind, role)
     primaries: tuple[tuple[tuple[str, str, Role], ...], ...]
+
+    def applies_to(self, basename: str) -> bool:
+        """True when some pattern may match in a file of this name (`#set! files`)."""
+        for props in self.settings:
+            files = props.get("files")
+            if not files or any(fnmatch.fnmatchcase(basename, g) for g in files.split()):
+                return True
+        return False
 
 
 _lock = threading.Lock()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from cairn.indexer import Document, Range, Role, index_text
 from cairn.indexer.text import MAX_BYTES, LineIndex
 from hypothesis import given, settings
@@ -156,7 +158,7 @@ def outside():
 """
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=int(os.environ.get("CAIRN_FUZZ", "80")), deadline=None)
 @given(EDITS)
 def test_symbols_read_after_every_edit_match_a_fresh_parse(
     edits: list[tuple[int, int, int, int, str]],

@@ -203,3 +203,14 @@ def test_yaml_environment_declarations() -> None:
     url = one(symbols, "env/DATABASE_URL")
     assert url.name_range == span(COMPOSE, "DATABASE_URL=postgres://db/app")
     assert one(symbols, "env/REDIS_URL").name_range == span(COMPOSE, "REDIS_URL")
+
+
+def test_files_no_query_applies_to_are_not_parsed() -> None:
+    from cairn.indexer import Document
+
+    lock = Document("web/package-lock.json", PACKAGE_JSON)
+    assert not lock.indexable and lock._tree is None and lock.symbols == []
+    manifest = Document("web/package.json", PACKAGE_JSON)
+    assert manifest.indexable and manifest._tree is not None
+    assert not Document("config/app.toml", CARGO).indexable
+    assert Document("docker-compose.yml", COMPOSE).indexable  # YAML patterns apply anywhere
