@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
 SOURCE = "cairn"
+NEWEST = 6  # events a hover card is given (it shows the newest two besides the verdicts)
 LSP_SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -101,6 +102,10 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
     doc.analysed_version = version
     if not server.pulls_diagnostics:
         publish(server, doc)
+    with_history = [e for e, s in statuses.items() if s.event_count]
+    if with_history and doc.project is not None:
+        # The cards a hover will ask for next, built while the person reads.
+        server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, with_history, NEWEST))
 
 
 async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], dict[str, Any]]:

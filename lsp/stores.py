@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +30,7 @@ from cairn.store.log import LOCK_NAME
 
 T = TypeVar("T")
 WRITE_WAIT_S = 3.0
+PREFETCH_BATCH = 16  # hover cards per store-thread job while prefetching
 log = logging.getLogger(__name__)
 
 
@@ -82,6 +84,15 @@ class StoreHub:
             )
         return await self.call(cairn_dir, fn)
 
+    async def prefetch_hovers(self, cairn_dir: Path, entities: list[str], newest: int) -> None:
+        """Fill the hover cache in small batches, so a real request never waits long."""
+        for start in range(0, len(entities), PREFETCH_BATCH):
+            job = partial(self._prefetch, entities=entities[start : start + PREFETCH_BATCH])
+            try:
+                await self.call(cairn_dir, partial(job, newest=newest))
+            except StoreUnavailable:
+                return  # the next real request reports it
+
     def call_sync(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """The same, for code already off the event loop (the benchmark, the demo)."""
         return self._executor.submit(self._run, cairn_dir, fn).result()
@@ -116,6 +127,12 @@ class StoreHub:
             for entity, status in store.status_many(missing).items():
                 snap.statuses[entity] = snap.with_reviews(entity, status)
         return {e: snap.statuses[e] for e in entities}
+
+    def _prefetch(self, store: Any, entities: list[str], newest: int) -> None:
+        snap = self._snapshot(store)
+        for entity in entities:
+            if entity not in snap.hovers:
+                self._hover(store, entity, newest)
 
     def _hover(self, store: Any, entity: str, newest: int) -> tuple[Any, list[Any]]:
         snap = self._snapshot(store)

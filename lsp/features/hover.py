@@ -9,8 +9,8 @@ a "no decisions yet" card.
 
 from __future__ import annotations
 
-from cairn.lsp.analysis import lsp_range
-from cairn.lsp.render import MAX_NEWEST, hover_markdown, no_decisions_markdown
+from cairn.lsp.analysis import NEWEST, lsp_range
+from cairn.lsp.render import hover_markdown, no_decisions_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 from lsprotocol import types
@@ -29,9 +29,7 @@ def register(server: CairnServer) -> None:
             return None
         entity = symbol.entity
         try:
-            status, history = await server.hub.hover_data(
-                doc.project.cairn_dir, entity, MAX_NEWEST + 4
-            )
+            status, history = await server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST)
         except StoreUnavailable as exc:
             server.log(f"hover: {exc}", types.MessageType.Warning)
             return None
