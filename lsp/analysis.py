@@ -102,10 +102,12 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
     doc.analysed_version = version
     if not server.pulls_diagnostics:
         publish(server, doc)
-    with_history = [e for e, s in statuses.items() if s.event_count]
-    if with_history and doc.project is not None:
-        # The cards a hover will ask for next, built while the person reads.
-        server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, with_history, NEWEST))
+    # The cards a hover will ask for next, built while the person reads: entities with
+    # history, and tables (whose card may be a rollup of their columns' verdicts).
+    tables = {s.entity for s in symbols if s.kind == "table"}
+    wanted = [e for e, s in statuses.items() if s.event_count or e in tables]
+    if wanted and doc.project is not None:
+        server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, wanted, NEWEST))
 
 
 async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], dict[str, Any]]:

@@ -56,11 +56,31 @@ class OpenDocument:
     statuses: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[types.Diagnostic] = field(default_factory=list)
+    _by_line: dict[int, list[Any]] = field(default_factory=dict, repr=False)
+    _lines_of: object = field(default=None, repr=False)  # the symbol list _by_line indexes
 
     @property
     def fresh(self) -> bool:
         """True when the cached analysis matches the current text."""
         return self.analysed_version == self.version
+
+    def symbol_at(self, line: int, character: int) -> Any:
+        """The symbol under a position: names by line first (a dict lookup), else the
+        indexer's rule (the innermost enclosing range)."""
+        if self.doc is None:
+            return None
+        symbols = self.doc.symbols
+        if self._lines_of is not symbols:
+            by_line: dict[int, list[Any]] = {}
+            for symbol in symbols:
+                r = symbol.name_range
+                for number in range(r.start_line, r.end_line + 1):
+                    by_line.setdefault(number, []).append(symbol)
+            self._by_line, self._lines_of = by_line, symbols
+        hits = [s for s in self._by_line.get(line, ()) if s.name_range.contains(line, character)]
+        if hits:
+            return min(hits, key=_name_size)
+        return self.doc.symbol_at(line, character)
 
     def invalidate(self) -> None:
         """Forget the analysis (the log changed underneath)."""
@@ -95,6 +115,11 @@ class Projects:
             project = self._lookup(directory.parent)
         self._by_dir[directory] = project
         return project
+
+
+def _name_size(symbol: Any) -> tuple[int, int]:
+    r = symbol.name_range
+    return (r.end_line - r.start_line, r.end_character - r.start_character)
 
 
 def uri_path(uri: str) -> Path | None:

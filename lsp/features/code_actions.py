@@ -31,7 +31,7 @@ def register(server: CairnServer) -> None:
         entity = None
         if doc is not None and doc.doc is not None:
             start = params.range.start
-            symbol = doc.doc.symbol_at(start.line, start.character)
+            symbol = doc.symbol_at(start.line, start.character)
             entity = symbol.entity if symbol is not None else None
         actions = actions_for(uri, params.context.diagnostics, entity)
         only = params.context.only

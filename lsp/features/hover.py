@@ -24,7 +24,7 @@ def register(server: CairnServer) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is None or doc.doc is None or doc.project is None:
             return None
-        symbol = doc.doc.symbol_at(params.position.line, params.position.character)
+        symbol = doc.symbol_at(params.position.line, params.position.character)
         if symbol is None:
             return None
         entity = symbol.entity
