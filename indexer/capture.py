@@ -47,6 +47,12 @@ class Capture:
     method: str | None = None
     scope: str | None = None
 
+    @property
+    def call(self) -> Node | None:
+        """The node captured as `@call` (what a resolver reads), if the pattern has one."""
+        found = self.nodes.get("call")
+        return found[0] if found else None
+
     def but(self, **changes: Any) -> Capture:
         """A copy with some fields changed (for resolvers that emit several symbols)."""
         return replace(self, **changes)

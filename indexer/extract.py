@@ -65,8 +65,8 @@ def extract(
     chunks = (root.children or [root]) if cache is not None else [root]
     data = ctx.data
     # File-wide context some resolvers read (a router's prefix) is part of every key.
-    pattern = CONTEXTS.get(ctx.language)
-    context = b"\0".join(m.group(0) for m in pattern.finditer(data)) if pattern else b""
+    reader = CONTEXTS.get(ctx.language)
+    context = reader(root, ctx) if reader is not None else b""
     # The node type is part of the key, and a chunk with a syntax error is never reused:
     # error recovery can read the same bytes differently in another context.
     keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
@@ -147,8 +147,13 @@ def match_captures(
         for capture in _captures(nodes, capture_name, kind, role, settings):
             if resolver is None:
                 out.append(capture)
-            else:
+            elif compiled.builtin:
                 out.extend(RESOLVERS[resolver](capture, ctx))
+            else:
+                try:
+                    out.extend(RESOLVERS[resolver](capture, ctx))
+                except Exception:
+                    continue
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -64,6 +64,9 @@ class CompiledQuery:
     settings: tuple[dict[str, str | None], ...]
     # per pattern: its entity captures as (capture name, kind, role)
     primaries: tuple[tuple[tuple[str, str, Role], ...], ...]
+    # built-in queries are tested against their resolvers; a user's may hand a resolver
+    # nodes of any shape, so its resolver failures are contained
+    builtin: bool = True
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""
@@ -117,7 +120,7 @@ def user_query(language: str, queries_dir: str | Path | None) -> CompiledQuery |
     if cached is None:
         try:
             text = path.read_text("utf-8")
-            cached = compile_query(language, text, str(path))
+            cached = replace(compile_query(language, text, str(path)), builtin=False)
         except QueryError as exc:
             cached = exc
         except (OSError, UnicodeDecodeError) as exc:

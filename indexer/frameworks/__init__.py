@@ -7,7 +7,6 @@ multiplied, or none). One small module per framework.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from cairn.indexer.capture import Capture, FileContext
@@ -23,12 +22,13 @@ from cairn.indexer.frameworks import (
     routers,
     sqlalchemy,
 )
+from tree_sitter import Node
 
 Resolver = Callable[[Capture, FileContext], list[Capture]]
 
-# Per language: lines of file-wide context that resolvers read across top-level
-# statements; the indexer makes them part of every chunk's cache key.
-CONTEXTS: dict[str, re.Pattern[bytes]] = {"python": routers.CONTEXT}
+# Per language: the file-wide context resolvers read across top-level statements, as
+# bytes; the indexer makes it part of every chunk's cache key.
+CONTEXTS: dict[str, Callable[[Node, FileContext], bytes]] = {"python": routers.context}
 
 RESOLVERS: dict[str, Resolver] = {
     "alembic-alter": alembic.alter_column,

@@ -11,7 +11,9 @@ from tree_sitter import Node
 
 def alter_column(capture: Capture, ctx: FileContext) -> list[Capture]:
     """A rename removes the old column and introduces the new one."""
-    call = capture.nodes["call"][0]
+    call = capture.call
+    if call is None:
+        return [capture]
     new = keyword(call, "new_column_name")
     new_name = literal(new)
     if new is None or not new_name:

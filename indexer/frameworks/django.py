@@ -28,7 +28,9 @@ def field(capture: Capture, ctx: FileContext) -> list[Capture]:
     table = ctx.memo[key]
     if table is None:
         return []
-    call = capture.nodes["call"][0]
+    call = capture.call
+    if call is None:
+        return []
     function = call.child_by_field_name("function")
     callee = node_text(function).rsplit(".", 1)[-1] if function is not None else ""
     if callee in _NO_COLUMN:

@@ -9,7 +9,9 @@ from cairn.indexer.frameworks.routers import prefixed
 
 def route(capture: Capture, ctx: FileContext) -> list[Capture]:
     """Expand the `methods=` list (and prepend a Blueprint's `url_prefix`)."""
-    call = capture.nodes["call"][0]
+    call = capture.call
+    if call is None:
+        return [capture.but(method="GET")]
     methods_node = keyword(call, "methods")
     out: list[Capture] = []
     for resolved in prefixed(capture, ctx):

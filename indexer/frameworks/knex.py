@@ -52,7 +52,9 @@ _NOT_COLUMNS = frozenset(
 
 def columns(capture: Capture, ctx: FileContext) -> list[Capture]:
     """The table itself plus one capture per column the callback touches."""
-    callback = capture.nodes["call"][0]
+    callback = capture.call
+    if callback is None:
+        return [capture]
     params = callback.child_by_field_name("parameters") or callback.child_by_field_name("parameter")
     if params is None:
         return [capture]

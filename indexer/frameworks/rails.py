@@ -16,7 +16,9 @@ _CHANGES = frozenset({"change", "change_default", "change_null", "rename_index"}
 
 def table_column(capture: Capture, ctx: FileContext) -> list[Capture]:
     """The table plus one capture per column the block touches."""
-    block = capture.nodes["call"][0]
+    block = capture.call
+    if block is None:  # `create_table :t` without a block
+        return [capture]
     params = block.child_by_field_name("parameters")
     idents = [p for p in (params.named_children if params else []) if p.type == "identifier"]
     if not idents:

@@ -1,9 +1,8 @@
 """Route prefixes declared in the same file: FastAPI's `APIRouter(prefix="/users")` and
 Flask's `Blueprint(..., url_prefix="/users")` prepend to every route registered on them.
 
-A router assigned at module level is file-wide context, so `CONTEXT` (a pattern over the
-raw text) is part of every chunk's cache key: change a prefix and every chunk is read
-again.
+A router assigned at module level is file-wide context, so `context()` is part of every
+chunk's cache key: change a prefix and every chunk is read again.
 """
 
 from __future__ import annotations
@@ -14,13 +13,15 @@ from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks._python import keyword
 from tree_sitter import Node
 
-CONTEXT = re.compile(rb"^[A-Za-z_]\w*\s*=\s*(?:[\w.]*\.)?(?:APIRouter|Blueprint)\(.*$", re.M)
+_CANDIDATE = re.compile(rb"APIRouter|Blueprint")
 _ROUTERS = {"APIRouter": "prefix", "Blueprint": "url_prefix"}
 
 
 def prefixed(capture: Capture, ctx: FileContext) -> list[Capture]:
     """Prepend the prefix of the router the route is registered on, if it has one."""
-    call = capture.nodes["call"][0]
+    call = capture.call
+    if call is None:
+        return [capture]
     function = call.child_by_field_name("function")
     target = function.child_by_field_name("object") if function is not None else None
     if target is None:
@@ -30,6 +31,13 @@ def prefixed(capture: Capture, ctx: FileContext) -> list[Capture]:
         return [capture]
     path = capture.name if capture.name != "/" else ""
     return [capture.but(name=prefix.rstrip("/") + path)]
+
+
+def context(root: Node, ctx: FileContext) -> bytes:
+    """The routers' prefixes as bytes, for the chunk cache key (cheap when there are none)."""
+    if not _CANDIDATE.search(ctx.data):
+        return b""
+    return repr(sorted(routers(root, ctx).items())).encode()
 
 
 def routers(node: Node, ctx: FileContext) -> dict[str, str]:
@@ -53,9 +61,7 @@ def routers(node: Node, ctx: FileContext) -> dict[str, str]:
         if function is None:
             continue
         callee = node_text(function).rsplit(".", 1)[-1]
-        if callee in _ROUTERS:
-            prefix = literal(keyword(right, _ROUTERS[callee]))
-            if prefix:
-                found[node_text(left)] = prefix
+        if callee in _ROUTERS:  # a later assignment replaces an earlier one
+            found[node_text(left)] = literal(keyword(right, _ROUTERS[callee])) or ""
     ctx.memo["routers"] = found
     return found

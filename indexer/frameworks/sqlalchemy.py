@@ -18,7 +18,9 @@ def column(capture: Capture, ctx: FileContext) -> list[Capture]:
     table = ctx.memo[key]
     if not table:
         return []
-    call = capture.nodes["call"][0]
+    call = capture.call
+    if call is None:
+        return []
     explicit = keyword(call, "name")
     if explicit is None:
         args = positional(call)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from cairn.indexer import Range, Role, Symbol
+from cairn.indexer import Document, Range, Role, Symbol, index_text
+from cairn.indexer.capture import FileContext
+from cairn.indexer.extract import extract
 
 
 def span(text: str, needle: str, occurrence: int = 0, *, after: str | None = None) -> Range:
@@ -30,3 +32,23 @@ def one(symbols: list[Symbol], entity: str, role: Role | None = None) -> Symbol:
 def entities(symbols: list[Symbol]) -> list[tuple[str, str, str]]:
     """(entity, kind, role) triples in output order."""
     return [(s.entity, s.kind, s.role.value) for s in symbols]
+
+
+def uncached_symbols(doc: Document) -> list[Symbol]:
+    """What a full, uncached extraction finds in the document's current tree: the
+    incremental paths (chunk cache, splice) must agree with it exactly."""
+    if not doc.indexable or doc._tree is None or doc.language is None:
+        return doc.symbols
+    ctx = FileContext(doc.file, doc.language, doc._data)
+    return extract(doc._tree, ctx, doc._lines, doc._queries(), None)
+
+
+def assert_consistent(doc: Document, text: str, path: str) -> None:
+    """The document's symbols equal a full extraction over its own tree, and equal a
+    fresh index of its text whenever the tree is error-free. (With syntax errors,
+    tree-sitter's incremental re-parse may recover differently from a fresh parse;
+    that is the parser's choice, not the indexer's.)"""
+    assert doc.text == text
+    assert doc.symbols == uncached_symbols(doc)
+    if doc._tree is None or not doc._tree.root_node.has_error:
+        assert doc.symbols == index_text(text, path)

@@ -8,7 +8,7 @@ from cairn.indexer import Document, Range, Role, index_text
 from cairn.indexer.text import MAX_BYTES, LineIndex
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from indexer_helpers import entities, one, span
+from indexer_helpers import assert_consistent, entities, one, span
 
 SOURCE = """\
 import os
@@ -134,7 +134,7 @@ def test_incremental_edits_match_a_fresh_parse(edits: list[tuple[int, int, int, 
         doc.edit(line, char, end_line, end_char, new)
         expected = lsp_apply(expected, line, char, end_line, end_char, new)
         assert doc.text == expected
-    assert doc.symbols == index_text(expected, "src/auth.py")
+    assert_consistent(doc, expected, "src/auth.py")
 
 
 CLASS_SOURCE = """\
@@ -172,7 +172,7 @@ def test_symbols_read_after_every_edit_match_a_fresh_parse(
         end_line, end_char = line + dl, dc if dl else char + dc
         doc.edit(line, char, end_line, end_char, new)
         expected = lsp_apply(expected, line, char, end_line, end_char, new)
-        assert doc.symbols == index_text(expected, "src/repo.py")
+        assert_consistent(doc, expected, "src/repo.py")
 
 
 def test_an_edit_inside_a_method_keeps_the_other_symbols() -> None:
@@ -214,8 +214,7 @@ def test_incremental_sql_edits_match_a_fresh_parse(edits: list[tuple[int, int, i
     for line, char, length, new in edits:
         doc.edit(line, char, line, char + length, new)
         text = lsp_apply(text, line, char, line, char + length, new)
-    assert doc.text == text
-    assert doc.symbols == index_text(text, "db/001.sql")
+    assert_consistent(doc, text, "db/001.sql")
 
 
 def test_bad_input_never_raises() -> None:

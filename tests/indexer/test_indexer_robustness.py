@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 from cairn.indexer import Document, index_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from indexer_helpers import assert_consistent
 
 # Realistic sources from the other tests, one per language and framework.
 SAMPLES: dict[str, str] = {}
@@ -41,7 +44,7 @@ def _load() -> None:
 _load()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=int(os.environ.get("CAIRN_FUZZ", "150")), deadline=None)
 @given(
     st.sampled_from(sorted(SAMPLES)),
     st.lists(
@@ -70,3 +73,36 @@ def test_mangled_sources_never_raise(path: str, cuts: list[tuple[float, int, str
 @settings(max_examples=100, deadline=None)
 def test_random_bytes_never_raise(data: bytes, path: str) -> None:
     assert isinstance(index_text(data, path), list)
+
+
+@settings(max_examples=int(os.environ.get("CAIRN_FUZZ", "100")), deadline=None)
+@given(
+    st.sampled_from(sorted(SAMPLES)),
+    st.lists(
+        st.tuples(
+            st.floats(0, 1),
+            st.integers(0, 12),
+            st.sampled_from(["", "x", "(", "\n", "é", "🔑", "{", "}", " end\n", "def f\n"]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_incremental_edits_in_every_language_match_a_fresh_index(
+    path: str, edits: list[tuple[float, int, str]]
+) -> None:
+    text = SAMPLES[path]
+    doc = Document(path, text)
+    assert doc.symbols == index_text(text, path)
+    for where, length, insert in edits:
+        start = int(where * len(text))
+        end = min(len(text), start + length)
+        before = text[:start]
+        line = before.count("\n")
+        character = len(before[before.rfind("\n") + 1 :].encode("utf-16-le")) // 2
+        middle = text[:end]
+        end_line = middle.count("\n")
+        end_character = len(middle[middle.rfind("\n") + 1 :].encode("utf-16-le")) // 2
+        doc.edit(line, character, end_line, end_character, insert)
+        text = text[:start] + insert + text[end:]
+        assert_consistent(doc, text, path)
