@@ -63,3 +63,21 @@ def test_unknown_language_and_resolver_are_reported(tmp_path: Path) -> None:
     messages = sorted(str(e) for e in user_query_errors(tmp_path))
     assert "no language called 'cobol'" in messages[0]
     assert "unknown resolver 'nope'" in messages[1] and ":1:" in messages[1]
+
+
+def test_resolvers_fed_odd_nodes_by_a_user_query_keep_what_they_can(tmp_path: Path) -> None:
+    # knex expects a callback in @call (here a Python string: the table stays, no
+    # columns); sqlalchemy expects a model class (there is none: nothing)
+    (tmp_path / "python.scm").write_text(
+        "((call arguments: (argument_list . (string) @table.introduce . (string) @call))\n"
+        ' (#set! resolver "knex"))\n'
+        "((call arguments: (argument_list . (string) @column.introduce))\n"
+        ' (#set! resolver "sqlalchemy"))\n'
+    )
+    text = 'def f():\n    make("users", "x")\n'
+    assert user_query_errors(tmp_path) == []
+    symbols = index_text(text, "src/f.py", user_queries_dir=tmp_path)
+    assert entities(symbols) == [
+        ("src/f.py::f", "function", "introduce"),
+        ("users", "table", "introduce"),
+    ]
