@@ -163,6 +163,16 @@ async def _drive(root: Path, ids: dict[str, str], out: Console) -> None:
         hover = await editor.hover(auth_uri, 3, 6)
         out.print(_markdown_panel("Hover on hash_password (reverted, then re-opened)", hover))
 
+        lenses = Text()
+        for path, lens_uri in ((migration, uri), (auth, auth_uri)):
+            source = path.read_text(encoding="utf-8").splitlines()
+            for lens in await editor.code_lens(lens_uri):
+                title = lens.command.title if lens.command else ""
+                lenses.append(f"{title}\n", style="dim italic")
+                lenses.append(f"  {source[lens.range.start.line].strip()[:70]}\n")
+        lenses.rstrip()
+        out.print(Panel(lenses, title="Code lenses", border_style="blue"))
+
         manifest = root / "pyproject.toml"
         manifest_uri = editor.open(manifest)
         out.print(_diagnostics_panel(manifest, root, await editor.wait_diagnostics(manifest_uri)))

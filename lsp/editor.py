@@ -191,6 +191,13 @@ class Editor:
         )
         return list(result or [])
 
+    async def code_lens(self, uri: str) -> list[types.CodeLens]:
+        """The document's code lenses."""
+        result = await self.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        return list(result or [])
+
     async def execute(self, command: str, arguments: dict[str, Any]) -> Any:
         """workspace/executeCommand with one JSON object."""
         return await self.client.workspace_execute_command_async(

@@ -28,6 +28,7 @@ def test_demo_prints_what_an_editor_shows_without_a_terminal(tmp_path: Path) -> 
     assert "deps/stripe was rejected (take payouts through" in text
     assert "Supersede the revert of users.email_verified…" in text
     assert "Diagnostics in the migration now: none" in text
+    assert "2 decisions · reverted 2026-03-05" in text and "3 decisions · reopened" in text
     assert "nvim " + str(keep.resolve()) in text
     # The kept project holds the log, including the supersede the quick fix wrote.
     events = [json.loads(x) for x in (keep / ".cairn" / "decisions.jsonl").read_text().splitlines()]
