@@ -40,6 +40,11 @@ def register(server: CairnServer) -> None:
             apply_settings(server, settings, base=base)
         await refresh_projects(server, None)
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        server.projects.forget()
+        offer_init(server)  # pygls has already updated the folder list
+
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
         for task in list(server.background):

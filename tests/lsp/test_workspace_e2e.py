@@ -247,3 +247,25 @@ async def test_pull_clients_are_asked_to_refresh_when_the_log_changes(
     assert client.diagnostic_refresh_count >= 1
     report = await client.text_document_diagnostic_async(params)
     assert list(report.items) == []
+
+
+async def test_an_added_folder_without_cairn_gets_the_message_too(
+    client: LanguageClient, sample: Sample, tmp_path: Path
+) -> None:
+    await initialize(client, sample.root)
+    assert client.messages == []
+    plain = tmp_path / "scripts"
+    plain.mkdir()
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=plain.as_uri(), name="scripts")], removed=[]
+            )
+        )
+    )
+    for _ in range(300):
+        if client.messages:
+            break
+        await asyncio.sleep(0.05)
+    [message] = client.messages
+    assert "scripts has no .cairn/ folder" in message.message
