@@ -135,3 +135,31 @@ def test_missing_queries_folder_is_bad_input(tmp_path: Path) -> None:
     assert result.stdout == ""
     assert "'nowhere' does not exist" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path) -> None:
+    import pty
+
+    root = git_repo(tmp_path / "repo")
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "CAIRN_DIR"}
+    env.update({"TERM": "xterm", "COLUMNS": "80"})
+    with subprocess.Popen(
+        [CAIRN, "scan", "."], cwd=root, stdout=subprocess.PIPE, stderr=follower, env=env
+    ) as proc:
+        os.close(follower)
+        stdout, _ = proc.communicate(timeout=120)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 4096)
+        except OSError:  # the terminal closed: everything was read
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    terminal = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0
+    assert "scanning" in terminal and "2/2" in terminal
+    assert stdout.decode().splitlines()[0] == "db/001.sql"  # the bar stays off stdout
