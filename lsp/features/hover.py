@@ -9,11 +9,15 @@ a "no decisions yet" card.
 
 from __future__ import annotations
 
+import asyncio
+
 from cairn.lsp.analysis import NEWEST, lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 from lsprotocol import types
+
+HOVER_WAIT_S = 2.0
 
 
 def register(server: CairnServer) -> None:
@@ -29,9 +33,16 @@ def register(server: CairnServer) -> None:
             return None
         entity = symbol.entity
         try:
-            status, history = await server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST)
+            status, history = await asyncio.wait_for(
+                server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
+            )
         except StoreUnavailable as exc:
             server.log(f"hover: {exc}", types.MessageType.Warning)
+            return None
+        except asyncio.TimeoutError:
+            # The store is catching up behind another process's write lock (an import,
+            # a big merge): an empty hover now beats a frozen editor.
+            server.log(f"hover on {entity}: the log is busy; try again in a moment")
             return None
         if not status.event_count and not status.rollup:
             if not server.settings.hover_no_decisions:

@@ -220,3 +220,32 @@ async def test_a_locked_log_refuses_writes_quickly_and_reads_go_on(
         json.loads((sample.root / ".cairn" / "decisions.jsonl").read_text().splitlines()[-1])["id"]
         == result["id"]
     )
+
+
+async def test_a_log_catching_up_behind_a_lock_gives_an_empty_hover_not_a_hang(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root, options={"debounceMs": 20, "pollIntervalMs": 0})
+    await still_serving(client, sample)
+    log = sample.root / ".cairn" / "decisions.jsonl"
+    fd = os.open(sample.root / ".cairn" / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        # What `git pull` does to the log while an import holds the lock: it grows.
+        with log.open("a") as fh:
+            fh.write(log.read_text().splitlines()[-1] + "\n")  # a duplicate line: harmless
+        hover = await asyncio.wait_for(
+            client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=sample.uri(MIGRATION)),
+                    position=types.Position(line=1, character=33),
+                )
+            ),
+            15,
+        )
+        assert hover is None
+        assert any("the log is busy" in m.message for m in client.log_messages)
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    await still_serving(client, sample)
