@@ -20,6 +20,7 @@ from cairn.indexer.frameworks import (
     pep508,
     rails,
     routers,
+    spring,
     sqlalchemy,
 )
 from tree_sitter import Node
@@ -33,15 +34,18 @@ CONTEXTS: dict[str, Callable[[Node, FileContext], bytes]] = {"python": routers.c
 RESOLVERS: dict[str, Resolver] = {
     "alembic-alter": alembic.alter_column,
     "alembic-batch": alembic.batch,
+    "axum": routers.axum,
     "django": django.field,
     "env-assignment": environment.assignment,
     "flask": flask.route,
     "jpa": jpa.column,
     "jpa-table": jpa.table,
     "knex": knex.columns,
+    "method-in-path": routers.method_in_path,
     "pep508": pep508.requirement,
     "rails-reference": rails.reference,
     "rails-table": rails.table_column,
     "router-prefix": routers.prefixed,
+    "spring": spring.route,
     "sqlalchemy": sqlalchemy.column,
 }

@@ -65,3 +65,35 @@ def routers(node: Node, ctx: FileContext) -> dict[str, str]:
             found[node_text(left)] = literal(keyword(right, _ROUTERS[callee])) or ""
     ctx.memo["routers"] = found
     return found
+
+
+def method_in_path(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """`"GET /users/{id}"` (Go 1.22 ServeMux patterns) -> GET and the path; a bare path
+    serves any method."""
+    method, _, path = capture.name.partition(" ")
+    if path.strip():
+        return [capture.but(method=method, name=path.strip())]
+    return [capture.but(method="ANY")]
+
+
+_AXUM = frozenset({"get", "post", "put", "patch", "delete", "head", "options", "any"})
+
+
+def axum(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """One route per method router in `get(a).post(b)`."""
+    node = capture.call
+    methods: list[str] = []
+    while node is not None and node.type == "call_expression":
+        function = node.child_by_field_name("function")
+        if function is None:
+            break
+        if function.type == "identifier":
+            methods.append(node_text(function))
+            break
+        if function.type != "field_expression":
+            break
+        field = function.child_by_field_name("field")
+        if field is not None:
+            methods.append(node_text(field))
+        node = function.child_by_field_name("value")
+    return [capture.but(method=m) for m in reversed(methods) if m in _AXUM]

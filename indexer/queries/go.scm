@@ -17,3 +17,19 @@
   function: (selector_expression operand: (identifier) @_os field: (field_identifier) @_fn)
   arguments: (argument_list . (interpreted_string_literal) @env.reference)) @range
   (#eq? @_os "os") (#any-of? @_fn "Getenv" "LookupEnv" "Setenv" "Unsetenv"))
+
+; --- routes ----------------------------------------------------------------------------
+; gin/echo `r.GET("/users/:id", h)`, chi `r.Get("/users/{id}", h)`
+((call_expression
+  function: (selector_expression field: (field_identifier) @http.method)
+  arguments: (argument_list . (interpreted_string_literal) @route.introduce . (_))) @range
+  (#any-of? @http.method
+    "GET" "POST" "PUT" "PATCH" "DELETE" "HEAD" "OPTIONS" "Any"
+    "Get" "Post" "Put" "Patch" "Delete" "Head" "Options"))
+
+; net/http `mux.HandleFunc("GET /users/{id}", h)` (Go 1.22 patterns; no method: any)
+((call_expression
+  function: (selector_expression field: (field_identifier) @_fn)
+  arguments: (argument_list . (interpreted_string_literal) @route.introduce . (_))) @range
+  (#any-of? @_fn "HandleFunc" "Handle")
+  (#set! resolver "method-in-path"))

@@ -37,3 +37,29 @@
   name: (identifier) @_getenv
   arguments: (argument_list . (string_literal) @env.reference)) @range
   (#eq? @_system "System") (#eq? @_getenv "getenv"))
+
+; --- Spring MVC routes: @GetMapping("/x") under an optional class @RequestMapping ------
+((method_declaration
+  (modifiers
+    (annotation
+      name: (identifier) @http.method
+      arguments: (annotation_argument_list . (string_literal) @route.introduce))))
+  (#any-of? @http.method "GetMapping" "PostMapping" "PutMapping" "PatchMapping" "DeleteMapping")
+  (#set! resolver "spring")) @range
+
+((method_declaration
+  (modifiers
+    (annotation
+      name: (identifier) @http.method
+      arguments: (annotation_argument_list
+        (element_value_pair key: (identifier) @_key value: (string_literal) @route.introduce)))))
+  (#any-of? @http.method "GetMapping" "PostMapping" "PutMapping" "PatchMapping" "DeleteMapping")
+  (#any-of? @_key "value" "path")
+  (#set! resolver "spring")) @range
+
+; @PostMapping without a path: the class's mapping itself
+((method_declaration
+  (modifiers
+    (marker_annotation name: (identifier) @http.method @route.introduce)))
+  (#any-of? @http.method "GetMapping" "PostMapping" "PutMapping" "PatchMapping" "DeleteMapping")
+  (#set! resolver "spring")) @range

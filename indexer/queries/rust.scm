@@ -23,3 +23,10 @@
   macro: (identifier) @_macro
   (token_tree . (string_literal) @env.reference)) @range
   (#any-of? @_macro "env" "option_env"))
+
+; axum: Router::new().route("/users/:id", get(show).post(update))
+((call_expression
+  function: (field_expression field: (field_identifier) @_route)
+  arguments: (arguments . (string_literal) @route.introduce . (call_expression) @call)) @range
+  (#eq? @_route "route")
+  (#set! resolver "axum"))

@@ -119,3 +119,73 @@ def test_java_classes_methods_and_jpa() -> None:
     assert one(symbols, "order_line", Role.INTRODUCE).name_range == span(JAVA, "OrderLine")
     assert one(symbols, "order_line.quantity").name_range == span(JAVA, "quantity")
     assert one(symbols, "env/APP_SECRET").name_range == span(JAVA, '"APP_SECRET"')
+
+
+GO_ROUTES = """\
+package api
+
+func Routes(r *gin.Engine, c chi.Router, mux *http.ServeMux) {
+\tr.GET("/users/:id", getUser)
+\tc.Post("/orders", createOrder)
+\tmux.HandleFunc("DELETE /items/{id}", deleteItem)
+\tmux.Handle("/static/", files)
+\tcache.Get("key")
+}
+"""
+
+
+def test_go_routes() -> None:
+    symbols = index_text(GO_ROUTES, "api/routes.go")
+    routes = [(s.entity, s.name_range) for s in symbols if s.kind == "route"]
+    assert routes == [
+        ("route/GET /users/{id}", span(GO_ROUTES, '"/users/:id"')),
+        ("route/POST /orders", span(GO_ROUTES, '"/orders"')),
+        ("route/DELETE /items/{id}", span(GO_ROUTES, '"DELETE /items/{id}"')),
+        ("route/ANY /static", span(GO_ROUTES, '"/static/"')),
+    ]
+
+
+SPRING = """\
+@RestController
+@RequestMapping("/api/users")
+public class UserController {
+    @GetMapping("/{id}")
+    public User get(@PathVariable Long id) { return repo.find(id); }
+
+    @PostMapping
+    public User create(@RequestBody User user) { return repo.save(user); }
+
+    @DeleteMapping(path = "/{id}")
+    public void delete(@PathVariable Long id) {}
+}
+"""
+
+
+def test_spring_routes_under_the_class_mapping() -> None:
+    symbols = index_text(SPRING, "src/main/java/UserController.java")
+    routes = [(s.entity, s.name_range) for s in symbols if s.kind == "route"]
+    assert routes == [
+        ("route/GET /api/users/{id}", span(SPRING, '"/{id}"')),
+        ("route/POST /api/users", span(SPRING, "PostMapping")),
+        ("route/DELETE /api/users/{id}", span(SPRING, '"/{id}"', 1)),
+    ]
+    get = one(symbols, "route/GET /api/users/{id}")
+    assert get.range.start_line == 3 and get.range.end_line == 4
+
+
+AXUM = """\
+pub fn app() -> Router {
+    Router::new()
+        .route("/users/:id", get(show_user))
+        .route("/users", get(list_users).post(create_user))
+}
+"""
+
+
+def test_axum_routes() -> None:
+    symbols = index_text(AXUM, "src/app.rs")
+    assert [(s.entity, s.name_range) for s in symbols if s.kind == "route"] == [
+        ("route/GET /users/{id}", span(AXUM, '"/users/:id"')),
+        ("route/GET /users", span(AXUM, '"/users"')),
+        ("route/POST /users", span(AXUM, '"/users"')),
+    ]
