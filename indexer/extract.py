@@ -269,12 +269,11 @@ def _captures(
 
 def _text(node: Node) -> str | None:
     value = literal(node)
-    if value is None:
-        if node.type in ("string", "template_string"):
-            return None  # an interpolated string names nothing fixed
-        value = node_text(node)
-    value = value.strip()
-    return value or None
+    if value is not None:
+        return value.strip()  # may be "" (Django's root path); builders reject the rest
+    if node.type in ("string", "template_string"):
+        return None  # an interpolated string names nothing fixed
+    return node_text(node).strip() or None
 
 
 def _entity(capture: Capture) -> str | None:

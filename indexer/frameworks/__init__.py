@@ -41,6 +41,7 @@ RESOLVERS: dict[str, Resolver] = {
     "jpa": jpa.column,
     "jpa-table": jpa.table,
     "knex": knex.columns,
+    "leading-slash": routers.leading_slash,
     "method-in-path": routers.method_in_path,
     "pep508": pep508.requirement,
     "rails-reference": rails.reference,

@@ -97,3 +97,10 @@ def axum(capture: Capture, ctx: FileContext) -> list[Capture]:
             methods.append(node_text(field))
         node = function.child_by_field_name("value")
     return [capture.but(method=m) for m in reversed(methods) if m in _AXUM]
+
+
+def leading_slash(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """Django and Rails write paths without the leading `/` (`"users/<int:pk>/"`)."""
+    if capture.name.startswith("/"):
+        return [capture]
+    return [capture.but(name="/" + capture.name)]

@@ -152,3 +152,12 @@
   function: (attribute object: (identifier) @_environ attribute: (identifier) @_get)
   arguments: (argument_list . (string) @env.reference)) @range
   (#eq? @_environ "environ") (#eq? @_get "get"))
+
+; Django urls.py: path("users/<int:pk>/", view) -> route/ANY /users/{pk}
+((call
+  function: (identifier) @_fn
+  arguments: (argument_list . (string) @route.introduce)) @range
+  (#eq? @_fn "path")
+  (#set! files "urls.py")
+  (#set! method "ANY")
+  (#set! resolver "leading-slash"))

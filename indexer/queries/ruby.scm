@@ -75,3 +75,11 @@
   method: (identifier) @_fn
   arguments: (argument_list . (string) @env.reference)) @range
   (#eq? @_env "ENV") (#any-of? @_fn "fetch" "key?" "include?"))
+
+; --- Rails routes (config/routes.rb): get "/users/:id", to: "users#show" ---------------
+((call
+  method: (identifier) @http.method
+  arguments: (argument_list . (string) @route.introduce)) @range
+  (#any-of? @http.method "get" "post" "put" "patch" "delete")
+  (#set! files "routes.rb")
+  (#set! resolver "leading-slash"))

@@ -292,3 +292,24 @@ def test_changing_a_prefix_re_reads_every_route() -> None:
         "route/POST /people",
     ]
     assert doc.symbols == index_text(doc.text, "api/users.py")
+
+
+URLS = """\
+from django.urls import path, re_path
+
+urlpatterns = [
+    path("", views.home),
+    path("users/<int:pk>/", views.user_detail, name="user-detail"),
+    path("api/", include("api.urls")),
+]
+"""
+
+
+def test_django_url_patterns() -> None:
+    symbols = index_text(URLS, "shop/urls.py")
+    assert [(s.entity, s.name_range) for s in symbols] == [
+        ("route/ANY /", span(URLS, '""')),
+        ("route/ANY /users/{pk}", span(URLS, '"users/<int:pk>/"')),
+        ("route/ANY /api", span(URLS, '"api/"')),
+    ]
+    assert index_text(URLS, "shop/views.py") == []

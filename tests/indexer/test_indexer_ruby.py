@@ -55,3 +55,21 @@ def test_rails_migration() -> None:
     assert one(s, "old_things", Role.REMOVE).name_range == span(MIGRATION, ":old_things")
     assert one(s, "env/REDIS_URL").name_range == span(MIGRATION, '"REDIS_URL"')
     assert one(s, "env/CACHE_URL").name_range == span(MIGRATION, '"CACHE_URL"')
+
+
+ROUTES = """\
+Rails.application.routes.draw do
+  get "/users/:id", to: "users#show"
+  post "orders", to: "orders#create"
+  resources :photos
+end
+"""
+
+
+def test_rails_routes() -> None:
+    symbols = index_text(ROUTES, "config/routes.rb")
+    assert [(s.entity, s.name_range) for s in symbols] == [
+        ("route/GET /users/{id}", span(ROUTES, '"/users/:id"')),
+        ("route/POST /orders", span(ROUTES, '"orders"')),
+    ]
+    assert index_text(ROUTES, "app/models/user.rb") == []
