@@ -123,6 +123,11 @@ class Store:
         store.refresh()
         return store
 
+    def clear_caches(self) -> None:
+        """Forget remembered batch statuses (benchmarks use it to measure cold reads)."""
+        with self._lock:
+            self._status_cache.clear()
+
     def close(self) -> None:
         """Release the database connection and the memory map."""
         with self._lock:
