@@ -15,26 +15,62 @@ import click
 
 from cairn.cli._common import CairnError, report_error
 
-# Each module defines `register(group: click.Group) -> None`.
-COMMAND_MODULES = (
-    "cairn.cli.store_cmds",  # init log reject revert supersede status history prior-attempts search review
-    "cairn.cli.trust_cmds",  # verify redact doctor
-    "cairn.cli.scan_cmd",  # scan
-    "cairn.cli.serve_cmd",  # serve demo
-    "cairn.cli.check_cmd",  # check
-    "cairn.cli.import_cmds",  # import sql|alembic|rails|git|adr|selvedge, export
+# Which module defines each command, in the order `cairn --help` lists them. Each
+# module defines `register(group: click.Group) -> None`. Modules are imported only
+# when one of their commands runs, so `cairn check` in an agent's hook does not pay
+# for the language server or the importers (tests/test_cli_registry.py keeps this
+# table and the modules in step).
+COMMANDS: dict[str, str] = {
+    "init": "cairn.cli.store_cmds",
+    "log": "cairn.cli.store_cmds",
+    "reject": "cairn.cli.store_cmds",
+    "revert": "cairn.cli.store_cmds",
+    "supersede": "cairn.cli.store_cmds",
+    "status": "cairn.cli.store_cmds",
+    "history": "cairn.cli.store_cmds",
+    "prior-attempts": "cairn.cli.store_cmds",
+    "search": "cairn.cli.store_cmds",
+    "review": "cairn.cli.store_cmds",
+    "check": "cairn.cli.check_cmd",
+    "scan": "cairn.cli.scan_cmd",
+    "serve": "cairn.cli.serve_cmd",
+    "demo": "cairn.cli.serve_cmd",
+    "verify": "cairn.cli.trust_cmds",
+    "redact": "cairn.cli.trust_cmds",
+    "doctor": "cairn.cli.trust_cmds",
+    "import": "cairn.cli.import_cmds",
+    "export": "cairn.cli.import_cmds",
+}
+
+
+def load_module_commands(module: str) -> dict[str, click.Command]:
+    """The commands one module registers, by name."""
+    holder = click.Group()
+    importlib.import_module(module).register(holder)
+    return dict(holder.commands)
+
+
+class LazyGroup(click.Group):
+    """A root group that imports a command's module only when the command is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        return load_module_commands(module).get(cmd_name)
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="cairn-lsp", prog_name="cairn")
 def cli() -> None:
     """Cairn: decision memory for code. Record what was decided, tried, reverted or
     rejected against named entities, and see it where you work."""
-
-
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(cli)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,5 @@
+"""`python -m cairn`: the same as the `cairn` command."""
+
+from cairn.cli import main
+
+main()
