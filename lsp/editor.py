@@ -46,6 +46,7 @@ class Editor:
         self.env = {**os.environ, "PYTHONSAFEPATH": "1", **(env or {})}
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.versions: dict[str, int | None] = {}
+        self.publishes: dict[str, int] = {}  # uri -> how many publishes arrived
         self.shown: list[str] = []
         self.messages: list[str] = []
         self._changed = asyncio.Event()
@@ -56,6 +57,7 @@ class Editor:
         def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
             self.diagnostics[params.uri] = list(params.diagnostics)
             self.versions[params.uri] = params.version
+            self.publishes[params.uri] = self.publishes.get(params.uri, 0) + 1
             self._changed.set()
 
         @self.client.feature(types.WINDOW_SHOW_DOCUMENT)
@@ -165,6 +167,22 @@ class Editor:
                 await self._changed.wait()
 
         return await asyncio.wait_for(until(), timeout)
+
+    async def diagnostics_after(
+        self, uri: str, seen: int, until: Any = None, timeout: float = 30.0
+    ) -> list[types.Diagnostic]:
+        """Diagnostics from a publish newer than the `seen`-th one (and matching `until`)."""
+
+        async def wait() -> list[types.Diagnostic]:
+            while True:
+                if self.publishes.get(uri, 0) > seen and (
+                    until is None or until(self.diagnostics[uri])
+                ):
+                    return self.diagnostics[uri]
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(wait(), timeout)
 
     async def hover(self, uri: str, line: int, character: int) -> str | None:
         """The hover's markdown, or None."""
