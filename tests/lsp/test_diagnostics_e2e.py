@@ -152,3 +152,23 @@ async def test_reapplied_without_supersede_is_a_conflict_warning(
     assert diag.data["kind"] == "conflict"
     assert diag.code == sample.ids["revert"]
     assert "re-applied on 2026-06-01 by bob without a supersede" in diag.message
+
+
+async def test_a_due_review_is_information_at_the_definition(
+    client: LanguageClient, sample: Sample
+) -> None:
+    review_id = sample.append(
+        type="modify",
+        entity="app/models.py::send_welcome",
+        reasoning="Greeting by e-mail is a stopgap; revisit once display names ship.",
+        revisit_after="2026-01-15",
+    )
+    await initialize(client, sample.root)
+    uri = open_doc(client, sample.root / "app" / "models.py", "python")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    [diag] = cairn_diagnostics(client, uri)
+    assert diag.severity == types.DiagnosticSeverity.Information
+    assert diag.code == review_id and diag.data["kind"] == "review"
+    assert "A review of app/models.py::send_welcome is due since 2026-01-15" in diag.message
+    line = sample.text("app/models.py").splitlines()[diag.range.start.line]
+    assert line[diag.range.start.character : diag.range.end.character] == "send_welcome"
