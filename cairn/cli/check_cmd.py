@@ -410,7 +410,8 @@ def emit(report: Report, as_json: bool) -> None:
         f"cairn check: {len(blocking)} blocking finding{'s' if len(blocking) != 1 else ''} "
         f"in {files}: the change re-introduces {', '.join(entities)}."
     )
+    name = entities[0] if len(entities) == 1 else "ENTITY"
     click.echo(
-        'If that is intended, record why: `cairn supersede ENTITY --reason "..."`; '
-        "see the history with `cairn history ENTITY`."
+        f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
+        f"see the history with `cairn history {name}`."
     )

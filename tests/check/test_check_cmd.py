@@ -35,6 +35,7 @@ def test_a_file_that_re_adds_a_reverted_column_fails(project: Path) -> None:
     assert (
         "1 blocking finding in 1 file: the change re-introduces users.email_verified" in proc.stdout
     )
+    assert '`cairn supersede users.email_verified --reason "..."`' in proc.stdout
 
 
 def test_json_report_carries_the_full_reasoning(project: Path) -> None:
