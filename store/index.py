@@ -33,7 +33,7 @@ FLUSH_EVERY = 50_000
 
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
-_APPLIED_CODES = ",".join(str(i) for i, t in enumerate(TYPES) if t.is_applied)
+_APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -495,23 +495,28 @@ class Index:
         and removal, but of the applied events only the latest of each DAG chain (within
         a chain a later position descends from every earlier one, so it alone decides
         ancestry). Returns rows and the entity's event count per path."""
-        out: dict[str, tuple[list[Row], int]] = {p: ([], 0) for p in paths}
+        rows: dict[str, list[Row]] = {p: [] for p in paths}
         counts: dict[str, int] = dict.fromkeys(paths, 0)
+        latest: dict[tuple[str, int], tuple[Any, ...]] = {}  # (path, chain) -> applied row
         sql = (
-            "WITH e(id, path) AS (SELECT id, path FROM ent "
-            "WHERE path IN (SELECT value FROM json_each(?))) "
             "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, "
-            "v.off, v.len, 1 FROM e JOIN ev v ON v.ent = e.id WHERE v.ty NOT IN "
-            f"({_APPLIED_CODES}) "
-            "UNION ALL "
-            "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, max(v.pos), v.ref, v.rec, v.occ, "
-            "v.off, v.len, count(*) FROM e JOIN ev v ON v.ent = e.id WHERE v.ty IN "
-            f"({_APPLIED_CODES}) GROUP BY v.ent, v.ch"
+            "v.off, v.len FROM ent e JOIN ev v ON v.ent = e.id "
+            "WHERE e.path IN (SELECT value FROM json_each(?))"
         )
+        # One pass in SQLite's order; a GROUP BY in SQL cost more than this loop.
         for t in self.db.execute(sql, (json.dumps(paths),)):
-            out[t[0]][0].append(_row(t[1:12]))
-            counts[t[0]] += t[12]
-        return {p: (rows, counts[p]) for p, (rows, _) in out.items()}
+            path = t[0]
+            counts[path] += 1
+            if t[4] in _APPLIED_SET:
+                key = (path, t[5])
+                best = latest.get(key)
+                if best is None or t[6] > best[6]:
+                    latest[key] = t
+            else:
+                rows[path].append(_row(t[1:]))
+        for (path, _), t in latest.items():
+            rows[path].append(_row(t[1:]))
+        return {p: (rows[p], counts[p]) for p in paths}
 
     def ent_of(self, path: str) -> int | None:
         """The dictionary id of a canonical path, or None when nothing was logged on it."""
