@@ -92,8 +92,10 @@ async function start(): Promise<void> {
   let reported = false;
   // Called from the process's exit and from start()'s rejection: whichever comes first
   // (the client does not always settle start() when the server dies during initialize).
+  let self: LanguageClient | undefined;
   const reportFailure = async (error?: unknown): Promise<void> => {
-    if (everRunning || reported) {
+    // A client replaced by a restart is stopped on purpose: that is not a failure.
+    if (everRunning || reported || (self !== undefined && client !== self)) {
       return;
     }
     reported = true;
@@ -134,6 +136,7 @@ async function start(): Promise<void> {
   };
   const created = new LanguageClient("cairn", "Cairn", serverOptions, clientOptions);
   client = created;
+  self = created;
   created.onDidChangeState((event) => {
     if (client !== created) {
       return;
