@@ -3,10 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import {
-  CloseAction,
   DidChangeConfigurationNotification,
-  ErrorAction,
-  type ErrorHandler,
   ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -15,9 +12,11 @@ import {
   type ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { historyMarkdown, openVerdictsFromHistory } from "./history";
+import { openVerdictsFromHistory } from "./history";
+import { showHistory } from "./historyView";
 import { completeArguments, type PickItem, type Prompter, type Verdict, WRITE_COMMANDS } from "./prompts";
 import { INSTALL_HINT, resolveServerCommand, ServerNotFound, type ServerCommand } from "./serverCommand";
+import { restartPolicy, type ServerExit, startFailure } from "./serverLifecycle";
 import { SERVER_KEYS, serverSettings } from "./settings";
 import { type CairnDiagnostic, type ServerState, summarise } from "./status";
 
@@ -27,7 +26,6 @@ let client: LanguageClient | undefined;
 let serverState: ServerState = "starting";
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
-let historyPanel: vscode.WebviewPanel | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("Cairn");
@@ -263,56 +261,6 @@ async function openVerdicts(entity: string): Promise<Verdict[]> {
   }
 }
 
-/**
- * One history panel, re-rendered on every request: the built-in markdown renderer, in a
- * webview without scripts (the log's text is data, never code).
- */
-async function showHistory(entity: string, result: unknown): Promise<void> {
-  const markdown = historyMarkdown(entity, result);
-  let body: string;
-  try {
-    body = (await vscode.commands.executeCommand<string>("markdown.api.render", markdown)) ?? "";
-  } catch {
-    body = "";
-  }
-  if (!body) {
-    body = `<pre>${escapeHtml(markdown)}</pre>`;
-  }
-  if (historyPanel) {
-    historyPanel.reveal(undefined, false);
-  } else {
-    historyPanel = vscode.window.createWebviewPanel("cairn.history", "Cairn history", vscode.ViewColumn.Active, {
-      enableScripts: false,
-      enableCommandUris: false,
-    });
-    historyPanel.onDidDispose(() => {
-      historyPanel = undefined;
-    });
-  }
-  historyPanel.title = `History: ${entity}`;
-  historyPanel.webview.html = historyPage(entity, body);
-}
-
-function historyPage(entity: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
-<title>History of ${escapeHtml(entity)}</title>
-<style>
-  body { font-family: var(--vscode-markdown-font-family, var(--vscode-font-family)); font-size: var(--vscode-markdown-font-size, 14px);
-         color: var(--vscode-foreground); line-height: 1.5; max-width: 60rem; padding: 0 1.5rem; }
-  h1, h2 { border-bottom: 1px solid var(--vscode-panel-border); padding-bottom: .3em; }
-  h2 { font-size: 1.15em; margin-top: 1.6em; }
-  code { font-family: var(--vscode-editor-font-family); background: var(--vscode-textCodeBlock-background); padding: 0 .25em; border-radius: 3px; }
-  a { color: var(--vscode-textLink-foreground); }
-</style></head>
-<body>${body}</body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** A palette command: find the entity under the cursor, then run the server's command on it. */
 async function runOnEntity(command: string): Promise<void> {
   if (!client || serverState !== "running") {
@@ -424,55 +372,6 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A server that dies before it ever ran is not restarted (its exit is reported once, by
- * `start`); one that crashes later is restarted up to 4 times in 3 minutes, like the
- * client's default.
- */
-function restartPolicy(wasRunning: () => boolean): ErrorHandler {
-  const crashes: number[] = [];
-  return {
-    error: (_error, _message, count) => ({
-      action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
-    }),
-    closed: () => {
-      if (!wasRunning()) {
-        return { action: CloseAction.DoNotRestart, handled: true };
-      }
-      const now = Date.now();
-      crashes.push(now);
-      while (crashes.length > 0 && now - crashes[0] > 3 * 60_000) {
-        crashes.shift();
-      }
-      if (crashes.length >= 5) {
-        return {
-          action: CloseAction.DoNotRestart,
-          message: "Cairn: the language server crashed 5 times in 3 minutes and was not restarted; see Cairn: Show the language server log.",
-        };
-      }
-      return { action: CloseAction.Restart, handled: true };
-    },
-  };
-}
-
-interface ServerExit {
-  code: number | string | null;
-  stderr: string;
-}
-
-/** Why the server did not start: its exit and last stderr line when it died, else the error. */
-async function startFailure(exit: ServerExit, error: unknown): Promise<string> {
-  // The client reports the closed connection before the process's exit event arrives.
-  for (let i = 0; i < 20 && exit.code === null; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  if (exit.code === null) {
-    return errorText(error);
-  }
-  const last = exit.stderr.trim().split("\n").pop()?.trim();
-  return `it exited with ${typeof exit.code === "number" ? `code ${exit.code}` : exit.code}${last ? `: ${last}` : ""}`;
 }
 
 function errorText(error: unknown): string {
