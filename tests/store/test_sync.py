@@ -169,3 +169,15 @@ def test_batch_statuses_follow_writes_from_anywhere(cairn_dir: Path) -> None:
         assert a.status_many(["users.email"])["users.email"].status is Status.REVERTED
         a.append(draft("users.email", "supersede", "fixed"))  # this store's own write
         assert a.status_many(["USERS.email"])["USERS.email"].status is Status.REOPENED
+
+
+def test_a_garbled_line_in_the_middle_is_skipped_not_fatal(store: Store) -> None:
+    store.append(draft("t.a"))
+    store.append(draft("t.a", "revert", "no"))
+    lines = store.log.path.read_text().splitlines()
+    store.log.path.write_text(lines[0] + "\n{not json\n" + lines[1] + "\n")
+    assert store.refresh() is True
+    assert store.status("t.a").status is Status.REVERTED
+    assert store.index.bad_lines == 1
+    store.append(draft("t.b"))  # writing goes on; verify reports the bad line
+    assert len(store) == 3
