@@ -63,7 +63,13 @@ class CairnProtocol(LanguageServerProtocol):
         # A client offering utf-8 first (Neovim does) would otherwise get utf-8.
         if params.capabilities.general is not None:
             params.capabilities.general.position_encodings = None
-        return (yield from super().lsp_initialize(params))
+        result = yield from super().lsp_initialize(params)
+        server = self._server
+        if isinstance(server, CairnServer) and not server.pulls_diagnostics:
+            # We push: a client that also pulled would show a second, stale copy.
+            result.capabilities.diagnostic_provider = None
+            server.pull_offered = False
+        return result
 
     def structure_message(self, data: Any) -> Any:
         """Answer a request whose params do not fit the protocol with InvalidParams.
@@ -99,6 +105,7 @@ class CairnServer(LanguageServer):
         self.background: set[asyncio.Task[Any]] = set()  # keeps fire-and-forget tasks alive
         self.watching = False  # the client sends didChangeWatchedFiles for the log
         self.warned: set[str] = set()  # one-time messages already shown
+        self.pull_offered = True  # False once initialize decided to push (no pull provider)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors (a malformed message, a failed notification) go to the log.
@@ -149,10 +156,19 @@ class CairnServer(LanguageServer):
 
     @property
     def pulls_diagnostics(self) -> bool:
-        """True when diagnostics are served on pull instead of pushed."""
+        """True when diagnostics are served on pull instead of pushed.
+
+        `auto` pulls only when the client can also be asked to re-pull
+        (`workspace/diagnostic/refresh`): without it (Neovim 0.11) pulled warnings
+        would stay stale after the log changes until the next edit, so we push.
+        """
+        if not self.pull_offered:
+            return False  # the client was told we push; it will never pull
         mode = self.settings.diagnostic_mode
         if mode == "auto":
-            return self.capability("text_document.diagnostic") is not None
+            return self.capability("text_document.diagnostic") is not None and bool(
+                self.capability("workspace.diagnostics.refresh_support")
+            )
         return mode == "pull"
 
 

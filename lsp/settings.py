@@ -24,7 +24,7 @@ class Settings:
     debounce_ms: int = 150  # quiet time after the last keystroke before re-analysing
     code_lens: bool = True
     hover_no_decisions: bool = False  # hover "no decisions yet" on entities without history
-    # auto: pull when the client can pull (no duplicate diagnostics), push otherwise
+    # auto: pull when the client can pull and be refreshed, push otherwise (never both)
     diagnostic_mode: str = "auto"
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
     max_file_bytes: int = 4_000_000  # larger documents are not analysed

@@ -118,8 +118,11 @@ def make_sample(root: Path) -> Sample:
     return Sample(root, ids)
 
 
-def capabilities(*, pull: bool = False, watch: bool = False) -> types.ClientCapabilities:
-    """An editor that shows documents, reads configuration and (optionally) pulls."""
+def capabilities(
+    *, pull: bool = False, watch: bool = False, refresh: bool | None = None
+) -> types.ClientCapabilities:
+    """An editor that shows documents, reads configuration and (optionally) pulls;
+    a pulling editor can be asked to re-pull unless `refresh` is False (Neovim 0.11)."""
     return types.ClientCapabilities(
         window=types.WindowClientCapabilities(
             show_document=types.ShowDocumentClientCapabilities(support=True)
@@ -131,7 +134,9 @@ def capabilities(*, pull: bool = False, watch: bool = False) -> types.ClientCapa
                 dynamic_registration=watch
             ),
             code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
-            diagnostics=types.DiagnosticWorkspaceClientCapabilities(refresh_support=pull),
+            diagnostics=types.DiagnosticWorkspaceClientCapabilities(
+                refresh_support=pull if refresh is None else refresh
+            ),
         ),
         text_document=types.TextDocumentClientCapabilities(
             hover=types.HoverClientCapabilities(
@@ -155,13 +160,14 @@ async def initialize(
     *roots: Path,
     pull: bool = False,
     watch: bool = False,
+    refresh: bool | None = None,
     options: dict[str, Any] | None = None,
 ) -> types.InitializeResult:
     """initialize + initialized for a workspace with these folders."""
     folders = [types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots]
     return await client.initialize_session(
         types.InitializeParams(
-            capabilities=capabilities(pull=pull, watch=watch),
+            capabilities=capabilities(pull=pull, watch=watch, refresh=refresh),
             root_uri=roots[0].as_uri() if roots else None,
             workspace_folders=folders or None,
             initialization_options=options if options is not None else {"debounceMs": 20},

@@ -249,6 +249,23 @@ async def test_pull_clients_are_asked_to_refresh_when_the_log_changes(
     assert list(report.items) == []
 
 
+async def test_a_client_that_pulls_but_cannot_be_refreshed_gets_pushed_diagnostics(
+    client: LanguageClient, sample: Sample
+) -> None:
+    # Neovim 0.11: pull diagnostics, but no workspace/diagnostic/refresh.
+    result = await initialize(
+        client, sample.root, pull=True, refresh=False, options={"pollIntervalMs": 250}
+    )
+    assert result.capabilities.diagnostic_provider is None  # so it never pulls a stale copy
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    assert [d.code for d in cairn_diagnostics(client, uri)] == [sample.ids["revert"]]
+
+    cli(sample.root, "supersede", "users.email_verified", "-r", "Provider fixed.")
+    await wait_for(lambda: cairn_diagnostics(client, uri) == [], client)
+    assert client.diagnostic_refresh_count == 0
+
+
 async def test_an_added_folder_without_cairn_gets_the_message_too(
     client: LanguageClient, sample: Sample, tmp_path: Path
 ) -> None:
