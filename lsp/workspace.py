@@ -37,6 +37,11 @@ class Project:
         """Where decision drafts are written."""
         return self.cairn_dir / "drafts"
 
+    @property
+    def queries(self) -> Path:
+        """The user's tree-sitter queries (`<language>.scm`), run after the built-in ones."""
+        return self.cairn_dir / "queries"
+
 
 @dataclass
 class OpenDocument:

@@ -8,12 +8,13 @@ a decision draft (a markdown file under `.cairn/drafts/`) logs it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from cairn.indexer import Document
+from cairn.indexer import Document, user_query_errors
 from cairn.lsp.analysis import publish, schedule
 from cairn.lsp.drafts_flow import log_draft
 from cairn.lsp.server import CairnServer
-from cairn.lsp.workspace import OpenDocument, relative_to, uri_path
+from cairn.lsp.workspace import OpenDocument, Project, relative_to, uri_path
 from lsprotocol import types
 
 
@@ -111,7 +112,9 @@ def _index(server: CairnServer, doc: OpenDocument, text: str) -> None:
         return
     if doc.project is None or doc.relpath is None:
         return
-    queries = doc.project.cairn_dir / "queries"
+    queries = doc.project.queries
+    if queries.is_dir():
+        report_query_errors(server, doc.project)
     try:
         doc.doc = Document(doc.relpath, text, queries if queries.is_dir() else None)
         doc.skipped = None
@@ -119,3 +122,26 @@ def _index(server: CairnServer, doc: OpenDocument, text: str) -> None:
         doc.doc = None
         doc.skipped = f"cannot index: {exc}"
         server.log(f"not analysing {doc.relpath}: {exc}")
+
+
+def report_query_errors(server: CairnServer, project: Project) -> None:
+    """Tell the user once per problem about broken `.cairn/queries/*.scm` files.
+
+    The indexer skips a broken query and keeps the built-in ones, so this is a
+    message, never a failure.
+    """
+    try:
+        errors = user_query_errors(project.queries)
+    except Exception as exc:  # a query checker bug must not stop the document opening
+        server.log(f"could not check {project.queries}: {exc!r}", types.MessageType.Warning)
+        return
+    for error in errors:
+        where = relative_to(Path(error.path), project.root) or error.path
+        text = f"{where}:{error.line}:{error.column}: {error.message}"
+        key = f"query:{text}"
+        if key in server.warned:
+            continue
+        server.log(f"user query skipped: {text}", types.MessageType.Warning)
+        server.warn_once(
+            key, f"Cairn: {text}. This query is skipped; the built-in ones still work."
+        )
