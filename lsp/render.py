@@ -58,8 +58,12 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
             f"⚠ **Re-applied without supersede** {when(event)}{who(event)} · `{short_id(event.id)}`"
         )
     reopened = dict(getattr(status, "reopened", None) or {})
+    history = {"entity": entity}
     for verdict_id, by in list(reopened.items())[:2]:
-        lines.append(f"↺ `{short_id(verdict_id)}` re-opened by `{short_id(by)}`")
+        lines.append(
+            f"↺ `{short_id(verdict_id)}` re-opened by "
+            + command_link(f"`{short_id(by)}`", "cairn.history", history)
+        )
     for review in list(getattr(status, "due_reviews", None) or ())[:1]:
         event = getattr(review, "event", review)
         due = getattr(review, "due", "") or getattr(event, "revisit_after", "")
@@ -75,9 +79,13 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines.append(
             f"- {when(event)} **{event.type}**{who(event)}" + (f": {reason}" if reason else "")
         )
-    lines = lines[: MAX_LINES - 1]
-    lines.append(command_link("Full history", "cairn.history", {"entity": entity}))
-    return "\n\n".join(_paragraphs(lines))
+    blocks = _paragraphs(lines)
+    link = command_link("Full history", "cairn.history", history)
+    # The budget counts what the editor shows, blank lines between blocks included;
+    # the least important blocks (newest decisions, then rollup, reviews…) go first.
+    while len(blocks) > 1 and _height([*blocks, link]) > MAX_LINES:
+        blocks.pop()
+    return "\n\n".join([*blocks, link])
 
 
 def no_decisions_markdown(entity: str) -> str:
@@ -139,6 +147,11 @@ def _verdict_lines(verdict: Any) -> list[str]:
     head = f"⛔ **{label}**{alternative} {when(verdict)}{who(verdict)} · `{short_id(verdict.id)}`"
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]
+
+
+def _height(blocks: list[str]) -> int:
+    """Lines of markdown the blocks take, joined by blank lines."""
+    return sum(b.count("\n") + 1 for b in blocks) + len(blocks) - 1
 
 
 def _paragraphs(lines: list[str]) -> list[str]:

@@ -76,7 +76,9 @@ def test_hover_card_reopened_due_review_and_table_rollup() -> None:
         rollup={"users.email_verified": Status.REVERTED, "users.legacy": Status.REJECTED},
     )
     card = hover_markdown("users", status)
-    assert "↺ `a1b2c3d4` re-opened by `ffff0000`" in card
+    [reopened] = [line for line in card.splitlines() if line.startswith("↺")]
+    assert reopened.startswith("↺ `a1b2c3d4` re-opened by [`ffff0000`](command:cairn.history?")
+    assert json.loads(unquote(reopened.split("?", 1)[1].rstrip(")"))) == [{"entity": "users"}]
     assert "⏰ **Review due** since 2026-06-01: Verify at signup." in card
     assert "Columns: 1 reverted (email_verified) · 1 rejected (legacy)" in card
 
@@ -91,6 +93,29 @@ def test_many_verdicts_stay_within_fifteen_lines() -> None:
     card = hover_markdown("deps/x", status, verdicts)
     assert len(card.splitlines()) <= 15
     assert "*…and 9 more open verdicts*" in card
+
+
+def test_a_card_with_everything_still_fits_fifteen_lines() -> None:
+    verdicts = [
+        Event(id=f"{i:08x}" + "0" * 56, type=EventType.REVERT, entity="users",
+              reasoning="line one\nline two", recorded_at="2026-01-01")
+        for i in range(5)
+    ]  # fmt: skip
+    status = EntityStatus(
+        "users",
+        Status.REVERTED,
+        open_verdicts=verdicts,
+        conflicts=[ADD],
+        reopened={REVERT.id: ADD.id, "b" * 64: "c" * 64},
+        event_count=9,
+        due_reviews=[Review(event=ADD, reason="revisit_after", due="2026-06-01")],
+        rollup={"users.email_verified": Status.REVERTED},
+    )
+    card = hover_markdown("users", status, [REVERT, ADD])
+    lines = card.splitlines()
+    assert len(lines) <= 15
+    assert lines[-1].startswith("[Full history](command:cairn.history?")
+    assert card.count("⛔ **Reverted**") == 3  # the open verdicts are never what is cut
 
 
 def test_lens_title_and_rollup_line() -> None:
