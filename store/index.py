@@ -221,13 +221,16 @@ class Index:
 
     # --- reading the log --------------------------------------------------------------
 
-    def read_records(self, start: int) -> tuple[list[Record], int, int]:
-        """Parse complete lines from `start`; returns records, new offset, bad lines."""
+    def read_records(self, start: int, stop: int) -> tuple[list[Record], int, int]:
+        """Parse complete lines in [start, stop); returns records, new offset, bad lines.
+
+        A writer may be mid-line at the end: only bytes up to the last newline count.
+        """
         records: list[Record] = []
         bad = 0
         with open(self.log_path, "rb") as fh:
             fh.seek(start)
-            data = fh.read()
+            data = fh.read(max(0, stop - start))
         end = data.rfind(b"\n") + 1
         pos = 0
         loads = json.loads

@@ -143,48 +143,58 @@ class Store:
     # --- freshness ----------------------------------------------------------------------
 
     def refresh(self) -> bool:
-        """Catch the index up if the JSONL changed underneath; True if anything changed."""
+        """Catch the index up if the JSONL changed underneath; True if anything changed.
+
+        Takes no cross-process write lock: a reader must not wait behind another
+        process's long write. It reads only complete lines, and SQLite's own write
+        transaction (with the recorded offset re-read inside it) serialises indexers.
+        """
         with self._lock:
             st = self.log.stat()
             key = (st.st_size, st.st_mtime_ns, st.st_ino) if st else None
             if key == self._seen:
                 return False
-            with write_lock(self.cairn_dir):
-                self._sync()
+            self._sync()
             return True
 
     def _sync(self) -> None:
-        """Bring memory and index up to the file. Caller holds the thread and file locks."""
+        """Bring memory and index up to the file. Caller holds the thread lock."""
         self._status_cache.clear()
         index = self.index
-        recorded = index.recorded_stat()
-        if recorded != self._seen_db:
-            index.load_state()  # another process moved the index on
         st = self.log.stat()
-        if st is None:
-            if index.next_seq > 1 or index.consumed:
-                index.db.execute("BEGIN IMMEDIATE")
-                index.reset()
-                index.db.execute("COMMIT")
-            self._seen = None
-            self._seen_db = index.recorded_stat()
+        key = (st.st_size, st.st_mtime_ns, st.st_ino) if st else None
+        if index.recorded_stat() == key:
+            # Already indexed (by us or another process): a read transaction suffices.
+            if key != self._seen_db:
+                index.db.execute("BEGIN")
+                try:
+                    index.load_state()
+                finally:
+                    index.db.execute("COMMIT")
+            self._seen = key
+            self._seen_db = key
             return
-        key = (st.st_size, st.st_mtime_ns, st.st_ino)
-        if recorded != key:
-            index.db.execute("BEGIN IMMEDIATE")
-            try:
+        index.db.execute("BEGIN IMMEDIATE")
+        try:
+            recorded = index.recorded_stat()
+            if recorded != self._seen_db:
+                index.load_state()  # another process moved the index on
+            if st is None:
+                if index.next_seq > 1 or index.consumed:
+                    index.reset()
+            elif recorded != key:
                 if not index.is_append_of_ingested(st):
                     index.reset()
                 index.close_map()
-                records, consumed, bad = index.read_records(index.consumed)
+                records, consumed, bad = index.read_records(index.consumed, st.st_size)
                 index.bad_lines += bad
                 index.ingest(records)
                 index.record_position(consumed, st)
-                index.db.execute("COMMIT")
-            except BaseException:
-                index.db.execute("ROLLBACK")
-                index.load_state()
-                raise
+            index.db.execute("COMMIT")
+        except BaseException:
+            index.db.execute("ROLLBACK")
+            index.load_state()
+            raise
         self._seen = key
         self._seen_db = index.recorded_stat()
 
@@ -225,13 +235,16 @@ class Store:
             assert st is not None
             index.db.execute("BEGIN IMMEDIATE")
             try:
-                if index.consumed != records[0].off:
-                    # A line we had not indexed sits before ours: take the normal path.
-                    recs, _, bad = index.read_records(index.consumed)
+                if index.recorded_stat() != self._seen_db:
+                    # A reader in another process indexed (part of) our lines meanwhile.
+                    index.load_state()
+                if index.consumed == records[0].off:
+                    index.ingest(records, dedupe=False)
+                elif index.consumed < offset:
+                    # Lines before or among ours are not indexed yet: the normal path.
+                    recs, _, bad = index.read_records(index.consumed, offset)
                     index.bad_lines += bad
                     index.ingest(recs)
-                else:
-                    index.ingest(records, dedupe=False)
                 index.record_position(offset, st)
                 index.db.execute("COMMIT")
             except BaseException:
