@@ -315,6 +315,7 @@ class Store:
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
         _check_json(metadata, "metadata")
+        metadata = _mask_strings(metadata, masked)
         author = (draft.author or "").strip() or self._default_author()
         header: dict[str, Any] = {
             "parents": parents,
@@ -778,6 +779,20 @@ def _line_dict(p: _Pending) -> dict[str, Any]:
         "expires_when": e.expires_when,
         "metadata": e.metadata,
     }
+
+
+def _mask_strings(value: Any, masked: list[str]) -> Any:
+    """`value` with every string inside it masked (a copy: the caller's draft is kept)."""
+    if isinstance(value, str):
+        if value and might_hold_secret(value):
+            value, kinds = mask_secrets(value)
+            masked.extend(k for k in kinds if k not in masked)
+        return value
+    if isinstance(value, dict):
+        return {k: _mask_strings(v, masked) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mask_strings(v, masked) for v in value]
+    return value
 
 
 def _check_json(value: Any, where: str) -> None:

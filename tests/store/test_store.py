@@ -210,6 +210,28 @@ def test_secrets_are_masked_before_hashing(store: Store) -> None:
     assert res.event.reasoning == "use [REDACTED:aws-access-key] here"
 
 
+def test_secrets_inside_metadata_are_masked_recursively(store: Store) -> None:
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    metadata = {
+        "source_key": "pr/12",
+        "env": {"AWS": f"aws {key}", "n": 3, "ok": True},
+        "notes": ["plain", {"deep": f"token {token}"}],
+    }
+    res = store.append(
+        EventDraft(type="add", entity="env/AWS_KEY", reasoning="keys", metadata=metadata)
+    )
+    assert "aws-access-key" in res.masked and len(res.masked) == 2
+    text = store.log.path.read_text()
+    assert key not in text and token not in text
+    meta = store.get(res.event.id).metadata
+    assert meta["env"] == {"AWS": "aws [REDACTED:aws-access-key]", "n": 3, "ok": True}
+    assert meta["notes"][0] == "plain" and "[REDACTED:" in meta["notes"][1]["deep"]
+    assert meta["source_key"] == "pr/12"
+    assert metadata["env"]["AWS"] == f"aws {key}"  # the caller's dict is left as given
+    assert json.loads(text.splitlines()[-1])["metadata"] == meta
+
+
 def test_a_bare_root_rolls_up_its_kind(store: Store) -> None:
     store.append(EventDraft(type="reject", entity="deps/left-pad", reasoning="x", alternative="y"))
     store.append(EventDraft(type="add", entity="deps/stripe", reasoning="payments"))
