@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import mmap
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -111,8 +110,7 @@ class Index:
         self.tip_key: dict[int, int] = {}  # chain -> h of its tip
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
-        self._map: mmap.mmap | None = None
-        self._map_size = 0
+        self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
 
     # --- connection and state -----------------------------------------------------
@@ -209,7 +207,7 @@ class Index:
 
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
-        self.close_map()
+        self.close_log()
         for table in ("ev", "ent", "chain", "merge", "review", "srckey"):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
@@ -248,23 +246,23 @@ class Index:
             pos = nl + 1
         return records, start + end, bad
 
+    def _read(self, off: int, length: int) -> bytes:
+        """The bytes of a known span of the log.
+
+        `pread` rather than a memory map: mapping a 500 MB log put its pages into the
+        language server's RSS; a hover reads a few lines.
+        """
+        if self._fd is None:
+            self._fd = os.open(self.log_path, os.O_RDONLY)
+        data = os.pread(self._fd, length, off)
+        if len(data) < length:
+            raise ValueError("the log is shorter than the index says")
+        return data
+
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
-        end = off + length
-        result: dict[str, Any] = json.loads(self._mapped(end)[off:end])
+        result: dict[str, Any] = json.loads(self._read(off, length))
         return result
-
-    def _mapped(self, end: int) -> mmap.mmap:
-        """The log, memory-mapped at least up to byte `end` (remapped when it grew)."""
-        if self._map is None or end > self._map_size:
-            self.close_map()
-            with open(self.log_path, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size < end:
-                    raise ValueError("the log is shorter than the index says")
-                self._map = mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_READ)
-                self._map_size = size
-        return self._map
 
     def event_id_at(self, row: Row) -> str:
         """The full id of a row's event, read from its line without parsing all of it.
@@ -272,20 +270,19 @@ class Index:
         In a canonical line every key before `id` holds a string, in which a quote is
         escaped, so the first `"id":"` is the event's own; anything else is parsed.
         """
-        data = self._mapped(row.off + row.len)
-        start = data.find(b'"id":"', row.off, row.off + row.len)
+        data = self._read(row.off, row.len)
+        start = data.find(b'"id":"')
         if start >= 0:
             found = data[start + 6 : start + 70].decode("ascii", "replace")
             if len(found) == 64 and _is_key_of(found, row.h):
                 return found
-        return str(self.line(row.off, row.len)["id"])
+        return str(json.loads(data)["id"])
 
-    def close_map(self) -> None:
-        """Forget the memory map (the file was rewritten or truncated)."""
-        if self._map is not None:
-            self._map.close()
-        self._map = None
-        self._map_size = 0
+    def close_log(self) -> None:
+        """Close the log's read handle (the file may have been replaced or truncated)."""
+        if self._fd is not None:
+            os.close(self._fd)
+        self._fd = None
 
     # --- ingest -----------------------------------------------------------------------
 

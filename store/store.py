@@ -129,9 +129,9 @@ class Store:
             self._status_cache.clear()
 
     def close(self) -> None:
-        """Release the database connection and the memory map."""
+        """Release the database connection and the log's read handle."""
         with self._lock:
-            self.index.close_map()
+            self.index.close_log()
             self.index.db.close()
 
     def __enter__(self) -> Store:
@@ -161,6 +161,7 @@ class Store:
         """Bring memory and index up to the file. Caller holds the thread lock."""
         self._status_cache.clear()
         index = self.index
+        index.close_log()  # the file may have been replaced: reopen it on the next read
         st = self.log.stat()
         key = (st.st_size, st.st_mtime_ns, st.st_ino) if st else None
         if index.recorded_stat() == key:
@@ -185,7 +186,7 @@ class Store:
             elif recorded != key:
                 if not index.is_append_of_ingested(st):
                     index.reset()
-                index.close_map()
+                index.close_log()
                 records, consumed, bad = index.read_records(index.consumed, st.st_size)
                 index.bad_lines += bad
                 index.ingest(records)
@@ -251,7 +252,7 @@ class Store:
                 index.db.execute("ROLLBACK")
                 index.load_state()
                 raise
-            index.close_map()
+            index.close_log()
             self._status_cache.clear()
             self._seen = (st.st_size, st.st_mtime_ns, st.st_ino)
             self._seen_db = index.recorded_stat()
