@@ -222,7 +222,7 @@ async def test_a_locked_log_refuses_writes_quickly_and_reads_go_on(
     )
 
 
-async def test_a_log_catching_up_behind_a_lock_gives_an_empty_hover_not_a_hang(
+async def test_a_log_growing_behind_another_writers_lock_still_gets_a_hover(
     client: LanguageClient, sample: Sample
 ) -> None:
     await initialize(client, sample.root, options={"debounceMs": 20, "pollIntervalMs": 0})
@@ -243,8 +243,10 @@ async def test_a_log_catching_up_behind_a_lock_gives_an_empty_hover_not_a_hang(
             ),
             15,
         )
-        assert hover is None
-        assert any("the log is busy" in m.message for m in client.log_messages)
+        # The store catches readers up without the write lock (since df6cb26), so the
+        # card comes back while the other process still holds it.
+        assert hover is not None
+        assert "Verification mails bounced" in hover.contents.value
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
