@@ -12,8 +12,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from cairn.store.paths import EntityPathError, canonicalise
-
 APPLIED = ("add", "create", "modify", "retype", "rename", "migrate", "index_add")
 REMOVED = ("remove", "delete", "index_remove")
 LOGGABLE = (*APPLIED, *REMOVED, "revert", "reject", "supersede")
@@ -95,6 +93,8 @@ def request_from_command(command: str, arguments: object) -> DecisionRequest:
 
 def check(request: DecisionRequest, where: str = "decision") -> DecisionRequest:
     """Canonicalise the entity and check the fields the event type needs."""
+    from cairn.store.paths import EntityPathError, canonicalise  # the store loads on first use
+
     try:
         entity = canonicalise(request.entity)
     except EntityPathError as exc:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from cairn.lsp.analysis import analyse, publish, refresh_projects
 from cairn.lsp.decisions import DecisionRequest, draft_name, parse_draft, render_draft
 from cairn.lsp.workspace import OpenDocument, Project
-from cairn.store import EventDraft
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
@@ -36,6 +35,8 @@ async def record(server: CairnServer, project: Project, request: DecisionRequest
 
 async def append(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
     """Append the decision (on the store thread); what was written, as JSON."""
+    from cairn.store import EventDraft  # the store loads on first use, not at start-up
+
     draft = EventDraft(
         type=request.type,
         entity=request.entity,

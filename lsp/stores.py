@@ -7,6 +7,11 @@ connections never cross threads. Calls are serialised, which is what the store w
 anyway (one writer). A store whose call fails (its `.cairn/` was deleted, the index is
 locked, the file is unreadable) is dropped and reopened on the next call, so the
 server recovers by itself once the folder is back.
+
+`cairn.store` is imported on the store thread by the first call (or by `preload`
+once a workspace turns out to have a `.cairn/`), never at start-up: a workspace
+without decisions never pays for it, and one with decisions imports it while the
+loop reads the first document.
 """
 
 from __future__ import annotations
@@ -24,11 +29,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from cairn.store import Store
-from cairn.store.errors import LockTimeout, StoreError
-from cairn.store.log import LOCK_NAME
-
 T = TypeVar("T")
+
 WRITE_WAIT_S = 3.0
 PREFETCH_BATCH = 16  # hover cards per store-thread job while prefetching
 log = logging.getLogger(__name__)
@@ -46,6 +48,10 @@ class StoreHub:
         self._stores: dict[Path, Any] = {}  # touched only on the store thread
         self._missing: set[Path] = set()  # folders that vanished: noticed when they return
         self._snapshots: dict[Path, _Snapshot] = {}
+
+    def preload(self) -> None:
+        """Import the store on the store thread now, so the first real call is quicker."""
+        self._executor.submit(_import_store)
 
     async def call(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """Run `fn(store)` on the store thread; failures become `StoreUnavailable`."""
@@ -80,7 +86,7 @@ class StoreHub:
         free = await loop.run_in_executor(None, _wait_unlocked, cairn_dir, WRITE_WAIT_S)
         if not free:
             raise StoreUnavailable(
-                f"another process is writing to {cairn_dir / LOCK_NAME}; try again in a moment"
+                f"another process is writing to {_lock_path(cairn_dir)}; try again in a moment"
             )
         return await self.call(cairn_dir, fn)
 
@@ -142,13 +148,14 @@ class StoreHub:
         return status, events
 
     def _run(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
+        store_module, LockTimeout, StoreError = _import_store()
         store = self._stores.get(cairn_dir)
         try:
             if store is None:
                 if not cairn_dir.is_dir():
                     raise StoreUnavailable(f"{cairn_dir} does not exist (any more)")
                 try:
-                    store = Store.open(cairn_dir)
+                    store = store_module.Store.open(cairn_dir)
                 except StoreError as exc:
                     raise StoreUnavailable(str(exc)) from exc
                 self._stores[cairn_dir] = store
@@ -202,10 +209,25 @@ class StoreHub:
         self._snapshots.clear()
 
 
+def _import_store() -> tuple[Any, type[Exception], type[Exception]]:
+    """`cairn.store` and the two error types `_run` tells apart (imported on first use)."""
+    import cairn.store
+    from cairn.store.errors import LockTimeout, StoreError
+
+    return cairn.store, LockTimeout, StoreError
+
+
+def _lock_path(cairn_dir: Path) -> Path:
+    """The store's write lock file."""
+    from cairn.store.log import LOCK_NAME
+
+    return cairn_dir / LOCK_NAME
+
+
 def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
     """True once the log's write lock could be taken (it is released at once)."""
     try:
-        fd = os.open(cairn_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(_lock_path(cairn_dir), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
         return True  # no folder: the store call reports that properly
     try:

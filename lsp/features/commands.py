@@ -23,8 +23,6 @@ from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import Project, uri_path
-from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
-from cairn.store.paths import EntityPathError, canonicalise
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.uris import from_fs_path
@@ -39,6 +37,8 @@ def register(server: CairnServer) -> None:
 
     @server.command("cairn.history")
     async def history(*args: Any) -> dict[str, Any]:
+        from cairn.store.paths import EntityPathError, canonicalise  # loaded on first use
+
         options = _one_object("cairn.history", args)
         project = _project(server, options)
         try:
@@ -60,6 +60,9 @@ def register(server: CairnServer) -> None:
 
 def _decision_handler(server: CairnServer, command: str) -> Any:
     async def handler(*args: Any) -> dict[str, Any]:
+        from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
+        from cairn.store.paths import EntityPathError
+
         options = dict(_one_object(command, args))
         project = _project(server, options)
         options.pop("uri", None)

@@ -8,6 +8,8 @@ workspace folder without a `.cairn/` how to start one, and starts the log watche
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from cairn.lsp.analysis import refresh_projects
 from cairn.lsp.server import CairnServer
 from cairn.lsp.settings import Settings
@@ -23,6 +25,8 @@ def register(server: CairnServer) -> None:
     def initialize(params: types.InitializeParams) -> None:
         server.init_options = params.initialization_options
         apply_settings(server, params.initialization_options, base=Settings())
+        if any(server.projects.for_path(p) for p in folder_paths(server)):
+            server.hub.preload()  # import the store while the client sends the first file
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
@@ -78,15 +82,20 @@ async def pull_configuration(server: CairnServer) -> None:
             await refresh_projects(server, None)  # documents opened meanwhile
 
 
-def offer_init(server: CairnServer) -> None:
-    """One message per workspace folder that has no `.cairn/` (not an error)."""
+def folder_paths(server: CairnServer) -> list[Path]:
+    """The workspace folders (or the root) that exist on disk."""
     folders = list(server.workspace.folders.values())
     uris = [f.uri for f in folders] or (
         [server.workspace.root_uri] if server.workspace.root_uri else []
     )
-    for uri in uris:
-        path = uri_path(uri)
-        if path is None or not path.is_dir() or server.projects.for_path(path) is not None:
+    paths = [uri_path(uri) for uri in uris]
+    return [p for p in paths if p is not None and p.is_dir()]
+
+
+def offer_init(server: CairnServer) -> None:
+    """One message per workspace folder that has no `.cairn/` (not an error)."""
+    for path in folder_paths(server):
+        if server.projects.for_path(path) is not None:
             continue
         server.warn_once(
             f"no-project:{path}",

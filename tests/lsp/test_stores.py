@@ -67,3 +67,11 @@ async def test_a_vanished_folder_is_reported_and_noticed_when_it_returns(
     assert await hub.refresh_all() == {cairn_dir}
     back = await hub.statuses(cairn_dir, ["users.email_verified"])
     assert str(back["users.email_verified"].status) == "reverted"
+
+
+def test_the_installed_version_is_what_importlib_metadata_reports() -> None:
+    from importlib.metadata import version
+
+    from cairn.lsp.server import installed_version
+
+    assert installed_version() == version("cairn-lsp")
