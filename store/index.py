@@ -14,6 +14,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -49,6 +50,15 @@ CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 """
+
+
+@lru_cache(maxsize=1 << 17)
+def _canonical_or_none(raw: str) -> str | None:
+    """The canonical path, or None for a malformed one (cached across ingests)."""
+    try:
+        return canonicalise(raw)
+    except (EntityPathError, TypeError):
+        return None
 
 
 def _is_key_of(event_id: str, key: int) -> bool:
@@ -376,10 +386,7 @@ class Index:
             return None  # a duplicate line (e.g. after a union merge) is harmless
         entity = canon.get(entity_raw, "")
         if entity == "":
-            try:
-                entity = canonicalise(entity_raw)
-            except (EntityPathError, TypeError):
-                entity = None
+            entity = _canonical_or_none(entity_raw) if isinstance(entity_raw, str) else None
             canon[entity_raw] = entity
         if entity is None:
             self.bad_lines += 1

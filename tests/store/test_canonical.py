@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
+from cairn.store.store import _encode_event
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 VECTOR_1 = {"b": 1, "a": [True, None, "x"], "é": "naïve — ✓ 日本 😀", "n": -0, "big": 10**20}
 VECTOR_1_TEXT = (
@@ -88,3 +92,32 @@ def test_written_lines_hash_to_their_ids_and_survive_redaction(store: Store) -> 
     assert line_id(redacted) == ev.id
     # Tampering with a header field changes the id.
     assert line_id({**raw, "entity": "users.name"}) != ev.id
+
+
+_text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_text, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    header=st.dictionaries(
+        st.sampled_from(["type", "entity", "author", "agent", "recorded_at", "stale_when"]),
+        _text,
+    ),
+    parents=st.lists(st.text(alphabet="0123456789abcdef", min_size=64, max_size=64), max_size=2),
+    content=st.dictionaries(st.sampled_from(["reasoning", "alternative", "diff"]), _text),
+    metadata=st.dictionaries(_text, _json, max_size=3),
+)
+def test_the_writers_one_pass_encoding_is_the_canonical_definition(
+    header: dict[str, str], parents: list[str], content: dict[str, str], metadata: dict[str, Any]
+) -> None:
+    head = prune({**header, "parents": parents})
+    body = prune({**content, "metadata": metadata})
+    eid, line = _encode_event(head, body)
+    assert eid == event_id(head, content_digest(body))
+    assert line == canonical_json({**head, **body, "id": eid}).encode("utf-8") + b"\n"
+    assert line_id(json.loads(line)) == eid
