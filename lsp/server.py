@@ -30,7 +30,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from cairn.lsp.settings import Settings
-from cairn.lsp.stores import StoreHub
+from cairn.lsp.stores import StoreHub, settle
 from cairn.lsp.workspace import OpenDocument, Projects
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -225,6 +225,7 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
         stream=sys.stderr, level=log_level.upper(), format="cairn-lsp %(levelname)s %(message)s"
     )
     server = build_server()
+    settle()  # the LSP types' thousands of objects live as long as the process
     try:
         if tcp:
             host, port = parse_hostport(tcp)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import gc
 import logging
 import os
 import time
@@ -32,7 +33,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 WRITE_WAIT_S = 3.0
-PREFETCH_BATCH = 16  # hover cards per store-thread job while prefetching
+PREFETCH_BATCH = 4  # hover cards per store-thread job: a real hover waits behind at most one
 log = logging.getLogger(__name__)
 
 
@@ -175,6 +176,7 @@ class StoreHub:
                 except StoreError as exc:
                     raise StoreUnavailable(str(exc)) from exc
                 self._stores[cairn_dir] = store
+                settle()
             return fn(store)
         except StoreUnavailable:
             self._drop(cairn_dir)
@@ -206,6 +208,8 @@ class StoreHub:
                 log.warning("refreshing %s failed: %s", cairn_dir, exc)
                 self._drop(cairn_dir)
                 changed.add(cairn_dir)
+        if changed:
+            settle()
         return changed
 
     def _drop(self, cairn_dir: Path) -> None:
@@ -223,6 +227,16 @@ class StoreHub:
             self._drop(cairn_dir)
         self._missing.clear()
         self._snapshots.clear()
+
+
+def settle() -> None:
+    """Exempt what is alive now (modules, a loaded store) from the cyclic GC's scans.
+
+    A full collection walks every tracked container: with a 1M-event store loaded
+    it took ~40 ms, which showed up as the hover p99. Long-lived state is freed by
+    reference counting when replaced; only cycles among it would wait for exit.
+    """
+    gc.freeze()
 
 
 def _import_store() -> tuple[Any, type[Exception], type[Exception]]:
