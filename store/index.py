@@ -20,13 +20,14 @@ from typing import Any, NamedTuple
 
 from cairn.store.dag import ChainPos, Dag
 from cairn.store.log import write_lock
-from cairn.store.model import EventType
+from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
+from cairn.store.status import derive
 from cairn.store.times import to_ms
 
 __all__ = ["TYPES", "TYPE_CODES", "Index", "Row", "id_key"]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 50_000
@@ -34,6 +35,8 @@ FLUSH_EVERY = 50_000
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
+STATUSES: tuple[Status, ...] = tuple(Status)
+_STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
 
 _SCHEMA = """
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -49,6 +52,7 @@ CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT N
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='');
+CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, detail TEXT);
 """
 
 
@@ -59,6 +63,24 @@ def _canonical_or_none(raw: str) -> str | None:
         return canonicalise(raw)
     except (EntityPathError, TypeError):
         return None
+
+
+def _create_schema(db: sqlite3.Connection) -> None:
+    """Replace whatever tables the file holds with the current schema, in one transaction."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        names = [n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in names:
+            if not name.startswith("sqlite_"):
+                db.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def _is_key_of(event_id: str, key: int) -> bool:
@@ -120,6 +142,7 @@ class Index:
         self.tip_key: dict[int, int] = {}  # chain -> h of its tip
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
+        self._touched_ents: set[int] = set()
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
 
@@ -151,15 +174,20 @@ class Index:
             db, current = self._open_checked()
             if current:
                 return db
-            db.close()
+            try:
+                # Rebuild in place: unlinking the file (and its -wal) while a process
+                # still held the old one let that process's close delete the new WAL.
+                _create_schema(db)
+                return db
+            except sqlite3.DatabaseError:
+                db.close()  # not a database at all: only then replace the file
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
-            db.executescript(_SCHEMA)
-            db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+            _create_schema(db)
         return db
 
     def meta(self) -> dict[str, Any]:
@@ -218,7 +246,7 @@ class Index:
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_log()
-        for table in ("ev", "ent", "chain", "merge", "review", "srckey"):
+        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "est"):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
@@ -329,7 +357,38 @@ class Index:
             for rec in waiting:
                 count += self._ingest_released(rec, batch, pending, canon, dedupe)
         self._flush(batch)
+        self.derive_statuses(self._touched_ents)
+        self._touched_ents = set()
         return count
+
+    def derive_statuses(self, ents: Iterable[int]) -> None:
+        """Recompute the stored status row of these entities (caller holds the transaction).
+
+        Status is a function of an entity's own events, so only entities that got events
+        change; `status_many` then reads one row per entity instead of all their events.
+        """
+        wanted = list(ents)
+        out = []
+        for i in range(0, len(wanted), 10_000):
+            chunk = wanted[i : i + 10_000]
+            sql = _SUMMARY_SQL + "v.ent IN (SELECT value FROM json_each(?))"
+            for ent, (rows, count) in _summarise(self.db.execute(sql, (json.dumps(chunk),)), chunk):
+                out.append(self._status_row(ent, rows, count))
+        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", out)
+
+    def _status_row(self, ent: int, rows: list[Row], count: int) -> tuple[int, int, int, Any]:
+        if count > len(rows) and names_a_summarised_change(rows):
+            rows = self.rows_for(ent)  # a revert names a change the summary folded away
+        derived = derive(rows, self.dag.is_ancestor)  # type: ignore[arg-type]
+        conflict = 0
+        if derived.conflicts:
+            # The editor's batch shows the newest re-applying change (`status` gives all).
+            rec = {r.seq: r.rec for r in rows}
+            conflict = max(derived.conflicts, key=lambda s: (rec[s], s))
+        detail = None
+        if derived.open_verdicts or conflict or derived.reopened:
+            detail = json.dumps([derived.open_verdicts, conflict, derived.reopened])
+        return ent, _STATUS_CODES[derived.status], count, detail
 
     def _ingest_released(
         self,
@@ -422,6 +481,7 @@ class Index:
         ref_id = raw.get("supersedes") or raw.get("reverts")
         ref = id_key(ref_id) if ref_id else None
         ent = self.entity_id(entity, batch.ents)
+        self._touched_ents.add(ent)
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
@@ -498,32 +558,24 @@ class Index:
         return out
 
     def summary_rows_for_paths(self, paths: list[str]) -> dict[str, tuple[list[Row], int]]:
-        """What status needs for many entities, in ONE query: every verdict, supersede
-        and removal, but of the applied events only the latest of each DAG chain (within
-        a chain a later position descends from every earlier one, so it alone decides
-        ancestry). Returns rows and the entity's event count per path."""
-        rows: dict[str, list[Row]] = {p: [] for p in paths}
-        counts: dict[str, int] = dict.fromkeys(paths, 0)
-        latest: dict[tuple[str, int], tuple[Any, ...]] = {}  # (path, chain) -> applied row
+        """What status needs for many entities, in ONE query (see `_summarise`)."""
         sql = (
             "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, "
             "v.off, v.len FROM ent e JOIN ev v ON v.ent = e.id "
             "WHERE e.path IN (SELECT value FROM json_each(?))"
         )
-        # One pass in SQLite's order; a GROUP BY in SQL cost more than this loop.
-        for t in self.db.execute(sql, (json.dumps(paths),)):
-            path = t[0]
-            counts[path] += 1
-            if t[4] in _APPLIED_SET:
-                key = (path, t[5])
-                best = latest.get(key)
-                if best is None or t[6] > best[6]:
-                    latest[key] = t
-            else:
-                rows[path].append(_row(t[1:]))
-        for (path, _), t in latest.items():
-            rows[path].append(_row(t[1:]))
-        return {p: (rows[p], counts[p]) for p in paths}
+        return dict(_summarise(self.db.execute(sql, (json.dumps(paths),)), paths))
+
+    def status_rows(self, paths: list[str]) -> list[tuple[str, Status, int, Any]]:
+        """The stored (path, status, event count, detail JSON) of the entities that have events."""
+        sql = (
+            "SELECT e.path, s.st, s.cnt, s.detail FROM ent e JOIN est s ON s.ent = e.id "
+            "WHERE e.path IN (SELECT value FROM json_each(?))"
+        )
+        return [
+            (p, STATUSES[st], cnt, detail)
+            for p, st, cnt, detail in self.db.execute(sql, (json.dumps(paths),))
+        ]
 
     def ent_of(self, path: str) -> int | None:
         """The dictionary id of a canonical path, or None when nothing was logged on it."""
@@ -559,6 +611,45 @@ class Index:
         """Every row, in ingest order."""
         for t in self.db.execute(_ROW_SQL + " ORDER BY seq"):
             yield _row(t)
+
+
+_SUMMARY_SQL = (
+    "SELECT v.ent, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
+    "FROM ev v WHERE "
+)
+
+
+def _summarise(
+    cursor: Iterable[tuple[Any, ...]], keys: list[Any]
+) -> Iterator[tuple[Any, tuple[list[Row], int]]]:
+    """Per key (the first column): every verdict, supersede and removal, but of the
+    applied events only the latest of each DAG chain (within a chain a later position
+    descends from every earlier one, so it alone decides ancestry), and the event count."""
+    rows: dict[Any, list[Row]] = {k: [] for k in keys}
+    counts: dict[Any, int] = dict.fromkeys(keys, 0)
+    latest: dict[tuple[Any, int], tuple[Any, ...]] = {}  # (key, chain) -> applied row
+    # One pass in SQLite's order; a GROUP BY in SQL cost more than this loop.
+    for t in cursor:
+        k = t[0]
+        counts[k] += 1
+        if t[4] in _APPLIED_SET:
+            lk = (k, t[5])
+            best = latest.get(lk)
+            if best is None or t[6] > best[6]:
+                latest[lk] = t
+        else:
+            rows[k].append(_row(t[1:]))
+    for (k, _), t in latest.items():
+        rows[k].append(_row(t[1:]))
+    for k in keys:
+        yield k, (rows[k], counts[k])
+
+
+def names_a_summarised_change(rows: list[Row]) -> bool:
+    """True when a revert's `reverts` points at an applied event of the entity that is
+    the latest of its chain: earlier ones in that chain were folded away."""
+    refs = {r.ref for r in rows if r.ty is EventType.REVERT and r.ref is not None}
+    return any(r.h in refs for r in rows if r.ty.is_applied)
 
 
 @dataclass(slots=True)

@@ -499,34 +499,52 @@ class Store:
             found = {c: cache[c] for c in canon.values()}
         return {raw: found[c] for raw, c in canon.items()}
 
+    def _stored_statuses(self, paths: list[str]) -> dict[str, EntityStatus]:
+        """Statuses from the index's per-entity rows: one query, then the texts of only
+        the events that explain a non-plain status (open verdicts, a conflict)."""
+        out = {p: EntityStatus(p, Status.UNKNOWN) for p in paths}
+        details = []
+        for path, status, count, detail in self.index.status_rows(paths):
+            if detail is None:
+                out[path] = EntityStatus(path, status, event_count=count)
+            else:
+                details.append((path, status, count, json.loads(detail)))
+        if not details:
+            return out
+        texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
+        pairs = {x for d in details for pair in d[3][2] for x in pair}
+        rows = self.index.rows_by_seq(sorted(texts | pairs))
+        events = {seq: self._event(rows[seq]) for seq in texts}
+        ids = {seq: self.index.event_id_at(rows[seq]) for seq in pairs}
+        for path, status, count, (open_v, conflict, reopened) in details:
+            out[path] = EntityStatus(
+                entity=path,
+                status=status,
+                open_verdicts=[events[s] for s in open_v],
+                conflicts=[events[conflict]] if conflict else [],
+                reopened={ids[v]: ids[s] for v, s in reopened},
+                event_count=count,
+            )
+        return out
+
     def _status_many(
         self, paths: list[str], *, with_latest: bool = False
     ) -> dict[str, EntityStatus]:
-        if with_latest:
-            full = self.index.rows_for_paths(paths)
-            summary = {p: (rows, len(rows)) for p, rows in full.items()}
-        else:
-            summary = self.index.summary_rows_for_paths(paths)
+        if not with_latest:
+            return self._stored_statuses(paths)
+        full = self.index.rows_for_paths(paths)
+        summary = {p: (rows, len(rows)) for p, rows in full.items()}
         out: dict[str, EntityStatus] = {}
         is_ancestor = self.index.dag.is_ancestor
         for path, (rows, count) in summary.items():
             if not rows:
                 out[path] = EntityStatus(path, Status.UNKNOWN)
                 continue
-            if not with_latest and count > len(rows) and _names_a_summarised_change(rows):
-                # A revert naming a change that the summary folded away: look at all.
-                rows = self.index.rows_for(rows[0].ent)
             derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
             by_seq = {r.seq: r for r in rows}
             conflicts = derived.conflicts
-            if not with_latest and len(conflicts) > 1:
-                # The editor's batch needs the newest re-applying change, not all of them.
-                conflicts = [max(conflicts, key=lambda s: (by_seq[s].rec, s))]
-            wanted = {*derived.open_verdicts, *conflicts}
-            latest_seq = 0
-            if with_latest:
-                latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
-                wanted.add(latest_seq)
+            latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
+            wanted = {*derived.open_verdicts, *conflicts, latest_seq}
             events = {seq: self._event(by_seq[seq]) for seq in wanted}
             ids = self.index.event_id_at
             out[path] = EntityStatus(
@@ -536,7 +554,7 @@ class Store:
                 conflicts=[events[s] for s in conflicts],
                 reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
                 event_count=count,
-                latest=events[latest_seq] if latest_seq else None,
+                latest=events[latest_seq],
             )
         return out
 
@@ -704,13 +722,6 @@ class Store:
         with self._lock:
             self.refresh()
             return int(self.index.db.execute("SELECT count(*) FROM ev").fetchone()[0])
-
-
-def _names_a_summarised_change(rows: list[Row]) -> bool:
-    """True when a revert's `reverts` points at an applied event of the entity that is
-    the latest of its chain: earlier ones in that chain were folded away."""
-    refs = {r.ref for r in rows if r.ty is EventType.REVERT and r.ref is not None}
-    return any(r.h in refs for r in rows if r.ty.is_applied)
 
 
 def _attempt_when(attempt: Attempt) -> str:
