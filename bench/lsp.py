@@ -138,8 +138,8 @@ def cpu_ms(pid: int | None) -> float:
 def memory_mb(pid: int | None) -> dict[str, float]:
     """Peak RSS (VmHWM), and the current split: private (anon) vs file-backed pages.
 
-    File-backed pages are the store's memory map of the log: shared with the page
-    cache and reclaimable, but counted in RSS.
+    File-backed pages (shared libraries; the store memory-mapped the log until it
+    switched to pread) are shared with the page cache and reclaimable, but count in RSS.
     """
     out = {"VmHWM": float("nan"), "RssAnon": float("nan"), "RssFile": float("nan")}
     if pid is None:
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         ("  server CPU time, start -> first diagnostics", f"{r['cpu']:.0f} ms", ""),
         ("peak RSS (VmHWM)", f"{r['memory']['VmHWM']:.0f} MB", TARGETS["peak RSS"]),
         ("  of which private (RssAnon, at the end)", f"{r['memory']['RssAnon']:.0f} MB", ""),
-        ("  of which the log's memory map (RssFile)", f"{r['memory']['RssFile']:.0f} MB", ""),
+        ("  of which file-backed (RssFile)", f"{r['memory']['RssFile']:.0f} MB", ""),
         ("  in process: tree-sitter parse (new document)", f"{r['t_parse']:.1f} ms", ""),
         ("  in process: indexer symbols", f"{r['t_symbols']:.1f} ms", ""),
         ("  in process: status_many, 500 entities, cold", f"{r['t_statuses_cold']:.1f} ms", ""),
