@@ -35,7 +35,8 @@ lint: venv
 	$(BIN)/ruff format --check .
 
 typecheck: venv
-	$(BIN)/mypy -p cairn
+	# each mapped folder is named: from the repository root, -p cairn alone walks only cairn/
+	$(BIN)/mypy -p cairn -p cairn.store -p cairn.indexer -p cairn.lsp
 
 test-vscode: venv
 	$(MAKE) -C editors/vscode test-e2e
