@@ -223,10 +223,9 @@ async def measure(root: Path, text: str, args: argparse.Namespace) -> dict[str, 
 
 def in_process(root: Path, text: str, rounds: int) -> dict[str, float]:
     """Where a full-file analysis spends its time, without the transport."""
+    from cairn.findings import findings_for
     from cairn.indexer import Document
     from cairn.lsp.analysis import to_diagnostic
-
-    from cairn.findings import findings_for
 
     parse, symbols, statuses, findings = [], [], [], []
     with Store.open(root / ".cairn") as store:

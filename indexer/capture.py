@@ -7,8 +7,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from cairn.indexer.model import Role
 from tree_sitter import Node
+
+from cairn.indexer.model import Role
 
 # Node types whose text is a quoted literal in some grammar; their quotes are stripped.
 STRING_TYPES = frozenset(

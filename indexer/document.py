@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tree_sitter import Point, Tree
+
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import ChunkCache, extract
@@ -12,7 +14,6 @@ from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, looks_binary, to_bytes
-from tree_sitter import Point, Tree
 
 
 class Document:

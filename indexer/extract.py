@@ -20,6 +20,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tree_sitter import Node, QueryCursor, Tree
+
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
 from cairn.indexer.model import Range, Role, Symbol
@@ -35,7 +37,6 @@ from cairn.store.paths import (
     symbol_path,
     table_path,
 )
-from tree_sitter import Node, QueryCursor, Tree
 
 CODE_KINDS = frozenset({"function", "class", "method", "symbol"})
 # Dotted ASCII identifiers are already canonical symbol names (the grammar only checks

@@ -27,11 +27,12 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
+from tree_sitter import Query
+from tree_sitter import QueryError as TSQueryError
+
 from cairn.indexer.frameworks import RESOLVERS
 from cairn.indexer.languages import GRAMMARS, grammar
 from cairn.indexer.model import QueryError, Role
-from tree_sitter import Query
-from tree_sitter import QueryError as TSQueryError
 
 KINDS = frozenset(
     {"table", "column", "function", "class", "method", "symbol", "route", "dependency", "env"}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
+
 from cairn.indexer.document import index_text
 from cairn.indexer.languages import language_for
 from cairn.indexer.model import Symbol

@@ -15,12 +15,13 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tree_sitter import Node, QueryCursor, Tree
+
 from cairn.indexer.capture import Capture, FileContext
 from cairn.indexer.extract import CODE_KINDS, build_symbols, file_prefix, match_captures
 from cairn.indexer.model import Range, Symbol
 from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
-from tree_sitter import Node, QueryCursor, Tree
 
 # Nodes whose body has no sibling context: re-indexing one alone is exact.
 FUNCTION_TYPES = frozenset(

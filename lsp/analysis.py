@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.lsp.decisions import parse_draft
-from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import OpenDocument
 from lsprotocol import types
 
 from cairn.findings import Finding, Severity, findings_for
+from cairn.lsp.decisions import parse_draft
+from cairn.lsp.stores import StoreUnavailable
+from cairn.lsp.workspace import OpenDocument
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer

@@ -12,13 +12,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cairn.lsp.editor import Editor
-from cairn.store import EventDraft, Store, init_store
 from lsprotocol import types
 from rich.console import Console, Group
 from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
+
+from cairn.lsp.editor import Editor
+from cairn.store import EventDraft, Store, init_store
 
 FILES = {
     "db/migrations/0001_users.sql": """\

@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cairn.lsp.analysis import analyse, publish, refresh_projects
-from cairn.lsp.decisions import DecisionRequest, draft_name, parse_draft, render_draft
-from cairn.lsp.workspace import OpenDocument, Project
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from cairn.findings import short_id
+from cairn.lsp.analysis import analyse, publish, refresh_projects
+from cairn.lsp.decisions import DecisionRequest, draft_name, parse_draft, render_draft
+from cairn.lsp.workspace import OpenDocument, Project
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer

@@ -29,13 +29,14 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from cairn.lsp.settings import Settings
-from cairn.lsp.stores import StoreHub, settle
-from cairn.lsp.workspace import OpenDocument, Projects
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from cairn.lsp.settings import Settings
+from cairn.lsp.stores import StoreHub, settle
+from cairn.lsp.workspace import OpenDocument, Projects
 
 log = logging.getLogger("cairn.lsp")
 

@@ -13,8 +13,9 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn.lsp.analysis import refresh_projects, schedule
 from lsprotocol import types
+
+from cairn.lsp.analysis import refresh_projects, schedule
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer

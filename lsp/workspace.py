@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.indexer import Document
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from cairn.findings import Finding
+from cairn.indexer import Document
 from cairn.project import CAIRN_DIRNAME
 
 log = logging.getLogger(__name__)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext
 from cairn.indexer.frameworks import (
     alembic,
@@ -23,7 +25,6 @@ from cairn.indexer.frameworks import (
     spring,
     sqlalchemy,
 )
-from tree_sitter import Node
 
 Resolver = Callable[[Capture, FileContext], list[Capture]]
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cairn.indexer.capture import literal, node_text
 from tree_sitter import Node
+
+from cairn.indexer.capture import literal, node_text
 
 
 def positional(call: Node) -> list[Node]:

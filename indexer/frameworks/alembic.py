@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext, ancestor, literal
 from cairn.indexer.frameworks._python import keyword, positional
 from cairn.indexer.model import Role
-from tree_sitter import Node
 
 
 def alter_column(capture: Capture, ctx: FileContext) -> list[Capture]:

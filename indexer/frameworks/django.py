@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext, ancestor, literal, node_text
 from cairn.indexer.frameworks._python import class_assignment, inner_class, keyword
-from tree_sitter import Node
 
 _FOREIGN = frozenset({"ForeignKey", "OneToOneField"})
 _NO_COLUMN = frozenset({"ManyToManyField", "GenericForeignKey", "GenericRelation"})

@@ -4,8 +4,9 @@ name in snake_case."""
 
 from __future__ import annotations
 
-from cairn.indexer.capture import Capture, FileContext, ancestor, literal, node_text, snake_case
 from tree_sitter import Node
+
+from cairn.indexer.capture import Capture, FileContext, ancestor, literal, node_text, snake_case
 
 
 def table(capture: Capture, ctx: FileContext) -> list[Capture]:

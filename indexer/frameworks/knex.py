@@ -6,9 +6,10 @@ The callback's calls on its table builder name columns: a type method introduces
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.model import Role
-from tree_sitter import Node
 
 # Builder methods that do not name a new column.
 _NOT_COLUMNS = frozenset(

@@ -5,9 +5,10 @@
 
 from __future__ import annotations
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.model import Role
-from tree_sitter import Node
 
 _REFERENCES = frozenset({"references", "belongs_to"})
 _NOT_COLUMNS = frozenset({"index", "remove_index", "check_constraint", "foreign_key"})

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
+from tree_sitter import Node
+
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks._python import keyword
-from tree_sitter import Node
 
 _CANDIDATE = re.compile(rb"APIRouter|Blueprint")
 _ROUTERS = {"APIRouter": "prefix", "Blueprint": "url_prefix"}

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from cairn.indexer.capture import Capture, FileContext, ancestor, literal, node_text
 from tree_sitter import Node
+
+from cairn.indexer.capture import Capture, FileContext, ancestor, literal, node_text
 
 _METHODS = {
     "GetMapping": "GET",

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cairn.lsp.server import CairnServer
 from lsprotocol import types
+
+from cairn.lsp.server import CairnServer
 
 QUICKFIX = types.CodeActionKind.QuickFix
 DECISION = "refactor.cairn"  # a custom sub-kind: editors list it under Refactor

@@ -6,10 +6,11 @@ One lens per entity per line, from the document's current analysis; a lens runs
 
 from __future__ import annotations
 
+from lsprotocol import types
+
 from cairn.lsp.analysis import ensure_fresh, lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
-from lsprotocol import types
 
 
 def register(server: CairnServer) -> None:

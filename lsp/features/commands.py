@@ -17,17 +17,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from cairn.findings import clip, short_id
 from cairn.lsp.decisions import COMMANDS, InvalidRequest, request_from_command
 from cairn.lsp.drafts_flow import open_draft, record
 from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import Project, uri_path
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.uris import from_fs_path
-
-from cairn.findings import clip, short_id
 
 
 def register(server: CairnServer) -> None:

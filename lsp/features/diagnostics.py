@@ -6,9 +6,10 @@ the cached result when it matches the current text, or a fresh analysis at once.
 
 from __future__ import annotations
 
+from lsprotocol import types
+
 from cairn.lsp.analysis import ensure_fresh
 from cairn.lsp.server import CairnServer
-from lsprotocol import types
 
 
 def register(server: CairnServer) -> None:

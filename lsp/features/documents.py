@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from lsprotocol import types
+
 from cairn.indexer import Document, user_query_errors
 from cairn.lsp.analysis import publish, schedule
 from cairn.lsp.drafts_flow import log_draft
 from cairn.lsp.server import CairnServer
 from cairn.lsp.workspace import OpenDocument, Project, relative_to, uri_path
-from lsprotocol import types
 
 
 def register(server: CairnServer) -> None:

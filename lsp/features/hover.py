@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 
+from lsprotocol import types
+
 from cairn.lsp.analysis import NEWEST, lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from lsprotocol import types
 
 HOVER_WAIT_S = 2.0
 

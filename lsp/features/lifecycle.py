@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsprotocol import types
+
 from cairn.lsp.analysis import refresh_projects
 from cairn.lsp.server import CairnServer
 from cairn.lsp.settings import Settings
 from cairn.lsp.watch_loop import start_watching
 from cairn.lsp.workspace import uri_path
-from lsprotocol import types
 
 
 def register(server: CairnServer) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from lsprotocol import types
+
 from cairn.lsp.server import CairnServer
 from cairn.lsp.watch_loop import check_now
 from cairn.lsp.workspace import uri_path
-from lsprotocol import types
 
 
 def register(server: CairnServer) -> None:

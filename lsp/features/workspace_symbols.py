@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from cairn.findings import clip, day
 from cairn.indexer import index_text
 from cairn.lsp.analysis import lsp_range
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import Project, uri_path
-from lsprotocol import types
-from pygls.uris import from_fs_path
-
-from cairn.findings import clip, day
 
 LIMIT = 50
 KIND = {

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cairn.store import Store
 from check_fixtures import MIGRATION, REJECT_REASON, REJECTED, REVERT_REASON, cairn, git
 from check_fixtures import make_project as _make_project
+
+from cairn.store import Store
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.store import Store, init_store
-
 from cairn.importers.base import Known, Proposed, Skipped, run_import
+from cairn.store import Store, init_store
 
 
 def proposals() -> list[Proposed | Skipped | Known]:

@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 from cairn.store import Store
-
 from importers.cli_helpers import BIN, cairn, cairn_json, env, git
 from importers.fixtures import ADRS, ALEMBIC, FLYWAY, RAILS, write
 

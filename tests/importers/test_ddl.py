@@ -76,7 +76,6 @@ def test_importer_and_indexer_agree_on_what_a_migration_adds_and_removes() -> No
     """The import and the editor must name the same entities, or a verdict imported
     from a migration would never match the code the indexer sees."""
     from cairn.indexer import index_text
-
     from importers.fixtures import FLYWAY
 
     for name, sql in [("db/sample.sql", AGREEMENT_SQL)] + [

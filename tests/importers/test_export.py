@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from cairn.store import Store, canonical_json
-
 from importers.cli_helpers import cairn
 from importers.fixtures import ADRS, FLYWAY, write
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.store import Store
-
 from importers.cli_helpers import cairn, cairn_json, git
 
 AUTH_V1 = "def login(user):\n    return user.check()\n"

@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cairn.store import Store
 
+from cairn.store import Store
 from importers.cli_helpers import cairn, cairn_json
 from importers.selvedge_venv import SELVEDGE, selvedge_python
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 
-from cairn.indexer import Document, Range, Role, index_text
-from cairn.indexer.text import MAX_BYTES, LineIndex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from indexer_helpers import assert_consistent, entities, one, span
+
+from cairn.indexer import Document, Range, Role, index_text
+from cairn.indexer.text import MAX_BYTES, LineIndex
 
 SOURCE = """\
 import os

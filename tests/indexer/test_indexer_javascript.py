@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from cairn.indexer import Role, index_text
 from indexer_helpers import entities, one, span
+
+from cairn.indexer import Role, index_text
 
 SERVER = """\
 import express from 'express';

@@ -3,8 +3,9 @@ package.json, Cargo.toml, go.mod."""
 
 from __future__ import annotations
 
-from cairn.indexer import Role, index_text, language_for
 from indexer_helpers import entities, one, span
+
+from cairn.indexer import Role, index_text, language_for
 
 PYPROJECT = """\
 [build-system]

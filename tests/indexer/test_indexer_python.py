@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from cairn.indexer import Role, index_text
 from indexer_helpers import entities, one, span
+
+from cairn.indexer import Role, index_text
 
 DEFS = """\
 import functools

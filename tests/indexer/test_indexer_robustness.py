@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from cairn.indexer import Document, index_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from indexer_helpers import assert_consistent
+
+from cairn.indexer import Document, index_text
 
 # Realistic sources from the other tests, one per language and framework.
 SAMPLES: dict[str, str] = {}

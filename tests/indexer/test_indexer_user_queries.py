@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.indexer import Role, index_text, user_query_errors
 from indexer_helpers import entities, one, span
+
+from cairn.indexer import Role, index_text, user_query_errors
 
 CODE = 'def report():\n    return query_table("billing_events")\n'
 

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.store import EventDraft, Store, init_store
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from cairn.store import EventDraft, Store, init_store
 
 SERVER_ENV = {
     **os.environ,

@@ -7,6 +7,9 @@ import json
 from urllib.parse import unquote
 
 import pytest
+from lsprotocol import types
+
+from cairn.findings import Severity
 from cairn.lsp.decisions import (
     DecisionRequest,
     InvalidRequest,
@@ -18,9 +21,6 @@ from cairn.lsp.features.code_actions import actions_for
 from cairn.lsp.render import hover_markdown, lens_title, rollup_line
 from cairn.lsp.settings import Settings
 from cairn.store import EntityStatus, Event, EventType, Review, Status
-from lsprotocol import types
-
-from cairn.findings import Severity
 
 REVERT = Event(
     id="a1b2c3d4" + "0" * 56,

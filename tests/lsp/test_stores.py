@@ -6,9 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from lsp_helpers import make_sample
+
 from cairn.lsp.stores import StoreHub, StoreUnavailable
 from cairn.store import EventDraft, Store
-from lsp_helpers import make_sample
 
 
 @pytest.fixture

@@ -7,11 +7,12 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
 from cairn.store.store import _encode_event
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 VECTOR_1 = {"b": 1, "a": [True, None, "x"], "é": "naïve — ✓ 日本 😀", "n": -0, "big": 10**20}
 VECTOR_1_TEXT = (

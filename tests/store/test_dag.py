@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from cairn.store.dag import ChainPos, Dag
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from cairn.store.dag import ChainPos, Dag
 
 
 def test_linear_history_is_one_chain() -> None:

@@ -6,10 +6,11 @@ import random
 import tempfile
 from pathlib import Path
 
-from cairn.store import EventDraft, EventType, Store, init_store
-from cairn.store.errors import StoreError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from cairn.store import EventDraft, EventType, Store, init_store
+from cairn.store.errors import StoreError
 
 ENTITIES = ["users", "users.email", "deps/stripe", "src/a.py::f"]
 TYPES = ["add", "modify", "remove", "revert", "reject", "supersede"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from cairn.store.paths import (
     FILE_EXTENSIONS,
     EntityKind,
@@ -13,8 +16,6 @@ from cairn.store.paths import (
     kind_of,
     route_path,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 

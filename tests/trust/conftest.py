@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cairn.store import EventDraft
 
 from .harness import append_events, cairn, git

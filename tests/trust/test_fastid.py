@@ -7,12 +7,13 @@ import json
 import tempfile
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from cairn.store import EventDraft, Store, init_store, line_id
 from cairn.store.canonical import canonical_json
 from cairn.store.fastid import proves_id
 from cairn.store.redact import redacted_line
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(
     lambda s: s.strip() != ""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cairn.store import Store
 
 from .harness import cairn, git, log_events

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cairn.store import EventDraft, Store
 
 from .harness import append_events, cairn, log_events, log_lines, write_lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cairn.store.secrets import SECRET_KINDS, mask_secrets, placeholder
 
 # Built from parts so this file itself does not look like it leaks credentials.

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from cairn.store import EventDraft, Store, line_id
 from cairn.store.canonical import canonical_json
 
