@@ -137,6 +137,7 @@ class Index:
         self.heads: set[str] = set()
         self.consumed = 0
         self.next_seq = 1
+        self.loaded_version = -1  # PRAGMA data_version when load_state last ran
         self.bad_lines = 0
         self.tip_by_key: dict[int, tuple[int, ChainPos]] = {}  # chain tip h -> (seq, cp)
         self.tip_key: dict[int, int] = {}  # chain -> h of its tip
@@ -194,8 +195,17 @@ class Index:
         """The meta table as a dict."""
         return dict(self.db.execute("SELECT k, v FROM meta").fetchall())
 
+    def changed_elsewhere(self) -> bool:
+        """True when another connection committed since this one last loaded its state.
+
+        SQLite's `data_version` changes exactly then. The JSONL's recorded stat is not
+        enough: two processes can leave the same stat behind over different rows.
+        """
+        return bool(self.db.execute("PRAGMA data_version").fetchone()[0] != self.loaded_version)
+
     def load_state(self) -> None:
         """Reload what lives in memory (DAG shape, heads, counters) from the database."""
+        self.loaded_version = self.db.execute("PRAGMA data_version").fetchone()[0]
         meta = self.meta()
         self.heads = set(json.loads(meta.get("heads", "[]")))
         self.consumed = int(meta.get("consumed", 0))

@@ -178,8 +178,13 @@ class Store:
             return
         index.db.execute("BEGIN IMMEDIATE")
         try:
+            # Stat again inside the transaction: the stat taken before waiting for it
+            # may predate another process's write, and catching up to it would take
+            # the index back to an older file (a needless rebuild, at best).
+            st = self.log.stat()
+            key = (st.st_size, st.st_mtime_ns, st.st_ino) if st else None
             recorded = index.recorded_stat()
-            if recorded != self._seen_db:
+            if recorded != self._seen_db or index.changed_elsewhere():
                 index.load_state()  # another process moved the index on
             if st is None:
                 if index.next_seq > 1 or index.consumed:
@@ -237,7 +242,7 @@ class Store:
             assert st is not None
             index.db.execute("BEGIN IMMEDIATE")
             try:
-                if index.recorded_stat() != self._seen_db:
+                if index.recorded_stat() != self._seen_db or index.changed_elsewhere():
                     # A reader in another process indexed (part of) our lines meanwhile.
                     index.load_state()
                 if index.consumed == records[0].off:
