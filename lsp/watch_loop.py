@@ -2,9 +2,11 @@
 
 Where the client can watch files (dynamic registration of
 `workspace/didChangeWatchedFiles`), the server registers a watcher for every
-`.cairn/decisions.jsonl` and reacts to its events. Otherwise a background task asks
-every open store to `refresh()` (a stat of the JSONL: cheap) every
-`pollIntervalMs`. Either way, changed projects get their documents re-analysed.
+`.cairn/decisions.jsonl` and reacts to its events. A background task also asks
+every open store to `refresh()` (a stat of the JSONL: cheap) every `pollIntervalMs`,
+watcher or not: a client may accept the registration and still miss events (a
+`.cairn/` created after start, a watcher that drops events under load). Either way,
+changed projects get their documents re-analysed.
 """
 
 from __future__ import annotations
@@ -50,15 +52,14 @@ async def start_watching(server: CairnServer) -> None:
 
 
 async def poll(server: CairnServer) -> None:
-    """The cheap check, for clients that do not watch files (and as a safety net)."""
+    """The cheap check: the only one without a file watcher, a safety net with one."""
     while True:
         interval = server.settings.poll_interval_ms
         await asyncio.sleep(max(interval, 250) / 1000)
         if interval == 0:
             continue
         adopt_new_projects(server)
-        if not server.watching:
-            await check_now(server)
+        await check_now(server)
 
 
 def adopt_new_projects(server: CairnServer) -> None:

@@ -50,6 +50,20 @@ async def test_a_cli_write_is_seen_by_the_running_server(
     assert "rejected (a boolean flag)" in diag.message
 
 
+async def test_a_watching_client_that_misses_an_event_is_still_caught_up(
+    client: LanguageClient, sample: Sample
+) -> None:
+    # The client accepts the watcher registration but never reports the CLI's write.
+    await initialize(
+        client, sample.root, watch=True, options={"debounceMs": 20, "pollIntervalMs": 250}
+    )
+    uri = open_doc(client, sample.root / MIGRATION, "sql")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+
+    cli(sample.root, "supersede", "users.email_verified", "-r", "New mail provider; try again.")
+    await wait_for(lambda: cairn_diagnostics(client, uri) == [], client)
+
+
 async def test_watched_file_events_refresh_without_polling(
     client: LanguageClient, sample: Sample
 ) -> None:
@@ -224,6 +238,10 @@ async def test_cairn_init_while_editing_is_picked_up(
     assert list(client.diagnostics[uri]) == []
 
     cli(plain, "init")
+    # The server adopts the document into the new project (an analysis with an empty
+    # log) before the first decision is written; that write must still be noticed,
+    # although this client registered a file watcher it never fires.
+    await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     cli(plain, "revert", "users.email_verified", "-r", "Bounced mails.")
     await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
     [diag] = cairn_diagnostics(client, uri)
