@@ -195,6 +195,19 @@ class Index:
         """The meta table as a dict."""
         return dict(self.db.execute("SELECT k, v FROM meta").fetchall())
 
+    @contextlib.contextmanager
+    def write_transaction(self) -> Iterator[None]:
+        """An IMMEDIATE transaction: SQLite's write lock serialises indexers across
+        processes. On failure the rows roll back and memory is reloaded to match them."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            self.load_state()
+            raise
+
     def changed_elsewhere(self) -> bool:
         """True when another connection committed since this one last loaded its state.
 

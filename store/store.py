@@ -176,8 +176,7 @@ class Store:
             self._seen = key
             self._seen_db = key
             return
-        index.db.execute("BEGIN IMMEDIATE")
-        try:
+        with index.write_transaction():
             # Stat again inside the transaction: the stat taken before waiting for it
             # may predate another process's write, and catching up to it would take
             # the index back to an older file (a needless rebuild, at best).
@@ -197,11 +196,6 @@ class Store:
                 index.bad_lines += bad
                 index.ingest(records)
                 index.record_position(consumed, st)
-            index.db.execute("COMMIT")
-        except BaseException:
-            index.db.execute("ROLLBACK")
-            index.load_state()
-            raise
         self._seen = key
         self._seen_db = index.recorded_stat()
 
@@ -240,8 +234,7 @@ class Store:
                 offset += len(p.line)
             st = self.log.stat()
             assert st is not None
-            index.db.execute("BEGIN IMMEDIATE")
-            try:
+            with index.write_transaction():
                 if index.recorded_stat() != self._seen_db or index.changed_elsewhere():
                     # A reader in another process indexed (part of) our lines meanwhile.
                     index.load_state()
@@ -253,11 +246,6 @@ class Store:
                     index.bad_lines += bad
                     index.ingest(recs)
                 index.record_position(offset, st)
-                index.db.execute("COMMIT")
-            except BaseException:
-                index.db.execute("ROLLBACK")
-                index.load_state()
-                raise
             index.close_log()
             self._status_cache.clear()
             self._seen = (st.st_size, st.st_mtime_ns, st.st_ino)
