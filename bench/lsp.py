@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import random
 import shutil
@@ -32,10 +31,11 @@ from typing import Any
 
 from cairn.indexer import index_text
 from cairn.lsp.editor import Editor
-from cairn.store import EventDraft, Store, init_store
+from cairn.store import Store, init_store
 
-REPO = Path(__file__).resolve().parent.parent
-PEER_SCRIPT = (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve()
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
+from workload import load_peer, to_draft
+
 FILE_LINES = 5000
 STATEMENTS = 250  # two entity symbols each: the table and the column
 TARGETS = {
@@ -44,15 +44,6 @@ TARGETS = {
     "start -> first diagnostics": "< 500 ms",
     "peak RSS": "< 200 MB",
 }
-
-
-def load_peer() -> Any:
-    spec = importlib.util.spec_from_file_location("peer_selvedge", PEER_SCRIPT)
-    if spec is None or spec.loader is None:
-        sys.exit(f"cannot load the workload generator from {PEER_SCRIPT}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def build_workspace(root: Path, events: int, seed: int) -> list[str]:
@@ -68,31 +59,8 @@ def build_workspace(root: Path, events: int, seed: int) -> list[str]:
     started = time.perf_counter()
     with Store.open(cairn_dir) as store:
         for batch in peer.batched(gen, 20_000):
-            drafts = []
-            for e in batch:
-                ctype, supersedes, alternative = e["change_type"], "", ""
-                if ctype == "supersede":
-                    target = ids.get(e["supersedes"])
-                    if target and target[1] in ("revert", "reject"):
-                        supersedes = target[0]
-                    else:
-                        ctype = "add"
-                elif ctype == "reject":
-                    alternative = "the approach in the diff"
-                if e["entity_type"] == "column":
-                    columns.add(e["entity_path"])
-                drafts.append(
-                    EventDraft(
-                        type=ctype,
-                        entity=e["entity_path"],
-                        reasoning=e["reasoning"],
-                        alternative=alternative,
-                        supersedes=supersedes,
-                        author="bench",
-                        recorded_at=e["timestamp"],
-                        entity_kind=e["entity_type"],
-                    )
-                )
+            drafts = [to_draft(e, ids) for e in batch]
+            columns.update(e["entity_path"] for e in batch if e["entity_type"] == "column")
             for e, ev in zip(batch, store.append_many(drafts), strict=True):
                 ids[e["id"]] = (ev.id, ev.type.value)
             print(

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
 import json
 import os
 import random
@@ -27,22 +26,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-PEER_SCRIPT = (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve()
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
+from workload import PEER_SCRIPT, REPO, load_peer, to_draft
+
 PEER_RESULTS = PEER_SCRIPT.parent / "selvedge_results_2026-11-29.jsonl"
 CACHE = REPO / "bench" / ".cache"
 PEER_VENV = CACHE / "selvedge-venv"
 PEER_VERSION = "0.3.17"
 BATCH_ENTITIES = 500
-
-
-def load_peer_module() -> Any:
-    spec = importlib.util.spec_from_file_location("peer_selvedge", PEER_SCRIPT)
-    if spec is None or spec.loader is None:
-        sys.exit(f"cannot load the workload generator from {PEER_SCRIPT}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def ms_stats(samples: list[float], peer: Any) -> dict[str, float]:
@@ -56,7 +47,7 @@ def ms_stats(samples: list[float], peer: Any) -> dict[str, float]:
 
 
 def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
-    from cairn.store import EventDraft, Store, init_store
+    from cairn.store import Store, init_store
 
     workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
     try:
@@ -71,35 +62,8 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         used: set[str] = set()
         load_s = load_cpu = 0.0
         for batch in peer.batched(gen, args.batch):
-            drafts = []
-            for e in batch:
-                ctype, supersedes, alternative = e["change_type"], "", ""
-                if ctype == "supersede":
-                    # Selvedge lets a supersede name a plain removal; Cairn re-opens only
-                    # verdicts, so re-introducing a removed thing is an `add`.
-                    target = ids.get(e["supersedes"])
-                    if target and target[1] in ("revert", "reject"):
-                        supersedes = target[0]
-                    else:
-                        ctype = "add"
-                elif ctype == "reject":
-                    alternative = "the approach in the diff"
-                used.add(e["entity_path"])
-                drafts.append(
-                    EventDraft(
-                        type=ctype,
-                        entity=e["entity_path"],
-                        reasoning=e["reasoning"],
-                        diff=e["diff"],
-                        alternative=alternative,
-                        supersedes=supersedes,
-                        agent=e["agent"],
-                        author="bench",
-                        session=e["session_id"],
-                        recorded_at=e["timestamp"],
-                        entity_kind=e["entity_type"],
-                    )
-                )
+            drafts = [to_draft(e, ids) for e in batch]
+            used.update(e["entity_path"] for e in batch)
             t0, c0 = time.perf_counter(), time.process_time()
             events = store.append_many(drafts)
             load_s += time.perf_counter() - t0
@@ -344,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
-    peer = load_peer_module()
+    peer = load_peer()
     rows = []
     for n in [int(s) for s in args.sizes.split(",") if s.strip()]:
         print(f"== {n:,} events: cairn", file=sys.stderr)
