@@ -559,7 +559,12 @@ class Store:
         `as_of` (a date or ISO time) keeps only what had been recorded by then: what the
         log said at that moment.
         """
-        limit = to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True)) if as_of else None
+        # `is not None`: an empty --as-of is a mistake to report, not "no limit".
+        limit = (
+            to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True))
+            if as_of is not None
+            else None
+        )
         with self._lock:
             self.refresh()
             rows = self._rows_under(entity, include_children)
