@@ -35,6 +35,7 @@ from cairn.store.paths import (
     EntityKind,
     EntityPathError,
     canonicalise,
+    confusable_warnings,
     covers,
     parse,
     prefix_upper_bound,
@@ -205,7 +206,7 @@ class Store:
         """Validate, mask secrets, hash, write one line (fsynced), index it."""
         masked: list[str] = []
         events = self._write([draft], masked)
-        return AppendResult(events[0], masked)
+        return AppendResult(events[0], masked, confusable_warnings(events[0].entity))
 
     def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
         """Append many events under one lock and one index transaction (imports, bench)."""

@@ -121,6 +121,8 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         click.echo(
             "cairn: warning: masked secrets before writing: " + ", ".join(result.masked), err=True
         )
+    for warning in result.warnings:
+        click.echo(f"cairn: warning: {warning}", err=True)
     if as_json:
         emit_json({**event.to_dict(), "masked": result.masked})
         return
