@@ -50,9 +50,20 @@ def register(group: click.Group) -> None:
     help="Read PATH's proposed content from stdin; only lines that differ from PATH on "
     "disk count (agent hooks).",
 )
+@click.option(
+    "--strict-removed",
+    is_flag=True,
+    help="Fail when the change re-introduces an entity whose status is removed "
+    "(default: a notice, exit 0).",
+)
 @json_option
 def check(
-    paths: tuple[Path, ...], rev: str | None, staged: bool, stdin_name: Path | None, as_json: bool
+    paths: tuple[Path, ...],
+    rev: str | None,
+    staged: bool,
+    stdin_name: Path | None,
+    strict_removed: bool,
+    as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
 
@@ -76,6 +87,8 @@ def check(
         report = check_worktree()
     else:
         report = check_paths(paths)
+    if strict_removed:
+        report.make_removed_blocking()
     emit(report, as_json)
     if report.blocking:
         sys.exit(1)
@@ -99,6 +112,12 @@ class Report:
 
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
+
+    def make_removed_blocking(self) -> None:
+        """`--strict-removed`: re-introducing a removed entity fails the gate too."""
+        for f in self.findings:
+            if f["kind"] == "removed" and f["role"] == "introduce":
+                f["blocking"], f["severity"] = True, "error"
 
     @property
     def blocking(self) -> list[dict[str, Any]]:
@@ -295,7 +314,7 @@ def _end(rng: Any) -> tuple[int, int]:
 
 def analyse(project: Project, targets: list[Target]) -> Report:
     """Index each target, keep symbols on counted lines, turn them into findings."""
-    from cairn.findings import FindingKind, findings_for
+    from cairn.findings import FindingKind, findings_for, latest_removal, removed
     from cairn.indexer import index_text
 
     per_file: list[tuple[Target, list[Any]]] = []
@@ -316,14 +335,19 @@ def analyse(project: Project, targets: list[Target]) -> Report:
     try:
         with Store.open(project.cairn_dir) as store:
             statuses = store.status_many(sorted(entities))
+            removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
     for target, symbols in per_file:
-        for finding in findings_for(symbols, statuses):
+        for finding in findings_for(symbols, statuses, removals=removals):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
+            quoted = verdict or removals.get(finding.entity)
             line, col = _start(finding.name_range)
             end_line, end_col = _end(finding.name_range)
-            blocking = finding.role == "introduce" and finding.kind is not FindingKind.REVIEW
+            blocking = finding.role == "introduce" and finding.kind not in (
+                FindingKind.REVIEW,
+                FindingKind.REMOVED,
+            )
             # One vocabulary: what fails the gate is an error in text and JSON alike.
             severity = "error" if blocking else finding.severity.value
             report.findings.append(
@@ -341,7 +365,7 @@ def analyse(project: Project, targets: list[Target]) -> Report:
                     "message": finding.message,
                     "verdict_id": finding.verdict_id,
                     "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": getattr(verdict, "reasoning", None),
+                    "reasoning": getattr(quoted, "reasoning", None),
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
@@ -407,7 +431,9 @@ def check_worktree() -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    return analyse(project, targets)
+    # The log itself is Cairn's data, not code to judge.
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)])
 
 
 def check_stdin(name: Path, data: bytes) -> Report:
@@ -458,6 +484,12 @@ def emit(report: Report, as_json: bool) -> None:
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
+    if all(f["kind"] == "removed" for f in blocking):
+        click.echo(
+            f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
+            f"see the history with `cairn history {name}`."
+        )
+        return
     click.echo(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
