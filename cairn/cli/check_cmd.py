@@ -50,9 +50,22 @@ def register(group: click.Group) -> None:
     help="Read PATH's proposed content from stdin; only lines that differ from PATH on "
     "disk count (agent hooks).",
 )
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.05, 1.0),
+    default=None,
+    metavar="SHARE",
+    help="Share of a revert's lines a change must bring back to count as that change "
+    "returning (default 0.6).",
+)
 @json_option
 def check(
-    paths: tuple[Path, ...], rev: str | None, staged: bool, stdin_name: Path | None, as_json: bool
+    paths: tuple[Path, ...],
+    rev: str | None,
+    staged: bool,
+    stdin_name: Path | None,
+    threshold: float | None,
+    as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
 
@@ -69,11 +82,11 @@ def check(
     if stdin_name is None and rev is None and not staged and not paths:
         raise CairnError("nothing to check: give PATHs, --diff REV, --staged or --stdin-filename")
     if stdin_name is not None:
-        report = check_stdin(stdin_name, sys.stdin.buffer.read())
+        report = check_stdin(stdin_name, sys.stdin.buffer.read(), threshold)
     elif rev is not None or staged:
-        report = check_diff(rev, staged, paths)
+        report = check_diff(rev, staged, paths, threshold)
     else:
-        report = check_paths(paths)
+        report = check_paths(paths, threshold)
     emit(report, as_json)
     if report.blocking:
         sys.exit(1)
@@ -291,29 +304,61 @@ def _end(rng: Any) -> tuple[int, int]:
     return rng["end"]["line"], rng["end"]["character"]
 
 
-def analyse(project: Project, targets: list[Target]) -> Report:
-    """Index each target, keep symbols on counted lines, turn them into findings."""
+def analyse(project: Project, targets: list[Target], threshold: float | None = None) -> Report:
+    """Index each target, keep symbols on counted lines, turn them into findings.
+
+    Three things are found: a counted line that *names* an entity with an open verdict
+    (the gate: it re-introduces it), a changed line inside such an entity (shown, not
+    blocking), and added lines that bring back most of what one revert took out
+    (`cairn.fingerprints`; blocking, wherever they land).
+    """
+    from dataclasses import replace
+
     from cairn.findings import FindingKind, findings_for
-    from cairn.indexer import index_text
+    from cairn.fingerprints import AddedLine
+    from cairn.indexer import Role, index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
 
     per_file: list[tuple[Target, list[Any]]] = []
     entities: set[str] = set()
+    added: list[AddedLine] = []
     for target in targets:
+        all_symbols = index_text(target.text, target.relpath)
         symbols = [
             s
-            for s in index_text(target.text, target.relpath)
+            for s in all_symbols
             if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
         ]
+        named = {s.entity for s in symbols}
+        try:
+            file_entity: str | None = canonicalise(target.relpath)
+        except EntityPathError:
+            file_entity = None
+        text_lines = target.text.split("\n")
+        counted = range(1, len(text_lines) + 1) if target.lines is None else sorted(target.lines)
+        enclosing: dict[str, Any] = {}
+        for number in counted:
+            if number > len(text_lines):
+                continue
+            around = innermost_symbol(all_symbols, number - 1)
+            if around is not None and around.entity not in named:
+                enclosing.setdefault(around.entity, around)
+            entity = around.entity if around is not None else file_entity
+            added.append(AddedLine(target.relpath, number - 1, text_lines[number - 1], entity))
+        # A change inside an entity's body is history of that entity: shown, never blocking.
+        symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
         per_file.append((target, symbols))
         entities.update(s.entity for s in symbols)
     report = Report(files_checked=len(targets))
-    if not entities:
+    if not entities and not added:
         return report
     from cairn.store import Store, StoreError
 
     try:
         with Store.open(project.cairn_dir) as store:
             statuses = store.status_many(sorted(entities))
+            bring_backs = _bring_backs(store, added, threshold)
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
     for target, symbols in per_file:
@@ -341,7 +386,41 @@ def analyse(project: Project, targets: list[Target]) -> Report:
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
+    for back in bring_backs:
+        first = back.lines[0]
+        report.findings.append(
+            {
+                "file": first.file,
+                "line": first.line + 1,
+                "column": 1,
+                "end_line": first.line + 1,
+                "end_column": len(first.text) + 1,
+                "entity": back.entity,
+                "role": "introduce",
+                "kind": "fingerprint",
+                "severity": "warning",
+                "blocking": True,
+                "message": back.message(),
+                "verdict_id": back.verdict_id,
+                "verdict_types": ["revert"],
+                "reasoning": None,
+                "alternative": None,
+                "lines": [ln.line + 1 for ln in back.lines],
+                "hits": back.hits,
+                "total": back.total,
+            }
+        )
     return report
+
+
+def _bring_backs(store: Any, added: list[Any], threshold: float | None) -> list[Any]:
+    """Reverts whose fingerprinted lines this change brings back (most of them)."""
+    from cairn.fingerprints import DEFAULT_THRESHOLD, match_prints, prints_from_statuses
+
+    if not added:
+        return []
+    prints = prints_from_statuses(store.status_many(store.entities()))
+    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)
 
 
 def _verdict(status: Any, verdict_id: str) -> Any:
@@ -351,19 +430,21 @@ def _verdict(status: Any, verdict_id: str) -> Any:
     return None
 
 
-def check_paths(paths: tuple[Path, ...]) -> Report:
+def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
     """`cairn check PATH...`."""
     project = _project()
-    return analyse(project, collect_paths(project, paths))
+    return analyse(project, collect_paths(project, paths), threshold)
 
 
-def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report:
+def check_diff(
+    rev: str | None, staged: bool, paths: tuple[Path, ...], threshold: float | None = None
+) -> Report:
     """`cairn check --diff REV` / `--staged`."""
     project = _project()
-    return analyse(project, collect_diff(project, rev, staged, paths))
+    return analyse(project, collect_diff(project, rev, staged, paths), threshold)
 
 
-def check_stdin(name: Path, data: bytes) -> Report:
+def check_stdin(name: Path, data: bytes, threshold: float | None = None) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
     project = _project()
     rel = _relpath(project, name)
@@ -375,7 +456,7 @@ def check_stdin(name: Path, data: bytes) -> Report:
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)])
+    return analyse(project, [Target(rel, text, lines)], threshold)
 
 
 # --- output ----------------------------------------------------------------------------
