@@ -58,6 +58,12 @@ def register(group: click.Group) -> None:
     help="Share of a revert's lines a change must bring back to count as that change "
     "returning (default 0.6).",
 )
+@click.option(
+    "--strict-removed",
+    is_flag=True,
+    help="Fail when the change re-introduces an entity whose status is removed "
+    "(default: a notice, exit 0).",
+)
 @json_option
 def check(
     paths: tuple[Path, ...],
@@ -65,6 +71,7 @@ def check(
     staged: bool,
     stdin_name: Path | None,
     threshold: float | None,
+    strict_removed: bool,
     as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
@@ -89,6 +96,8 @@ def check(
         report = check_worktree(threshold)
     else:
         report = check_paths(paths, threshold)
+    if strict_removed:
+        report.make_removed_blocking()
     emit(report, as_json)
     if report.blocking:
         sys.exit(1)
@@ -112,6 +121,12 @@ class Report:
 
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
+
+    def make_removed_blocking(self) -> None:
+        """`--strict-removed`: re-introducing a removed entity fails the gate too."""
+        for f in self.findings:
+            if f["kind"] == "removed" and f["role"] == "introduce":
+                f["blocking"], f["severity"] = True, "error"
 
     @property
     def blocking(self) -> list[dict[str, Any]]:
@@ -316,7 +331,7 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
     """
     from dataclasses import replace
 
-    from cairn.findings import FindingKind, findings_for
+    from cairn.findings import FindingKind, findings_for, latest_removal, removed
     from cairn.fingerprints import AddedLine
     from cairn.indexer import Role, index_text
     from cairn.indexer.enclosing import innermost_symbol
@@ -361,14 +376,19 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
         with Store.open(project.cairn_dir) as store:
             statuses = store.status_many(sorted(entities))
             bring_backs = _bring_backs(store, added, threshold)
+            removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
     for target, symbols in per_file:
-        for finding in findings_for(symbols, statuses):
+        for finding in findings_for(symbols, statuses, removals=removals):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
+            quoted = verdict or removals.get(finding.entity)
             line, col = _start(finding.name_range)
             end_line, end_col = _end(finding.name_range)
-            blocking = finding.role == "introduce" and finding.kind is not FindingKind.REVIEW
+            blocking = finding.role == "introduce" and finding.kind not in (
+                FindingKind.REVIEW,
+                FindingKind.REMOVED,
+            )
             # One vocabulary: what fails the gate is an error in text and JSON alike.
             severity = "error" if blocking else finding.severity.value
             report.findings.append(
@@ -386,7 +406,7 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
                     "message": finding.message,
                     "verdict_id": finding.verdict_id,
                     "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": getattr(verdict, "reasoning", None),
+                    "reasoning": getattr(quoted, "reasoning", None),
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
@@ -488,7 +508,9 @@ def check_worktree(threshold: float | None = None) -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    return analyse(project, targets, threshold)
+    # The log itself is Cairn's data, not code to judge.
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
 
 
 def check_stdin(name: Path, data: bytes, threshold: float | None = None) -> Report:
@@ -539,6 +561,12 @@ def emit(report: Report, as_json: bool) -> None:
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
+    if all(f["kind"] == "removed" for f in blocking):
+        click.echo(
+            f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
+            f"see the history with `cairn history {name}`."
+        )
+        return
     click.echo(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
