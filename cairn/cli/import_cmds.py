@@ -258,12 +258,13 @@ def export_html_cmd(out: Path) -> None:
     a previous export (which it replaces).
     """
     from cairn.export_html import SiteError, export_site
+    from cairn.gitrefs import refs_holding
     from cairn.store import Store, StoreError
     from cairn.store.verify import verify
 
     project = current_project()
     try:
-        report = verify(project.cairn_dir)
+        report = verify(project.cairn_dir, refs_holding=refs_holding(project.cairn_dir))
         with Store.open(project.cairn_dir) as store:
             summary = export_site(
                 store, report, out, project.cairn_dir, project.root.name or "project"
