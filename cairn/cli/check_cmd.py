@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cairn.cli._common import CairnError, emit_json, json_option, plural
+from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
     from cairn.project import Project
@@ -268,7 +269,12 @@ def collect_diff(
     if staged:
         args.append("--cached")
     if rev is not None:
-        args.append(rev)
+        # git gets the resolved commit ids, never the user's text (`--output=/tmp/x`).
+        try:
+            rev = verify_range(top, rev, what="--diff")
+        except RevisionError as exc:
+            raise CairnError(str(exc)) from None
+        args += ["--end-of-options", rev]
     args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
     added = parse_added_lines(_git(args, top))
     side = _new_side(rev, staged)
@@ -283,7 +289,7 @@ def collect_diff(
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
             data = subprocess.run(
-                ["git", "show", f"{side}{name}"], cwd=top, capture_output=True
+                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
             ).stdout
         text = _decode(data)
         if text is not None:
