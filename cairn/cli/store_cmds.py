@@ -126,6 +126,8 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         click.echo(
             "cairn: warning: masked secrets before writing: " + ", ".join(result.masked), err=True
         )
+    for warning in result.warnings:
+        click.echo(f"cairn: warning: {warning}", err=True)
     today = datetime.now(timezone.utc).date().isoformat()  # the day `cairn review` uses
     if event.revisit_after and event.revisit_after[:10] <= today:
         click.echo(
