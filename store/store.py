@@ -618,6 +618,28 @@ class Store:
                 if seq in rows
             ]
 
+    def recent_verdicts(self, limit: int = 20) -> list[Event]:
+        """The newest open verdicts (reverts and rejects no supersede names) project-wide.
+
+        Walks verdict rows newest first and keeps those the entity's stored status still
+        counts as open, so the cost is the verdicts skipped, not the size of the log.
+        """
+        out: list[Event] = []
+        if limit <= 0:
+            return out
+        with self._lock:
+            self.refresh()
+            open_by_ent: dict[int, set[int]] = {}
+            for row in self.index.verdict_rows_newest_first():
+                seqs = open_by_ent.get(row.ent)
+                if seqs is None:
+                    seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+                if row.seq in seqs:
+                    out.append(self._event(row))
+                    if len(out) >= limit:
+                        break
+        return out
+
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""
         day = (today or datetime.now(timezone.utc).date()).isoformat()

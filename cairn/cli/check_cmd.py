@@ -363,9 +363,10 @@ def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report
     return analyse(project, collect_diff(project, rev, staged, paths))
 
 
-def check_stdin(name: Path, data: bytes) -> Report:
-    """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
-    project = _project()
+def check_stdin(name: Path, data: bytes, project: Project | None = None) -> Report:
+    """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
+    (also the MCP `cairn_check` tool, which passes the project it serves)."""
+    project = project or _project()
     rel = _relpath(project, name)
     text = _decode(data)
     if text is None:
