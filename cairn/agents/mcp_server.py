@@ -17,10 +17,12 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 
 from cairn.agents.tools import RESOURCE_TEMPLATE, TOOLS, AgentTools, ToolError
 
@@ -110,12 +112,38 @@ def build_server(tools: AgentTools, session_id: str | None = None) -> Server[Any
     )
 
 
+def _rejection(exc: Exception) -> SessionMessage:
+    """The JSON-RPC error for a line that is not a message (the SDK drops such lines
+    silently; a client deserves to hear why nothing came back)."""
+    text = str(exc)
+    invalid_json = "json_invalid" in text or "Invalid JSON" in text
+    error = types.ErrorData(
+        code=types.PARSE_ERROR if invalid_json else types.INVALID_REQUEST,
+        message="Parse error: not JSON" if invalid_json else "Invalid Request: not JSON-RPC 2.0",
+    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
 async def serve_stdio(start: Path | None = None) -> None:
     """Serve one client on stdin/stdout until it disconnects."""
     tools = AgentTools(start)
     server = build_server(tools)
     try:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            inbound, outbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+            async def screen() -> None:
+                async with inbound:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            await write_stream.send(_rejection(item))
+                        else:
+                            await inbound.send(item)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(screen)
+                options = server.create_initialization_options()
+                await server.run(outbound, write_stream, options)
+                group.cancel_scope.cancel()
     finally:
         tools.close()

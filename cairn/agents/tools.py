@@ -25,6 +25,7 @@ from cairn.project import Project, ProjectNotFound, find_project
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
 MAX_CONTENT = 4_000_000  # `cairn check`'s file limit: larger files are generated
 MAX_ENTITIES = 200
+MAX_PATH = 4096  # characters in an entity path or a file path
 MAX_DETAILED = 40  # entities described in full in one answer; the rest are listed
 SEARCH_DEFAULT, SEARCH_MAX = 10, 50
 RECORD_TYPES = [
@@ -186,7 +187,7 @@ class AgentTools:
     def why(self, args: Mapping[str, object]) -> Answer:
         _allowed("cairn_why", args, {"entities", "path"})
         raw_entities = args.get("entities")
-        path = _text("cairn_why", args, "path", required=False, limit=4096)
+        path = _text("cairn_why", args, "path", required=False, limit=MAX_PATH)
         if raw_entities is None and not path:
             raise ToolError(
                 "cairn_why: give 'entities' (a list of entity paths) or 'path' (a file)"
@@ -199,6 +200,8 @@ class AgentTools:
                 raise ToolError("cairn_why: 'entities' must be a list of strings")
             if len(raw_entities) > MAX_ENTITIES:
                 raise ToolError(f"cairn_why: at most {MAX_ENTITIES} entities per call")
+            if any(len(e) > MAX_PATH for e in raw_entities):
+                raise ToolError(f"cairn_why: an entity path is longer than {MAX_PATH:,} characters")
             wanted += [e.strip() for e in raw_entities if e.strip()]
         file_rel = None
         if path:
@@ -265,7 +268,7 @@ class AgentTools:
 
     def check(self, args: Mapping[str, object]) -> Answer:
         _allowed("cairn_check", args, {"path", "content"})
-        path = _text("cairn_check", args, "path", limit=4096)
+        path = _text("cairn_check", args, "path", limit=MAX_PATH)
         content = args.get("content")
         if not isinstance(content, str):
             raise ToolError("cairn_check: 'content' must be a string (the file's proposed text)")
@@ -321,7 +324,7 @@ class AgentTools:
                 "redact is refused over MCP: erasing history is a human act; "
                 "ask the user to run `cairn redact ID --reason ...`"
             )
-        entity = _text("cairn_record", args, "entity", limit=4096)
+        entity = _text("cairn_record", args, "entity", limit=MAX_PATH)
         reasoning = _text("cairn_record", args, "reasoning", limit=MAX_TEXT, allow_empty=True)
         alternative = _text("cairn_record", args, "alternative", required=False, limit=MAX_TEXT)
         of = _text("cairn_record", args, "of", required=False, limit=128)
