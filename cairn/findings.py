@@ -10,7 +10,8 @@ A finding's `verdict_id` is the full id of the event it is about (the LSP diagno
 `code`), and `data` carries everything a quick fix needs, so code actions are pure
 functions of the diagnostic:
 
-    {"entity": "users.email_verified", "kind": "verdict" | "conflict" | "review",
+    {"entity": "users.email_verified",
+     "kind": "verdict" | "conflict" | "review" | "removed",
      "role": "introduce" | "reference" | "remove",
      "verdict_ids": ["<full id>"], "verdict_types": ["revert" | "reject" | ...]}
 
@@ -79,6 +80,7 @@ class FindingKind(str, Enum):
     VERDICT = "verdict"  # an open revert or reject on the entity
     CONFLICT = "conflict"  # the entity was re-applied after a verdict without a supersede
     REVIEW = "review"  # a decision asked to be revisited and the date has passed
+    REMOVED = "removed"  # code re-introduces an entity whose status is `removed`
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,9 @@ class Severities:
     reference: Severity = Severity.INFORMATION  # code references (or removes) such an entity
     conflict: Severity = Severity.WARNING  # re-applied without supersede
     review: Severity = Severity.INFORMATION  # a review is due
+    # code re-introduces a removed entity: a notice (a removal is no verdict), unless a
+    # team raises it (`cairn.removed`, `cairn check --strict-removed`)
+    removed: Severity = Severity.INFORMATION
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | None) -> Severities:
@@ -129,11 +134,14 @@ def findings_for(
     symbols: Iterable[Any],
     statuses: Mapping[str, Any],
     settings: Severities | None = None,
+    removals: Mapping[str, Any] | None = None,
 ) -> list[Finding]:
     """Findings for the symbols of one file, given `status_many` of their entities.
 
     One finding per (symbol, verdict): two rejected approaches on one dependency are
     two findings. Findings whose severity is OFF are dropped. Order follows the symbols.
+    `removals` maps a `removed` entity to the event that removed it (see `removed`),
+    which the notice quotes.
     """
     severities = settings or Severities()
     out: list[Finding] = []
@@ -142,7 +150,40 @@ def findings_for(
         if status is None:
             continue
         out.extend(_for_symbol(symbol, status, severities))
+        if (
+            str(getattr(status, "status", "")) == "removed"
+            and str(getattr(symbol, "role", "")) == "introduce"
+            and severities.removed is not Severity.OFF
+        ):
+            removal = (removals or {}).get(symbol.entity)
+            message = _removed_message(symbol.entity, removal)
+            out.append(_finding(symbol, removal, severities.removed, message, FindingKind.REMOVED))
     return out
+
+
+def removed(statuses: Mapping[str, Any]) -> list[str]:
+    """The entities among `statuses` whose status is `removed` (their removal is looked up
+    by the caller, which holds the store, and passed back as `removals`)."""
+    return sorted(e for e, st in statuses.items() if str(getattr(st, "status", "")) == "removed")
+
+
+def latest_removal(events: Iterable[Any]) -> Any:
+    """The newest removal (`remove`, `delete`, `index_remove`) among an entity's events."""
+    found = [e for e in events if e is not None and str(getattr(e, "type", "")) in _REMOVAL_TYPES]
+    return max(found, key=lambda e: (e.occurred_at or e.recorded_at, e.recorded_at), default=None)
+
+
+_REMOVAL_TYPES = frozenset({"remove", "delete", "index_remove"})
+
+
+def _removed_message(entity: str, removal: Any) -> str:
+    if removal is None:
+        return f"{entity} was removed before; re-adding it brings it back."
+    when = day(getattr(removal, "occurred_at", None) or getattr(removal, "recorded_at", None))
+    why = clip(getattr(removal, "reasoning", "") or "")
+    head = f"{entity} was removed on {when}{_who(removal)}" + (f": {why}" if why else "")
+    head = head if head.endswith((".", "!", "?")) else head + "."
+    return f"{head} Re-adding it is allowed; check that the reason no longer holds."
 
 
 def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Finding]:
@@ -240,7 +281,7 @@ def _conflicted_verdicts(status: Any) -> dict[str, Any]:
 
 
 def _event_id(event: Any) -> str:
-    return str(getattr(event, "id", event))
+    return "" if event is None else str(getattr(event, "id", event))
 
 
 def _who(event: Any) -> str:

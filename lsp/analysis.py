@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from cairn.findings import Finding, Severity, findings_for
+from cairn.findings import Finding, Severity, findings_for, latest_removal, removed
 from cairn.lsp.decisions import parse_draft
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import OpenDocument
@@ -95,7 +95,8 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
         symbols, statuses = await _statuses(server, doc)
         if doc.version != version or server.documents.get(doc.uri) is not doc:
             return  # edited (or closed) meanwhile: the newer analysis publishes
-        findings = findings_for(symbols, statuses, server.settings.severity)
+        removals = await _removals(server, doc, statuses)
+        findings = findings_for(symbols, statuses, server.settings.severity, removals)
         diagnostics = [to_diagnostic(f) for f in findings]
     doc.symbols, doc.statuses, doc.findings = symbols, statuses, findings
     doc.diagnostics = diagnostics
@@ -108,6 +109,22 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
     wanted = [e for e, s in statuses.items() if s.event_count or e in tables]
     if wanted and doc.project is not None:
         server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, wanted, NEWEST))
+
+
+async def _removals(
+    server: CairnServer, doc: OpenDocument, statuses: dict[str, Any]
+) -> dict[str, Any]:
+    """The event that removed each `removed` entity in the file (the notice quotes it)."""
+    out: dict[str, Any] = {}
+    if doc.project is None:
+        return out
+    for entity in removed(statuses):
+        try:
+            status, events = await server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST)
+        except StoreUnavailable:
+            continue
+        out[entity] = latest_removal([getattr(status, "latest", None), *events])
+    return out
 
 
 async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], dict[str, Any]]:

@@ -85,8 +85,8 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "cairn_record",
         "description": (
-            "Record a decision on an entity, with the reasoning. reject needs alternative "
-            "(the approach not taken); supersede re-opens a verdict (of: its id)."
+            "Record a decision on an entity, with the reasoning. reject: the entity was "
+            "rejected (alternative: the approach, optional); supersede re-opens a verdict."
         ),
         "inputSchema": {
             "type": "object",

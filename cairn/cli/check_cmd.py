@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.cli._common import CairnError, emit_json, json_option, plural
 
 if TYPE_CHECKING:
     from cairn.project import Project
@@ -50,13 +50,26 @@ def register(group: click.Group) -> None:
     help="Read PATH's proposed content from stdin; only lines that differ from PATH on "
     "disk count (agent hooks).",
 )
+@click.option(
+    "--strict-removed",
+    is_flag=True,
+    help="Fail when the change re-introduces an entity whose status is removed "
+    "(default: a notice, exit 0).",
+)
 @json_option
 def check(
-    paths: tuple[Path, ...], rev: str | None, staged: bool, stdin_name: Path | None, as_json: bool
+    paths: tuple[Path, ...],
+    rev: str | None,
+    staged: bool,
+    stdin_name: Path | None,
+    strict_removed: bool,
+    as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
 
     \b
+    cairn check                           the working tree's changes against HEAD
+                                          (staged, unstaged and untracked files)
     cairn check db/migrations/            every symbol in these files counts
     cairn check --staged                  only staged added/changed lines (pre-commit)
     cairn check --diff origin/main        lines changed since a branch (CI)
@@ -66,14 +79,16 @@ def check(
         raise CairnError("--diff and --staged are exclusive: pick one")
     if stdin_name is not None and (rev is not None or staged or paths):
         raise CairnError("--stdin-filename checks one file from stdin; drop PATHs/--diff/--staged")
-    if stdin_name is None and rev is None and not staged and not paths:
-        raise CairnError("nothing to check: give PATHs, --diff REV, --staged or --stdin-filename")
     if stdin_name is not None:
         report = check_stdin(stdin_name, sys.stdin.buffer.read())
     elif rev is not None or staged:
         report = check_diff(rev, staged, paths)
+    elif not paths:
+        report = check_worktree()
     else:
         report = check_paths(paths)
+    if strict_removed:
+        report.make_removed_blocking()
     emit(report, as_json)
     if report.blocking:
         sys.exit(1)
@@ -97,6 +112,12 @@ class Report:
 
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
+
+    def make_removed_blocking(self) -> None:
+        """`--strict-removed`: re-introducing a removed entity fails the gate too."""
+        for f in self.findings:
+            if f["kind"] == "removed" and f["role"] == "introduce":
+                f["blocking"], f["severity"] = True, "error"
 
     @property
     def blocking(self) -> list[dict[str, Any]]:
@@ -293,7 +314,7 @@ def _end(rng: Any) -> tuple[int, int]:
 
 def analyse(project: Project, targets: list[Target]) -> Report:
     """Index each target, keep symbols on counted lines, turn them into findings."""
-    from cairn.findings import FindingKind, findings_for
+    from cairn.findings import FindingKind, findings_for, latest_removal, removed
     from cairn.indexer import index_text
 
     per_file: list[tuple[Target, list[Any]]] = []
@@ -314,13 +335,21 @@ def analyse(project: Project, targets: list[Target]) -> Report:
     try:
         with Store.open(project.cairn_dir) as store:
             statuses = store.status_many(sorted(entities))
+            removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
     for target, symbols in per_file:
-        for finding in findings_for(symbols, statuses):
+        for finding in findings_for(symbols, statuses, removals=removals):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
+            quoted = verdict or removals.get(finding.entity)
             line, col = _start(finding.name_range)
             end_line, end_col = _end(finding.name_range)
+            blocking = finding.role == "introduce" and finding.kind not in (
+                FindingKind.REVIEW,
+                FindingKind.REMOVED,
+            )
+            # One vocabulary: what fails the gate is an error in text and JSON alike.
+            severity = "error" if blocking else finding.severity.value
             report.findings.append(
                 {
                     "file": target.relpath,
@@ -331,13 +360,12 @@ def analyse(project: Project, targets: list[Target]) -> Report:
                     "entity": finding.entity,
                     "role": finding.role,
                     "kind": finding.kind.value,
-                    "severity": finding.severity.value,
-                    "blocking": finding.role == "introduce"
-                    and finding.kind is not FindingKind.REVIEW,
+                    "severity": severity,
+                    "blocking": blocking,
                     "message": finding.message,
                     "verdict_id": finding.verdict_id,
                     "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": getattr(verdict, "reasoning", None),
+                    "reasoning": getattr(quoted, "reasoning", None),
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
@@ -361,6 +389,51 @@ def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report
     """`cairn check --diff REV` / `--staged`."""
     project = _project()
     return analyse(project, collect_diff(project, rev, staged, paths))
+
+
+def check_worktree() -> Report:
+    """`cairn check` alone: what `git diff HEAD` shows (staged and unstaged), plus
+    untracked files in full, since a new migration is usually not staged yet."""
+    project = _project()
+    try:
+        inside = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=Path.cwd(), capture_output=True, text=True
+        )
+    except FileNotFoundError:
+        inside = None
+    if inside is None or inside.returncode != 0:
+        raise CairnError(
+            "nothing to check: not in a git repository; give PATHs, --diff REV, --staged "
+            "or --stdin-filename"
+        )
+    top = Path(inside.stdout.strip())
+    has_head = (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=top, capture_output=True
+        ).returncode
+        == 0
+    )
+    targets = collect_diff(project, "HEAD", False, ()) if has_head else []
+    seen = {t.relpath for t in targets}
+    # Before the first commit everything tracked is new as well.
+    listing = ["ls-files", "-z", "--others", "--exclude-standard"]
+    if not has_head:
+        listing.append("--cached")
+    names = [n for n in _git([*listing, "--", "."], top).split("\0") if n]
+    for name in sorted(set(names)):
+        absolute = top / name
+        if not absolute.is_file():
+            continue
+        try:
+            rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
+        except ValueError:
+            continue
+        text = _decode(absolute.read_bytes())
+        if text is not None and rel not in seen:
+            targets.append(Target(rel, text, None))
+    # The log itself is Cairn's data, not code to judge.
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)])
 
 
 def check_stdin(name: Path, data: bytes, project: Project | None = None) -> Report:
@@ -394,13 +467,13 @@ def emit(report: Report, as_json: bool) -> None:
         )
         return
     for f in report.findings:
-        label = "error" if f["blocking"] else f["severity"]
+        label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
         click.echo(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
             f"[{kinds} {f['verdict_id'][:8]}]"
         )
-    files = f"{report.files_checked} file" + ("" if report.files_checked == 1 else "s")
+    files = plural(report.files_checked, "file")
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
@@ -408,10 +481,16 @@ def emit(report: Report, as_json: bool) -> None:
         return
     entities = sorted({f["entity"] for f in blocking})
     click.echo(
-        f"cairn check: {len(blocking)} blocking finding{'s' if len(blocking) != 1 else ''} "
-        f"in {files}: the change re-introduces {', '.join(entities)}."
+        f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
+        f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
+    if all(f["kind"] == "removed" for f in blocking):
+        click.echo(
+            f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
+            f"see the history with `cairn history {name}`."
+        )
+        return
     click.echo(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
