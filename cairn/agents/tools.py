@@ -307,7 +307,7 @@ class AgentTools:
         project = self.project()
         absolute = project.root / self._relpath(path)
         try:
-            return check_stdin(absolute, content.encode("utf-8", "surrogatepass"), project)
+            return check_stdin(absolute, content.encode("utf-8", "surrogatepass"), project=project)
         except CairnError as exc:
             raise ToolError(str(exc)) from None
 
