@@ -42,6 +42,9 @@ class EventType(str, Enum):
     REJECT = "reject"
     SUPERSEDE = "supersede"
     REDACT = "redact"
+    # A note on an earlier event (`metadata.annotates` names it): a reason added later,
+    # as its own event so history stays append-only. No effect on status.
+    ANNOTATE = "annotate"
 
     @property
     def is_applied(self) -> bool:
