@@ -361,7 +361,7 @@ def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
 def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
     meta: dict[str, object] = {"found_by": f.found_by, "revert_subject": f.revert.subject}
     if f.share is not None:
-        meta["share"] = f.share
+        meta["share"] = f"{round(f.share * 100)}%"  # the log keeps no floats
     if f.squash:
         meta["squash"] = True
     if f.original:
