@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural
+from cairn.cli._common import CairnError, emit_json, json_option, plural, warn_if_damaged
 
 if TYPE_CHECKING:
     from cairn.project import Project
@@ -334,6 +334,7 @@ def analyse(project: Project, targets: list[Target]) -> Report:
 
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             statuses = store.status_many(sorted(entities))
             removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
