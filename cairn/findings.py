@@ -32,10 +32,12 @@ __all__ = [
     "FindingKind",
     "Severities",
     "Severity",
+    "annotated_id",
     "clip",
     "day",
     "findings_for",
     "short_id",
+    "split_notes",
 ]
 
 
@@ -290,6 +292,30 @@ def _who(event: Any) -> str:
 
 
 # --- display helpers shared by hover, diagnostics and `cairn check` ---------------------
+
+
+def annotated_id(event: Any) -> str:
+    """The id an `annotate` event explains (its `metadata.annotates`), else ''."""
+    if str(getattr(event, "type", "")) != "annotate":
+        return ""
+    metadata = getattr(event, "metadata", None) or {}
+    target = metadata.get("annotates") if isinstance(metadata, Mapping) else None
+    return target if isinstance(target, str) else ""
+
+
+def split_notes(events: Sequence[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
+    """(events that are not notes on another listed event, notes by the id they explain):
+    history and hover show a note with its event, not as a decision of its own."""
+    ids = {getattr(e, "id", "") for e in events}
+    plain: list[Any] = []
+    notes: dict[str, list[Any]] = {}
+    for event in events:
+        target = annotated_id(event)
+        if target and target in ids:
+            notes.setdefault(target, []).append(event)
+        else:
+            plain.append(event)
+    return plain, notes
 
 
 def short_id(event_id: str) -> str:

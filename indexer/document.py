@@ -8,7 +8,7 @@ from tree_sitter import Point, Tree
 
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
-from cairn.indexer.extract import ChunkCache, extract
+from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
@@ -151,9 +151,11 @@ class Document:
                 best = symbol
         if best is not None:
             return best
+        # On equal ranges the definition wins: a decorated function and its route share
+        # the decorated range, and a position in the body means the function.
         for symbol in self.symbols:
             if symbol.range.contains(line, character) and (
-                best is None or _size(symbol.range) < _size(best.range)
+                best is None or _enclosing_key(symbol) < _enclosing_key(best)
             ):
                 best = symbol
         return best
@@ -205,3 +207,7 @@ def index_text(
 ) -> list[Symbol]:
     """The symbols of one file's text; never raises on bad input."""
     return Document(file, text, user_queries_dir, _one_shot=True).symbols
+
+
+def _enclosing_key(symbol: Symbol) -> tuple[tuple[int, int], bool]:
+    return _size(symbol.range), symbol.kind not in CODE_KINDS

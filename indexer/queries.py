@@ -35,7 +35,18 @@ from cairn.indexer.languages import GRAMMARS, grammar
 from cairn.indexer.model import QueryError, Role
 
 KINDS = frozenset(
-    {"table", "column", "function", "class", "method", "symbol", "route", "dependency", "env"}
+    {
+        "table",
+        "column",
+        "function",
+        "class",
+        "method",
+        "symbol",
+        "constant",
+        "route",
+        "dependency",
+        "env",
+    }
 )
 # Grammars that read another grammar's query file (the TSX grammar is TypeScript's).
 _QUERY_FILE = {"tsx": "typescript"}

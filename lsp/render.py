@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from cairn.findings import clip, day, short_id
+from cairn.findings import annotated_id, clip, day, short_id, split_notes
 
 MAX_LINES = 15
 MAX_VERDICTS = 3
@@ -49,8 +49,16 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines = [f"**`{entity}`** · no decisions of its own"]
     verdicts = list(getattr(status, "open_verdicts", None) or ())
     conflicts = list(getattr(status, "conflicts", None) or ())
+    notes: dict[str, list[Any]] = {}  # notes (`cairn annotate`) shown with their event
+    for event in newest:
+        if annotated_id(event):
+            notes.setdefault(annotated_id(event), []).append(event)
+    newest = [e for e in newest if not annotated_id(e)]
     for verdict in verdicts[:MAX_VERDICTS]:
         lines.extend(_verdict_lines(verdict, entity))
+        lines.extend(
+            f"> *Note{who(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
+        )
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for event in conflicts[:1]:
@@ -76,6 +84,8 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     shown = {v.id for v in verdicts} | {c.id for c in conflicts}
     for event in [e for e in newest if e.id not in shown][:MAX_NEWEST]:
         reason = clip(event.reasoning, 90) if event.reasoning else ""
+        for n in notes.get(event.id, ())[-1:]:
+            reason += f" · *note:* {clip(n.reasoning, 90)}"
         lines.append(
             f"- {when(event)} **{event.type}**{who(event)}" + (f": {reason}" if reason else "")
         )
@@ -86,6 +96,19 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     while len(blocks) > 1 and _height([*blocks, link]) > MAX_LINES:
         blocks.pop()
     return "\n\n".join([*blocks, link])
+
+
+def quiet_hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
+    """The one-line card of an entity whose history deserves no attention (the quiet
+    rule, `cairn.attention`): what it is and its newest decision, nothing more."""
+    count = int(getattr(status, "event_count", 0) or 0)
+    noun = "decision" if count == 1 else "decisions"
+    line = f"**`{entity}`** · {getattr(status, 'status', 'unknown')} · {count} {noun}"
+    if newest:
+        event = newest[0]
+        reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
+        line += f" · {when(event)} {event.type}{who(event)}{reason}"
+    return line + " · " + command_link("history", "cairn.history", {"entity": entity})
 
 
 def no_decisions_markdown(entity: str) -> str:
@@ -126,7 +149,8 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     lines = [f"# History of `{entity}`", ""]
     if not events:
         lines.append("No decisions recorded.")
-    for event in sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
+    plain, notes = split_notes(events)
+    for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
         head = f"## {when(event)} · {event.type}{who(event)} · `{short_id(event.id)}`"
         lines.append(head)
         if event.entity != entity:
@@ -138,6 +162,10 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
             if target:
                 lines.append(f"**{label}:** `{short_id(target)}`")
         lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
+        for note in notes.get(event.id, ()):
+            lines += [f"> **Note** {when(note)}{who(note)} · `{short_id(note.id)}`  ", ""]
+            lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

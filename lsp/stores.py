@@ -160,7 +160,11 @@ class StoreHub:
     def _hover(self, store: Any, entity: str, newest: int) -> tuple[Any, list[Any]]:
         snap = self._snapshot(store)
         status = snap.with_reviews(entity, store.status(entity))
-        events = store.history(entity)[-newest:] if status.event_count else []
+        events = store.history(entity) if status.event_count else []
+        # Notes (`cairn annotate`) ride along with the newest events: the card shows each
+        # with the event it explains, however old that event is.
+        notes = [e for e in events if str(e.type) == "annotate"]
+        events = [e for e in events if str(e.type) != "annotate"][-newest:] + notes
         snap.hovers[entity] = (status, events)
         return status, events
 

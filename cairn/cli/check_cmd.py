@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cairn.cli._common import CairnError, emit_json, json_option, plural, warn_if_damaged
+from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
     from cairn.project import Project
@@ -51,6 +52,14 @@ def register(group: click.Group) -> None:
     "disk count (agent hooks).",
 )
 @click.option(
+    "--threshold",
+    type=click.FloatRange(0.05, 1.0),
+    default=None,
+    metavar="SHARE",
+    help="Share of a revert's lines a change must bring back to count as that change "
+    "returning (default 0.6).",
+)
+@click.option(
     "--strict-removed",
     is_flag=True,
     help="Fail when the change re-introduces an entity whose status is removed "
@@ -62,6 +71,7 @@ def check(
     rev: str | None,
     staged: bool,
     stdin_name: Path | None,
+    threshold: float | None,
     strict_removed: bool,
     as_json: bool,
 ) -> None:
@@ -80,13 +90,13 @@ def check(
     if stdin_name is not None and (rev is not None or staged or paths):
         raise CairnError("--stdin-filename checks one file from stdin; drop PATHs/--diff/--staged")
     if stdin_name is not None:
-        report = check_stdin(stdin_name, sys.stdin.buffer.read())
+        report = check_stdin(stdin_name, sys.stdin.buffer.read(), threshold)
     elif rev is not None or staged:
-        report = check_diff(rev, staged, paths)
+        report = check_diff(rev, staged, paths, threshold)
     elif not paths:
-        report = check_worktree()
+        report = check_worktree(threshold)
     else:
-        report = check_paths(paths)
+        report = check_paths(paths, threshold)
     if strict_removed:
         report.make_removed_blocking()
     emit(report, as_json)
@@ -259,7 +269,12 @@ def collect_diff(
     if staged:
         args.append("--cached")
     if rev is not None:
-        args.append(rev)
+        # git gets the resolved commit ids, never the user's text (`--output=/tmp/x`).
+        try:
+            rev = verify_range(top, rev, what="--diff")
+        except RevisionError as exc:
+            raise CairnError(str(exc)) from None
+        args += ["--end-of-options", rev]
     args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
     added = parse_added_lines(_git(args, top))
     side = _new_side(rev, staged)
@@ -274,7 +289,7 @@ def collect_diff(
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
             data = subprocess.run(
-                ["git", "show", f"{side}{name}"], cwd=top, capture_output=True
+                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
             ).stdout
         text = _decode(data)
         if text is not None:
@@ -312,23 +327,54 @@ def _end(rng: Any) -> tuple[int, int]:
     return rng["end"]["line"], rng["end"]["character"]
 
 
-def analyse(project: Project, targets: list[Target]) -> Report:
-    """Index each target, keep symbols on counted lines, turn them into findings."""
+def analyse(project: Project, targets: list[Target], threshold: float | None = None) -> Report:
+    """Index each target, keep symbols on counted lines, turn them into findings.
+
+    Three things are found: a counted line that *names* an entity with an open verdict
+    (the gate: it re-introduces it), a changed line inside such an entity (shown, not
+    blocking), and added lines that bring back most of what one revert took out
+    (`cairn.fingerprints`; blocking, wherever they land).
+    """
+    from dataclasses import replace
+
     from cairn.findings import FindingKind, findings_for, latest_removal, removed
-    from cairn.indexer import index_text
+    from cairn.fingerprints import AddedLine
+    from cairn.indexer import Role, index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
 
     per_file: list[tuple[Target, list[Any]]] = []
     entities: set[str] = set()
+    added: list[AddedLine] = []
     for target in targets:
+        all_symbols = index_text(target.text, target.relpath)
         symbols = [
             s
-            for s in index_text(target.text, target.relpath)
+            for s in all_symbols
             if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
         ]
+        named = {s.entity for s in symbols}
+        try:
+            file_entity: str | None = canonicalise(target.relpath)
+        except EntityPathError:
+            file_entity = None
+        text_lines = target.text.split("\n")
+        counted = range(1, len(text_lines) + 1) if target.lines is None else sorted(target.lines)
+        enclosing: dict[str, Any] = {}
+        for number in counted:
+            if number > len(text_lines):
+                continue
+            around = innermost_symbol(all_symbols, number - 1)
+            if around is not None and around.entity not in named:
+                enclosing.setdefault(around.entity, around)
+            entity = around.entity if around is not None else file_entity
+            added.append(AddedLine(target.relpath, number - 1, text_lines[number - 1], entity))
+        # A change inside an entity's body is history of that entity: shown, never blocking.
+        symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
         per_file.append((target, symbols))
         entities.update(s.entity for s in symbols)
     report = Report(files_checked=len(targets))
-    if not entities:
+    if not entities and not added:
         return report
     from cairn.store import Store, StoreError
 
@@ -336,6 +382,7 @@ def analyse(project: Project, targets: list[Target]) -> Report:
         with Store.open(project.cairn_dir) as store:
             warn_if_damaged(store)
             statuses = store.status_many(sorted(entities))
+            bring_backs = _bring_backs(store, added, threshold)
             removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
@@ -370,7 +417,41 @@ def analyse(project: Project, targets: list[Target]) -> Report:
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
+    for back in bring_backs:
+        first = back.lines[0]
+        report.findings.append(
+            {
+                "file": first.file,
+                "line": first.line + 1,
+                "column": 1,
+                "end_line": first.line + 1,
+                "end_column": len(first.text) + 1,
+                "entity": back.entity,
+                "role": "introduce",
+                "kind": "fingerprint",
+                "severity": "error",
+                "blocking": True,
+                "message": back.message(),
+                "verdict_id": back.verdict_id,
+                "verdict_types": ["revert"],
+                "reasoning": None,
+                "alternative": None,
+                "lines": [ln.line + 1 for ln in back.lines],
+                "hits": back.hits,
+                "total": back.total,
+            }
+        )
     return report
+
+
+def _bring_backs(store: Any, added: list[Any], threshold: float | None) -> list[Any]:
+    """Reverts whose fingerprinted lines this change brings back (most of them)."""
+    from cairn.fingerprints import DEFAULT_THRESHOLD, match_prints, prints_from_statuses
+
+    if not added:
+        return []
+    prints = prints_from_statuses(store.status_many(store.entities()))
+    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)
 
 
 def _verdict(status: Any, verdict_id: str) -> Any:
@@ -380,19 +461,21 @@ def _verdict(status: Any, verdict_id: str) -> Any:
     return None
 
 
-def check_paths(paths: tuple[Path, ...]) -> Report:
+def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
     """`cairn check PATH...`."""
     project = _project()
-    return analyse(project, collect_paths(project, paths))
+    return analyse(project, collect_paths(project, paths), threshold)
 
 
-def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report:
+def check_diff(
+    rev: str | None, staged: bool, paths: tuple[Path, ...], threshold: float | None = None
+) -> Report:
     """`cairn check --diff REV` / `--staged`."""
     project = _project()
-    return analyse(project, collect_diff(project, rev, staged, paths))
+    return analyse(project, collect_diff(project, rev, staged, paths), threshold)
 
 
-def check_worktree() -> Report:
+def check_worktree(threshold: float | None = None) -> Report:
     """`cairn check` alone: what `git diff HEAD` shows (staged and unstaged), plus
     untracked files in full, since a new migration is usually not staged yet."""
     project = _project()
@@ -434,10 +517,10 @@ def check_worktree() -> Report:
             targets.append(Target(rel, text, None))
     # The log itself is Cairn's data, not code to judge.
     own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
-    return analyse(project, [t for t in targets if not t.relpath.startswith(own)])
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
 
 
-def check_stdin(name: Path, data: bytes) -> Report:
+def check_stdin(name: Path, data: bytes, threshold: float | None = None) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
     project = _project()
     rel = _relpath(project, name)
@@ -449,7 +532,7 @@ def check_stdin(name: Path, data: bytes) -> Report:
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)])
+    return analyse(project, [Target(rel, text, lines)], threshold)
 
 
 # --- output ----------------------------------------------------------------------------

@@ -5,6 +5,11 @@
 (method name: (identifier) @function.introduce) @range
 (singleton_method name: (identifier) @function.introduce) @range
 
+; constants: `TIMEOUT = 30` at top level or in a class/module body (Ruby forbids them
+; inside methods)
+(program (assignment left: (constant) @constant.introduce) @range)
+(body_statement (assignment left: (constant) @constant.introduce) @range)
+
 ; --- Rails migrations ------------------------------------------------------------------
 ((call
   method: (identifier) @_fn
