@@ -152,7 +152,8 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
 def import_git_cmd(
     since: str | None, repo: Path | None, window: int, dry_run: bool, as_json: bool
 ) -> None:
-    """Reverts, found by marker or by content: `revert` events where they took lines out."""
+    """Reverts, found by marker or by content: `revert` events where they took lines out;
+    dependencies added or dropped by commits whose messages name them: `add`/`remove`."""
     from cairn.importers.git import import_git, imported_counts
 
     def items(root: Path, hooks: list[ProgressHook], store: Any) -> Items:
