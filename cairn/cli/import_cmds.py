@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
 from cairn.importers.base import (
     ImportReport,
     Known,
@@ -62,11 +62,11 @@ def _print_report(report: ImportReport, as_json: bool) -> None:
         return
     verb = "would import" if report.dry_run else "imported"
     for event in report.imported:
-        click.echo(f"  {event['type']:<10} {event['entity']}  ({event['source_key']})")
+        say(f"  {event['type']:<10} {event['entity']}  ({event['source_key']})")
     for n in report.notes:
-        click.echo(f"  note: {n.item}: {n.reason}")
+        say(f"  note: {n.item}: {n.reason}")
     for s in report.skipped:
-        click.echo(f"  skipped: {s.item}: {s.reason}")
+        say(f"  skipped: {s.item}: {s.reason}")
     click.echo(
         f"{report.source}: {verb} {len(report.imported)} event(s), "
         f"{report.already} already imported, {len(report.skipped)} skipped"
@@ -222,7 +222,7 @@ def export_markdown_cmd(output: Path | None) -> None:
     try:
         with Store.open(project.cairn_dir) as store:
             text = export_markdown(store)
-        write_output(text, output, click.echo)
+        write_output(text, output, say)
     except StoreError as exc:
         raise CairnError(str(exc)) from None
     except OSError as exc:
