@@ -1,4 +1,4 @@
-"""`cairn import sql|alembic|rails|git|adr|selvedge` and `cairn export markdown|jsonl|html`."""
+"""`cairn import <source>` (sql, alembic, django, rails, git, adr, selvedge) and `cairn export`."""
 
 from __future__ import annotations
 
@@ -109,6 +109,26 @@ def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     _run(
         "alembic",
         lambda root, hooks, _store: import_alembic(directory, root, hooks),
+        dry_run,
+        as_json,
+    )
+
+
+@import_group.command("django")
+@click.argument("paths", nargs=-1, required=True, type=existing_path)
+@dry_run_option
+@json_option
+def import_django_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> None:
+    """Django migrations (<app>/migrations/NNNN_*.py) in dependency-graph order.
+
+    PATH is a project, an app, a migrations folder or migration files; table names
+    follow Django's rule (<app_label>_<model>, or db_table when the migration states it).
+    """
+    from cairn.importers.django import import_django
+
+    _run(
+        "django",
+        lambda root, hooks, _store: import_django(list(paths), root, hooks),
         dry_run,
         as_json,
     )
