@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    plural,
+    warn_if_damaged,
+)
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -27,6 +34,7 @@ from cairn.store import (
 from cairn.store.paths import EntityPathError
 from cairn.store.review import EXPIRES_GRAMMAR
 from cairn.store.times import parse_date
+from cairn.terminal import for_terminal
 
 STATUS_STYLE = {
     Status.ACTIVE: "green",
@@ -45,6 +53,7 @@ def open_store() -> Iterator[Store]:
     project = current_project()
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             yield store
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
@@ -60,15 +69,18 @@ def _console() -> Any:
 
 
 def esc(text: str) -> str:
-    """User text is never rich markup: `[brackets]` in reasoning stay as typed."""
+    """Stored text for the terminal: never rich markup (`[brackets]` stay as typed), no
+    control or bidi characters, continuation lines indented (see cairn.terminal)."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(for_terminal(text))
 
 
 def body(value: str, indent: str = "    ") -> str:
     """User text, escaped, with its continuation lines indented under the entry."""
-    return esc(value).replace("\n", "\n" + indent)
+    from rich.markup import escape
+
+    return escape(for_terminal(value, indent))
 
 
 def _who(author: str) -> str:
@@ -139,7 +151,7 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         emit_json({**event.to_dict(), "masked": result.masked})
         return
     console = _console()
-    line = f"logged [bold]{event.type.value}[/] on [cyan]{event.entity}[/]  {_short(event.id)}"
+    line = f"logged [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
     if event.supersedes:
         line += f"  (re-opens {_short(event.supersedes)})"
     if event.reverts:

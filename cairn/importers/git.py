@@ -143,6 +143,10 @@ def import_git(
         blobs = Blobs(root)
         try:
             yield from _walk(root, commits, found, done, blobs, unit_done or [])
+            # Dependencies added or dropped by commits that say why (not reverts).
+            from cairn.importers.git_deps import dependency_changes
+
+            yield from dependency_changes(commits, blobs, skip=set(found))
         finally:
             blobs.close()
 
