@@ -83,6 +83,7 @@ class FindingKind(str, Enum):
     CONFLICT = "conflict"  # the entity was re-applied after a verdict without a supersede
     REVIEW = "review"  # a decision asked to be revisited and the date has passed
     REMOVED = "removed"  # code re-introduces an entity whose status is `removed`
+    FINGERPRINT = "fingerprint"  # code brings back most of the lines a revert took out
 
 
 @dataclass(frozen=True, slots=True)

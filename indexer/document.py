@@ -185,6 +185,8 @@ class Document:
             return manifests.requirements(self.file, self.text)
         if self.language == "gomod":
             return manifests.go_mod(self.file, self.text)
+        if self.language == "dockerfile":
+            return manifests.dockerfile(self.file, self.text)
         if self._tree is None or self.language is None:
             return []
         queries = self._queries()

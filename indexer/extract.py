@@ -205,7 +205,13 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     """Drop duplicates, and a reference where another pattern saw the same name
     introduced or removed (`ALTER TABLE t RENAME TO u` removes `t`, it does not just
     mention it); then sort by position."""
-    unique = {(s.name_range, s.entity, s.role): s for s in symbols}
+    unique: dict[tuple[Range, str, Role], Symbol] = {}
+    for s in symbols:
+        # two patterns may see one dependency, one of them with its version: keep that
+        key = (s.name_range, s.entity, s.role)
+        seen = unique.get(key)
+        if seen is None or s.version or not seen.version:
+            unique[key] = s
     decided = {(s.name_range, s.entity) for s in unique.values() if s.role is not Role.REFERENCE}
     kept = [
         s
@@ -224,6 +230,7 @@ def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol
         symbol.role,
         _shift_range(symbol.name_range, old, new),
         _shift_range(symbol.range, old, new),
+        symbol.version,
     )
 
 
@@ -251,6 +258,7 @@ def _captures(
     override = nodes.get("name")
     range_nodes = nodes.get("range")
     table = nodes.get("table")
+    version = nodes.get("version")
     method = nodes.get("http.method")
     scope = nodes.get("scope")
     out: list[Capture] = []
@@ -271,6 +279,7 @@ def _captures(
                 table=_text(table[0]) if table else None,
                 method=node_text(method[0]) if method else settings.get("method"),
                 scope=node_text(scope[0]) if scope else None,
+                version=(_text(version[0]) or "") if version else "",
             )
         )
     return out
@@ -403,6 +412,7 @@ def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, k
         capture.role,
         node_range(lines, capture.name_node),
         node_range(lines, capture.range_node),
+        capture.version if kind == "dependency" else "",
     )
 
 

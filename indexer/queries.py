@@ -53,7 +53,17 @@ _QUERY_FILE = {"tsx": "typescript"}
 _INHERITS = re.compile(r"^;\s*inherits:\s*([\w, ]+)")
 ROLES = frozenset({"introduce", "define", "reference", "remove"})
 HELPERS = frozenset(
-    {"range", "table", "name", "scope", "http.method", "call", "container", "container.name"}
+    {
+        "range",
+        "table",
+        "name",
+        "scope",
+        "http.method",
+        "call",
+        "container",
+        "container.name",
+        "version",
+    }
 )
 SETTINGS = frozenset({"resolver", "files", "method"})
 ROLE_OF = {

@@ -155,6 +155,7 @@ def _moved(symbol: Symbol, edit: EditRecord) -> Symbol:
         symbol.role,
         _moved_range(symbol.name_range, edit),
         _moved_range(symbol.range, edit),
+        symbol.version,
     )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural
+from cairn.cli._common import CairnError, emit_json, json_option, plural, say
 from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
@@ -338,14 +338,12 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
     from dataclasses import replace
 
     from cairn.findings import FindingKind, findings_for, latest_removal, removed
-    from cairn.fingerprints import AddedLine
+    from cairn.fingerprints import bring_back_findings
     from cairn.indexer import Role, index_text
     from cairn.indexer.enclosing import innermost_symbol
-    from cairn.store.paths import EntityPathError, canonicalise
 
-    per_file: list[tuple[Target, list[Any]]] = []
+    per_file: list[tuple[Target, list[Any], list[Any]]] = []
     entities: set[str] = set()
-    added: list[AddedLine] = []
     for target in targets:
         all_symbols = index_text(target.text, target.relpath)
         symbols = [
@@ -353,39 +351,31 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
             for s in all_symbols
             if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
         ]
-        named = {s.entity for s in symbols}
-        try:
-            file_entity: str | None = canonicalise(target.relpath)
-        except EntityPathError:
-            file_entity = None
-        text_lines = target.text.split("\n")
-        counted = range(1, len(text_lines) + 1) if target.lines is None else sorted(target.lines)
-        enclosing: dict[str, Any] = {}
-        for number in counted:
-            if number > len(text_lines):
-                continue
-            around = innermost_symbol(all_symbols, number - 1)
-            if around is not None and around.entity not in named:
-                enclosing.setdefault(around.entity, around)
-            entity = around.entity if around is not None else file_entity
-            added.append(AddedLine(target.relpath, number - 1, text_lines[number - 1], entity))
-        # A change inside an entity's body is history of that entity: shown, never blocking.
-        symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
-        per_file.append((target, symbols))
+        if target.lines is not None:
+            # A change inside an entity's body is history of that entity: shown (as a
+            # reference), never blocking. A whole file already names every entity.
+            named = {s.entity for s in symbols}
+            enclosing: dict[str, Any] = {}
+            for number in sorted(target.lines):
+                around = innermost_symbol(all_symbols, number - 1)
+                if around is not None and around.entity not in named:
+                    enclosing.setdefault(around.entity, around)
+            symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
+        per_file.append((target, symbols, all_symbols))
         entities.update(s.entity for s in symbols)
     report = Report(files_checked=len(targets))
-    if not entities and not added:
+    if not targets:
         return report
     from cairn.store import Store, StoreError
 
     try:
         with Store.open(project.cairn_dir) as store:
-            statuses = store.status_many(sorted(entities))
-            bring_backs = _bring_backs(store, added, threshold)
+            statuses = store.status_many(sorted(entities)) if entities else {}
+            backs = _bring_backs(store, per_file, threshold)
             removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
     except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
-    for target, symbols in per_file:
+    for target, symbols, _all in per_file:
         for finding in findings_for(symbols, statuses, removals=removals):
             verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
             quoted = verdict or removals.get(finding.entity)
@@ -416,40 +406,55 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
                     "alternative": getattr(verdict, "alternative", None),
                 }
             )
-    for back in bring_backs:
-        first = back.lines[0]
+    for finding in bring_back_findings(backs):
+        rng = finding.name_range
         report.findings.append(
             {
-                "file": first.file,
-                "line": first.line + 1,
+                "file": finding.data["file"],
+                "line": rng.start_line + 1,
                 "column": 1,
-                "end_line": first.line + 1,
-                "end_column": len(first.text) + 1,
-                "entity": back.entity,
-                "role": "introduce",
-                "kind": "fingerprint",
+                "end_line": rng.end_line + 1,
+                "end_column": rng.end_character + 1,
+                "entity": finding.entity,
+                "role": finding.role,
+                "kind": finding.kind.value,
                 "severity": "error",
                 "blocking": True,
-                "message": back.message(),
-                "verdict_id": back.verdict_id,
+                "message": finding.message,
+                "verdict_id": finding.verdict_id,
                 "verdict_types": ["revert"],
                 "reasoning": None,
                 "alternative": None,
-                "lines": [ln.line + 1 for ln in back.lines],
-                "hits": back.hits,
-                "total": back.total,
+                "lines": [n + 1 for n in finding.data["lines"]],
+                "hits": finding.data["hits"],
+                "total": finding.data["total"],
             }
         )
     return report
 
 
-def _bring_backs(store: Any, added: list[Any], threshold: float | None) -> list[Any]:
+def _bring_backs(
+    store: Any, per_file: list[tuple[Target, list[Any], list[Any]]], threshold: float | None
+) -> list[Any]:
     """Reverts whose fingerprinted lines this change brings back (most of them)."""
-    from cairn.fingerprints import DEFAULT_THRESHOLD, match_prints, prints_from_statuses
+    from cairn.fingerprints import (
+        DEFAULT_THRESHOLD,
+        all_hashes,
+        candidate_lines,
+        match_prints,
+        prints_from_statuses,
+    )
 
-    if not added:
-        return []
     prints = prints_from_statuses(store.status_many(store.entities()))
+    wanted = all_hashes(prints)
+    if not wanted:
+        return []
+    added = []
+    for target, _symbols, all_symbols in per_file:
+        lines = target.text.split("\n")
+        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
+        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
     return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)
 
 
@@ -554,7 +559,7 @@ def emit(report: Report, as_json: bool) -> None:
     for f in report.findings:
         label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
-        click.echo(
+        say(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
             f"[{kinds} {f['verdict_id'][:8]}]"
         )
@@ -562,21 +567,21 @@ def emit(report: Report, as_json: bool) -> None:
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
-        click.echo(f"cairn check: ok, {files} checked{extra}")
+        say(f"cairn check: ok, {files} checked{extra}")
         return
     entities = sorted({f["entity"] for f in blocking})
-    click.echo(
+    say(
         f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
     if all(f["kind"] == "removed" for f in blocking):
-        click.echo(
+        say(
             f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
             f"see the history with `cairn history {name}`."
         )
         return
-    click.echo(
+    say(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
     )

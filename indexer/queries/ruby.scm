@@ -88,3 +88,16 @@
   (#any-of? @http.method "get" "post" "put" "patch" "delete")
   (#set! files "routes.rb")
   (#set! resolver "leading-slash"))
+
+; --- Gemfile: gem "rails", "~> 7.0" -> deps/rails (the first version argument) ----------
+((call
+  method: (identifier) @_gem
+  arguments: (argument_list . (string) @dependency.introduce)) @range
+  (#eq? @_gem "gem")
+  (#set! files "Gemfile"))
+
+((call
+  method: (identifier) @_gem
+  arguments: (argument_list . (string) @dependency.introduce . (string) @version)) @range
+  (#eq? @_gem "gem")
+  (#set! files "Gemfile"))
