@@ -81,6 +81,7 @@ def _when(event: Event) -> str:
 
 
 def _one_line(text: str) -> str:
+    """One Markdown line: a newline in stored text must not start a list item."""
     return " ".join(text.split())
 
 
@@ -115,9 +116,9 @@ def export_markdown(store: Store) -> str:
 
 
 def _event_lines(e: Event) -> list[str]:
-    who = e.author.split(" <", 1)[0] if e.author else ""
+    who = _one_line(e.author.split(" <", 1)[0]) if e.author else ""
     by = f" by {who}" if who else ""
-    agent = f" via {e.agent}" if e.agent else ""
+    agent = f" via {_one_line(e.agent)}" if e.agent else ""
     day = _when(e)[:10]
     head = f"- **{e.type.value}** {day}{by}{agent} `{e.id[:12]}`"
     lines = [head]

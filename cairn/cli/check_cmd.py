@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural
+from cairn.cli._common import CairnError, emit_json, json_option, plural, say
 from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
@@ -564,7 +564,7 @@ def emit(report: Report, as_json: bool) -> None:
     for f in report.findings:
         label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
-        click.echo(
+        say(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
             f"[{kinds} {f['verdict_id'][:8]}]"
         )
@@ -572,21 +572,21 @@ def emit(report: Report, as_json: bool) -> None:
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
-        click.echo(f"cairn check: ok, {files} checked{extra}")
+        say(f"cairn check: ok, {files} checked{extra}")
         return
     entities = sorted({f["entity"] for f in blocking})
-    click.echo(
+    say(
         f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
     if all(f["kind"] == "removed" for f in blocking):
-        click.echo(
+        say(
             f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
             f"see the history with `cairn history {name}`."
         )
         return
-    click.echo(
+    say(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
     )

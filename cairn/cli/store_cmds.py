@@ -27,6 +27,7 @@ from cairn.store import (
 from cairn.store.paths import EntityPathError
 from cairn.store.review import EXPIRES_GRAMMAR
 from cairn.store.times import parse_date
+from cairn.terminal import for_terminal
 
 STATUS_STYLE = {
     Status.ACTIVE: "green",
@@ -60,15 +61,18 @@ def _console() -> Any:
 
 
 def esc(text: str) -> str:
-    """User text is never rich markup: `[brackets]` in reasoning stay as typed."""
+    """Stored text for the terminal: never rich markup (`[brackets]` stay as typed), no
+    control or bidi characters, continuation lines indented (see cairn.terminal)."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(for_terminal(text))
 
 
 def body(value: str, indent: str = "    ") -> str:
     """User text, escaped, with its continuation lines indented under the entry."""
-    return esc(value).replace("\n", "\n" + indent)
+    from rich.markup import escape
+
+    return escape(for_terminal(value, indent))
 
 
 def _who(author: str) -> str:
@@ -139,7 +143,7 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         emit_json({**event.to_dict(), "masked": result.masked})
         return
     console = _console()
-    line = f"logged [bold]{event.type.value}[/] on [cyan]{event.entity}[/]  {_short(event.id)}"
+    line = f"logged [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
     if event.supersedes:
         line += f"  (re-opens {_short(event.supersedes)})"
     if event.reverts:

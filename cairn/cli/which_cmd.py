@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.cli._common import CairnError, emit_json, json_option, say
 
 
 def register(group: click.Group) -> None:
@@ -78,7 +78,7 @@ def which_cmd(position: str, as_json: bool) -> None:
         return
     width = max(len(r["entity"]) for r in rows)
     for r in rows:
-        click.echo(f"{r['entity'].ljust(width)}  {r['kind']:<10} {r['role']:<9} {r['status']}")
+        say(f"{r['entity'].ljust(width)}  {r['kind']:<10} {r['role']:<9} {r['status']}")
 
 
 def _at(doc: Any, line: int, column: int | None, lines: list[str]) -> list[Any]:
