@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural, say
+from cairn.cli._common import (
+    CairnError,
+    emit_json,
+    json_option,
+    plural,
+    say,
+    warn_if_damaged,
+)
 from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
@@ -377,6 +384,7 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
 
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             statuses = store.status_many(sorted(entities)) if entities else {}
             backs = _bring_backs(store, per_file, threshold)
             removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
