@@ -116,6 +116,11 @@ class StoreHub:
         snap = self._snapshots.get(cairn_dir)
         return snap if snap is not None and snap.key == _log_key(cairn_dir) else None
 
+    def damage(self, cairn_dir: Path) -> str:
+        """What is wrong with this log as far as the last answer knew ("" when sound)."""
+        snap = self._snapshots.get(cairn_dir)
+        return snap.damage if snap is not None else ""
+
     def call_sync(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """The same, for code already off the event loop (the benchmark, the demo)."""
         return self._executor.submit(self._run, cairn_dir, fn).result()
@@ -139,7 +144,8 @@ class StoreHub:
             reviews: dict[str, list[Any]] = {}
             for review in store.due_reviews():
                 reviews.setdefault(review.event.entity, []).append(review)
-            snap = _Snapshot(key, reviews)
+            damage = store.damage
+            snap = _Snapshot(key, reviews, damage.message() if damage else "")
             self._snapshots[store.cairn_dir] = snap
         return snap
 
@@ -285,6 +291,7 @@ class _Snapshot:
 
     key: object
     reviews: dict[str, list[Any]]  # entity -> due reviews
+    damage: str = ""  # lines verification rejects (ignored by every answer), for a notice
     statuses: dict[str, Any] = field(default_factory=dict)
     hovers: dict[str, tuple[Any, list[Any]]] = field(default_factory=dict)
 

@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    plural,
+    warn_if_damaged,
+)
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -46,6 +53,7 @@ def open_store() -> Iterator[Store]:
     project = current_project()
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             yield store
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
