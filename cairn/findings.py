@@ -183,7 +183,9 @@ def _removed_message(entity: str, removal: Any) -> str:
     if removal is None:
         return f"{entity} was removed before; re-adding it brings it back."
     when = day(getattr(removal, "occurred_at", None) or getattr(removal, "recorded_at", None))
-    why = clip(getattr(removal, "reasoning", "") or "")
+    # A commit message's subject and body read as one sentence: "Drop x: because …".
+    subject, _, rest = (getattr(removal, "reasoning", "") or "").partition("\n\n")
+    why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
     head = f"{entity} was removed on {when}{_who(removal)}" + (f": {why}" if why else "")
     head = head if head.endswith((".", "!", "?")) else head + "."
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."
