@@ -1,4 +1,4 @@
-"""`cairn import sql|alembic|rails|git|adr|selvedge` and `cairn export markdown|jsonl|html`."""
+"""`cairn import <source>` (sql, alembic, django, rails, git, adr, selvedge) and `cairn export`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural, say
 from cairn.importers.base import (
     ImportReport,
     Known,
@@ -68,7 +68,7 @@ def _print_report(report: ImportReport, as_json: bool) -> None:
     for s in report.skipped:
         say(f"  skipped: {s.item}: {s.reason}")
     click.echo(
-        f"{report.source}: {verb} {len(report.imported)} event(s), "
+        f"{report.source}: {verb} {plural(len(report.imported), 'event')}, "
         f"{report.already} already imported, {len(report.skipped)} skipped"
     )
 
@@ -109,6 +109,26 @@ def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     _run(
         "alembic",
         lambda root, hooks, _store: import_alembic(directory, root, hooks),
+        dry_run,
+        as_json,
+    )
+
+
+@import_group.command("django")
+@click.argument("paths", nargs=-1, required=True, type=existing_path)
+@dry_run_option
+@json_option
+def import_django_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> None:
+    """Django migrations (<app>/migrations/NNNN_*.py) in dependency-graph order.
+
+    PATH is a project, an app, a migrations folder or migration files; table names
+    follow Django's rule (<app_label>_<model>, or db_table when the migration states it).
+    """
+    from cairn.importers.django import import_django
+
+    _run(
+        "django",
+        lambda root, hooks, _store: import_django(list(paths), root, hooks),
         dry_run,
         as_json,
     )
@@ -244,7 +264,7 @@ def export_jsonl_cmd(output: Path | None) -> None:
         raise CairnError(f"cannot write {output}: {exc.strerror or exc}") from None
     if bad:
         click.echo(
-            f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",
+            f"cairn: warning: left out {plural(bad, 'unreadable line')}; `cairn verify` says more",
             err=True,
         )
 

@@ -135,7 +135,11 @@ def file_date(path: Path, git_dates: dict[Path, tuple[str, str]]) -> tuple[str, 
     return iso(mtime), "mtime"
 
 
-def file_author(path: Path, git_dates: dict[Path, tuple[str, str]]) -> str | None:
-    """Who committed the file first (`Name <email>`), when git knows."""
+UNKNOWN_AUTHOR = "unknown"
+
+
+def file_author(path: Path, git_dates: dict[Path, tuple[str, str]]) -> str:
+    """Who committed the file first (`Name <email>`) when git knows, else `unknown`:
+    never the person running the import, who did not write the migration."""
     found = git_dates.get(absolute(path))
-    return found[1] or None if found else None
+    return (found[1] if found else "") or UNKNOWN_AUTHOR
