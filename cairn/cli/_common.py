@@ -26,6 +26,18 @@ def report_error(message: str) -> None:
     click.secho(f"cairn: error: {line}", err=True, fg="red" if sys.stderr.isatty() else None)
 
 
+def warn_if_damaged(store: Any) -> None:
+    """One line on stderr when the log holds lines that verification rejects (they are
+    ignored by every answer; `cairn verify` says which)."""
+    damage = store.damage
+    if damage:
+        click.secho(
+            f"cairn: warning: {damage.message()}",
+            err=True,
+            fg="yellow" if sys.stderr.isatty() else None,
+        )
+
+
 def current_project() -> Project:
     """The project for the current directory, or a CairnError saying how to make one."""
     try:

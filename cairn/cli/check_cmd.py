@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural, say
+from cairn.cli._common import (
+    CairnError,
+    emit_json,
+    json_option,
+    plural,
+    say,
+    warn_if_damaged,
+)
 from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
@@ -294,7 +301,14 @@ def collect_diff(
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines)))
-    return targets
+    return _not_the_log(project, targets)
+
+
+def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
+    """The log itself (`.cairn/`) is Cairn's data, not code to judge: a commit that
+    records a decision with the change it explains checks only the change."""
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return [t for t in targets if not t.relpath.startswith(own)]
 
 
 def changed_lines(old: str, new: str) -> frozenset[int]:
@@ -370,6 +384,7 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
 
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             statuses = store.status_many(sorted(entities)) if entities else {}
             backs = _bring_backs(store, per_file, threshold)
             removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
@@ -519,9 +534,7 @@ def check_worktree(threshold: float | None = None) -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    # The log itself is Cairn's data, not code to judge.
-    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
-    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
+    return analyse(project, _not_the_log(project, targets), threshold)
 
 
 def check_stdin(

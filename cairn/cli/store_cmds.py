@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    plural,
+    warn_if_damaged,
+)
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -46,6 +53,7 @@ def open_store() -> Iterator[Store]:
     project = current_project()
     try:
         with Store.open(project.cairn_dir) as store:
+            warn_if_damaged(store)
             yield store
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
@@ -398,6 +406,10 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             links += f" reverts {_short(e.reverts)}"
         if annotated_id(e):
             links += f" annotates {_short(annotated_id(e))}"
+        how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
+        if how:  # how an imported revert was recognised
+            share = e.metadata.get("share")
+            links += f" found by {how}" + (f" ({share})" if share else "")
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
