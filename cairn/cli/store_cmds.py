@@ -3,6 +3,7 @@ prior-attempts, search, review."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -351,7 +352,12 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
         hint = "did you mean " + ", ".join(found) + "?"
     else:
         hint = "`cairn ls` lists the entities that have decisions"
-    click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    def tell() -> None:  # after the answer itself, as a footnote to it
+        sys.stdout.flush()
+        click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    click.get_current_context().call_on_close(tell)
     return found
 
 
@@ -406,6 +412,10 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             links += f" reverts {_short(e.reverts)}"
         if annotated_id(e):
             links += f" annotates {_short(annotated_id(e))}"
+        how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
+        if how:  # how an imported revert was recognised
+            share = e.metadata.get("share")
+            links += f" found by {how}" + (f" ({share})" if share else "")
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"

@@ -90,6 +90,7 @@ class Entity:
     path: str
     kind: str
     lines: list[str] = field(default_factory=list)
+    whole: bool = False  # the revert took out the entity itself (its name), not only lines
 
 
 def _check_repository(root: Path) -> None:
@@ -330,6 +331,8 @@ def _walk(
 
         for ent in ents:
             meta = _metadata(f, original)
+            if not ent.whole:
+                meta["part"] = "body"  # lines inside an entity that stayed
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
@@ -400,7 +403,7 @@ def _removed_entities(
         if fd.binary or fd.huge:
             reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
             skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
-            out.setdefault(file_entity, Entity(file_entity, "file"))
+            out.setdefault(file_entity, Entity(file_entity, "file", whole=True))
             continue
         removed = fd.removed
         if keep_lines is not None:
@@ -414,24 +417,27 @@ def _removed_entities(
         if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
             symbols = index_text(blob, path)
         by_name_line: dict[int, Symbol] = {}
-        for named in symbols:
-            if str(named.role) == "introduce":
-                by_name_line.setdefault(named.name_range.start_line, named)
+        for one in symbols:
+            if str(one.role) == "introduce":
+                by_name_line.setdefault(one.name_range.start_line, one)
         file_lines: list[str] = []
         placed = False
         for number, text in sorted(removed.items()):
-            sym = by_name_line.get(number - 1) or innermost_symbol(symbols, number - 1)
+            named = by_name_line.get(number - 1)
+            sym = named or innermost_symbol(symbols, number - 1)
             if sym is None:
                 file_lines.append(text)
                 continue
             placed = True
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
             ent.lines.append(text)
+            ent.whole = ent.whole or named is not None
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):
             ent = out.setdefault(file_entity, Entity(file_entity, "file"))
             ent.lines.extend(file_lines)
+            ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped
 
 
