@@ -301,6 +301,8 @@ def init_cmd(path: Path | None, nested: bool) -> None:
         )
     try:
         cairn_dir = init_store(root)
+    except StoreError as exc:
+        raise CairnError(str(exc)) from None
     except OSError as exc:
         raise CairnError(f"cannot create {root / '.cairn'}: {exc.strerror or exc}") from None
     if existed:
