@@ -3,6 +3,7 @@ prior-attempts, search, review."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -351,7 +352,12 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
         hint = "did you mean " + ", ".join(found) + "?"
     else:
         hint = "`cairn ls` lists the entities that have decisions"
-    click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    def tell() -> None:  # after the answer itself, as a footnote to it
+        sys.stdout.flush()
+        click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    click.get_current_context().call_on_close(tell)
     return found
 
 
