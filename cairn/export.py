@@ -104,7 +104,8 @@ def export_markdown(store: Store) -> str:
         label = status.status.value if status is not None else "unknown"
         sections.append(f"## `{entity}`")
         sections.append("")
-        sections.append(f"Status: **{label}** · {len(events)} event(s)")
+        noun = "event" if len(events) == 1 else "events"
+        sections.append(f"Status: **{label}** · {len(events)} {noun}")
         sections.append("")
         for e in events:
             sections.extend(_event_lines(e))

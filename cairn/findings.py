@@ -183,7 +183,9 @@ def _removed_message(entity: str, removal: Any) -> str:
     if removal is None:
         return f"{entity} was removed before; re-adding it brings it back."
     when = day(getattr(removal, "occurred_at", None) or getattr(removal, "recorded_at", None))
-    why = clip(getattr(removal, "reasoning", "") or "")
+    # A commit message's subject and body read as one sentence: "Drop x: because …".
+    subject, _, rest = (getattr(removal, "reasoning", "") or "").partition("\n\n")
+    why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
     head = f"{entity} was removed on {when}{_who(removal)}" + (f": {why}" if why else "")
     head = head if head.endswith((".", "!", "?")) else head + "."
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."
@@ -194,7 +196,11 @@ def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Findin
     entity = symbol.entity
     out: list[Finding] = []
     conflicted = _conflicted_verdicts(status)
+    symbol_role = role
     for verdict in getattr(status, "open_verdicts", None) or ():
+        # A revert that took lines out of an entity that stayed: the name is no
+        # re-introduction (the fingerprint rule catches the lines coming back).
+        role = "reference" if _body_only(verdict) else symbol_role
         reapplied = conflicted.get(verdict.id)
         if reapplied is not None:
             kind = FindingKind.CONFLICT
@@ -207,7 +213,7 @@ def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Findin
             message = _verdict_message(entity, verdict, role)
         if severity is Severity.OFF:
             continue
-        out.append(_finding(symbol, verdict, severity, message, kind))
+        out.append(_finding(symbol, verdict, severity, message, kind, role))
     for review in getattr(status, "due_reviews", None) or ():
         if severities.review is Severity.OFF:
             break
@@ -220,11 +226,22 @@ def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Findin
     return out
 
 
+def _body_only(verdict: Any) -> bool:
+    """An imported revert of lines inside an entity that itself stayed (`part: body`)."""
+    meta = getattr(verdict, "metadata", None) or {}
+    return isinstance(meta, dict) and meta.get("part") == "body"
+
+
 def _finding(
-    symbol: Any, event: Any, severity: Severity, message: str, kind: FindingKind
+    symbol: Any,
+    event: Any,
+    severity: Severity,
+    message: str,
+    kind: FindingKind,
+    role: str | None = None,
 ) -> Finding:
     event_id = _event_id(event)
-    role = str(getattr(symbol, "role", "reference"))
+    role = role or str(getattr(symbol, "role", "reference"))
     return Finding(
         entity=symbol.entity,
         verdict_id=event_id,

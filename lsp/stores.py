@@ -80,6 +80,14 @@ class StoreHub:
             return snap.hovers[entity]
         return await self.call(cairn_dir, lambda store: self._hover(store, entity, newest))
 
+    async def revert_prints(self, cairn_dir: Path) -> list[Any]:
+        """The open reverts' fingerprints (`cairn.fingerprints.RevertPrint`), cached per
+        log version like everything else here."""
+        snap = self._current(cairn_dir)
+        if snap is not None and snap.prints is not None:
+            return snap.prints
+        return await self.call(cairn_dir, self._prints)
+
     async def write(self, cairn_dir: Path, fn: Callable[[Any], T]) -> T:
         """Like `call`, for appends: refuse quickly when another process holds the lock.
 
@@ -156,6 +164,14 @@ class StoreHub:
             for entity, status in store.status_many(missing).items():
                 snap.statuses[entity] = snap.with_reviews(entity, status)
         return {e: snap.statuses[e] for e in entities}
+
+    def _prints(self, store: Any) -> list[Any]:
+        from cairn.fingerprints import prints_from_statuses
+
+        snap = self._snapshot(store)
+        if snap.prints is None:
+            snap.prints = prints_from_statuses(store.status_many(store.entities()))
+        return snap.prints
 
     def _prefetch(self, store: Any, entities: list[str], newest: int) -> None:
         snap = self._snapshot(store)
@@ -294,6 +310,7 @@ class _Snapshot:
     damage: str = ""  # lines verification rejects (ignored by every answer), for a notice
     statuses: dict[str, Any] = field(default_factory=dict)
     hovers: dict[str, tuple[Any, list[Any]]] = field(default_factory=dict)
+    prints: list[Any] | None = None  # open reverts' fingerprints, read once per version
 
     def with_reviews(self, entity: str, status: Any) -> Any:
         due = self.reviews.get(entity)

@@ -301,7 +301,14 @@ def collect_diff(
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines)))
-    return targets
+    return _not_the_log(project, targets)
+
+
+def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
+    """The log itself (`.cairn/`) is Cairn's data, not code to judge: a commit that
+    records a decision with the change it explains checks only the change."""
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return [t for t in targets if not t.relpath.startswith(own)]
 
 
 def changed_lines(old: str, new: str) -> frozenset[int]:
@@ -527,9 +534,7 @@ def check_worktree(threshold: float | None = None) -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    # The log itself is Cairn's data, not code to judge.
-    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
-    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
+    return analyse(project, _not_the_log(project, targets), threshold)
 
 
 def check_stdin(

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural, say
 from cairn.importers.base import (
     ImportReport,
     Known,
@@ -68,7 +68,7 @@ def _print_report(report: ImportReport, as_json: bool) -> None:
     for s in report.skipped:
         say(f"  skipped: {s.item}: {s.reason}")
     click.echo(
-        f"{report.source}: {verb} {len(report.imported)} event(s), "
+        f"{report.source}: {verb} {plural(len(report.imported), 'event')}, "
         f"{report.already} already imported, {len(report.skipped)} skipped"
     )
 
@@ -264,7 +264,7 @@ def export_jsonl_cmd(output: Path | None) -> None:
         raise CairnError(f"cannot write {output}: {exc.strerror or exc}") from None
     if bad:
         click.echo(
-            f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",
+            f"cairn: warning: left out {plural(bad, 'unreadable line')}; `cairn verify` says more",
             err=True,
         )
 
