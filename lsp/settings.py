@@ -33,6 +33,8 @@ class Settings:
     diagnostic_mode: str = "auto"
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
     max_file_bytes: int = 4_000_000  # larger documents are not analysed
+    # larger LSP messages are skipped unread (cairn.lsp.frames); 0 would refuse all
+    max_message_bytes: int = 64 * 1024 * 1024
 
     @property
     def attention(self) -> AttentionPolicy:
@@ -88,6 +90,14 @@ def _non_negative_int(value: object) -> int:
     return int(value)
 
 
+def _message_limit(value: object) -> int:
+    # Below 64 KB the server could not even read a client's initialize request.
+    number = _non_negative_int(value)
+    if number < 64 * 1024:
+        raise ValueError(f"expected at least 65536 bytes, got {value!r}")
+    return number
+
+
 def _bool(value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
@@ -110,4 +120,5 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "diagnosticMode": ("diagnostic_mode", _mode),
     "pollIntervalMs": ("poll_interval_ms", _non_negative_int),
     "maxFileBytes": ("max_file_bytes", _non_negative_int),
+    "maxMessageBytes": ("max_message_bytes", _message_limit),
 }

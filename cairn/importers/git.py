@@ -54,6 +54,7 @@ __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "
 SOURCE = "git"
 MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
+MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
@@ -213,16 +214,16 @@ def find_reverts(
             hit = by_sha.get(full or "")
             return hit.index if hit is not None else None
 
-        plans = {
-            c.sha: candidates_for(c, commits, touched, by_pr, resolve_index, window)
-            for c in hinted_commits
-        }
-        need = {c.sha for c in hinted_commits} | {
-            commits[i].sha for idxs in plans.values() for i in idxs
-        }
-        diffs = read_diffs(root, sorted(need))
         for c in hinted_commits:
-            cands = [commits[i] for i in plans[c.sha]]
+            if len(c.changes) > MAX_HINTED_FILES:
+                continue  # a sweeping change is not a hand-made revert we can match
+            cands = [
+                commits[i]
+                for i in candidates_for(c, commits, touched, by_pr, resolve_index, window)
+            ]
+            # One small `git show` per hinted commit: its candidates, only its own files.
+            paths = sorted({ch.path for ch in c.changes})
+            diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
             if match is None and _removes_code(diffs.get(c.sha, {})):
                 match = Found(c, None, "message")
