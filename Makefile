@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find cairn store indexer lsp \( -name '*.py' -o -name '*.scm' -o -name py.typed -o -path '*/site_assets/*' \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort)
 STAMP  := $(VENV)/.installed-$(shell { cat pyproject.toml; echo $(SOURCES); } | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-fast test-vscode docs-images lint typecheck bench clean
+.PHONY: venv demo test fuzz test-fast test-vscode docs-images lint typecheck bench clean
 
 venv: $(STAMP)
 
@@ -29,6 +29,18 @@ demo: venv
 
 test: venv
 	$(BIN)/pytest -q -p no:cacheprovider
+
+# Property-based fuzzing of the CLI, the language server and log files
+# (tests/hardening/test_fuzz.py), 20x the budget `make test` gives it, in rounds with
+# fresh seeds until FUZZ_SECONDS have passed; stops at the first finding.
+FUZZ_SECONDS ?= 600
+fuzz: venv
+	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); round=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  round=$$((round + 1)); echo "fuzz round $$round"; \
+	  CAIRN_FUZZ_SCALE=20 $(BIN)/pytest -q -p no:cacheprovider -x tests/hardening/test_fuzz.py \
+	    --hypothesis-seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') || exit 1; \
+	done; echo "fuzz: $$round rounds, no finding"
 
 lint: venv
 	$(BIN)/ruff check .

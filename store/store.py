@@ -57,6 +57,7 @@ class Store:
         self._seen_db: _Stat | None = self.index.recorded_stat()
         self._reader = Reader(self.index)
         self._preparer = Preparer(self.root, self._reader.events_on)
+        self.write_warnings: list[str] = []  # from the last write (an index left behind)
 
     @classmethod
     def open(cls, cairn_dir: Path | str) -> Store:
@@ -160,7 +161,8 @@ class Store:
         """Validate, mask secrets, hash, write one line (fsynced), index it."""
         masked: list[str] = []
         events = self._write([draft], masked)
-        return AppendResult(events[0], masked, confusable_warnings(events[0].entity))
+        warnings = [*self.write_warnings, *confusable_warnings(events[0].entity)]
+        return AppendResult(events[0], masked, warnings)
 
     def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
         """Append many events under one lock and one index transaction (imports, bench)."""
@@ -180,9 +182,11 @@ class Store:
                 prepared.append(pending)
                 parents = [pending.event.id]
             # Everything validated: now write the lines in one go, then index them.
-            write_prepared(self.log, self.index, prepared, self._seen_db)
+            warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+            self.write_warnings = [warning] if warning else []
             self._reader.status_cache.clear()
-            self._seen = self._log_key()
+            # An index left behind is caught up (or tried again) by the next read.
+            self._seen = self._log_key() if warning is None else "unset"
             self._seen_db = self.index.recorded_stat()
             return [p.event for p in prepared]
 

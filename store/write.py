@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -263,14 +264,33 @@ class DraftValidator:
         return pending.event
 
 
-def write_prepared(log: LogFile, index: Index, prepared: list[Pending], seen_db: object) -> None:
+def write_prepared(
+    log: LogFile, index: Index, prepared: list[Pending], seen_db: object
+) -> str | None:
     """Append the prepared lines in one write (fsynced), then index them in one transaction.
 
     Callers hold the cross-process write lock and have caught the index up; `seen_db`
-    is the index's recorded stat as the caller last saw it.
+    is the index's recorded stat as the caller last saw it. Once the lines are durable
+    the write has happened: an index that cannot take them (not writable, disk full) is
+    not a failure to report, since a retry would write the decision twice. It returns a
+    warning instead, and the index catches up from the log on the next open.
     """
     data = b"".join(p.line for p in prepared)
     offset = log.append(data)
+    try:
+        _index_written(log, index, prepared, seen_db, offset)
+    except sqlite3.Error as exc:
+        index.close_log()
+        return (
+            f"the decision is written to {log.path.name}, but the index could not be "
+            f"updated ({exc}); it catches up when .cairn/index.db is writable again"
+        )
+    return None
+
+
+def _index_written(
+    log: LogFile, index: Index, prepared: list[Pending], seen_db: object, offset: int
+) -> None:
     records = []
     for p in prepared:
         records.append(Record(offset, len(p.line) - 1, _line_dict(p.event)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sqlite3
 import sys
 
 import click
@@ -101,6 +102,20 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:
+        # Permissions, a read-only disk, a folder where a file should be: the user's to fix.
+        where = f" {exc.filename}" if exc.filename else ""
+        report_error(
+            f"cannot use{where}: {exc.strerror or exc}; check that .cairn/ and its files are "
+            "writable regular files (the index, .cairn/index.db, may be deleted: it is rebuilt)"
+        )
+        sys.exit(2)
+    except sqlite3.Error as exc:
+        report_error(
+            f"cannot use the index .cairn/index.db: {exc}; make it a writable file, or delete "
+            "it (it is rebuilt from decisions.jsonl)"
+        )
+        sys.exit(2)
     except Exception as exc:
         if os.environ.get("CAIRN_DEBUG"):
             raise

@@ -62,6 +62,7 @@ class RawServer:
         )
         self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
         self.notes: list[dict[str, Any]] = []
+        self.broken: list[bytes] = []  # frames from the server that were not JSON
         self._next = 1000
         threading.Thread(target=self._read, daemon=True).start()
         self.request(
@@ -100,8 +101,12 @@ class RawServer:
                     length = int(line.split(b":", 1)[1])
                 elif line in (b"\r\n", b"\n"):
                     break
-            assert length is not None
-            message = json.loads(out.read(length))
+            body = out.read(length or 0)
+            try:
+                message = json.loads(body)
+            except ValueError:  # the server wrote a broken frame: a finding, recorded
+                self.broken.append(body)
+                continue
             self.messages.put(message)
 
     def send(self, data: bytes) -> None:
