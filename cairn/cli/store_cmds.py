@@ -342,6 +342,19 @@ def _print_status(st: EntityStatus) -> None:
             )
 
 
+def _readable(entity: str) -> None:
+    """A read's ENTITY must be an entity path (or a bare root such as `deps/`); a listing
+    attempt such as `.` is pointed at `cairn ls`."""
+    from cairn.store.paths import canonicalise
+
+    if entity.strip() in ("deps/", "env/", "route/"):
+        return
+    try:
+        canonicalise(entity)
+    except EntityPathError as exc:
+        raise CairnError(f"{exc}; `cairn ls` lists the entities that have decisions") from None
+
+
 def _did_you_mean(store: Store, entity: str) -> list[str]:
     """For an entity the log does not know: close paths from the log and the code, also
     told on stderr (exit stays 0: an unknown entity is an answer, not an error)."""
@@ -366,6 +379,7 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 @json_option
 def status_cmd(entity: str, as_json: bool) -> None:
     """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown)."""
+    _readable(entity)
     with open_store() as store:
         st = store.status(entity)
         unknown = st.event_count == 0 and not st.rollup
@@ -385,6 +399,7 @@ def status_cmd(entity: str, as_json: bool) -> None:
 @json_option
 def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -> None:
     """Every decision on ENTITY, oldest first (by recorded time)."""
+    _readable(entity)
     with open_store() as store:
         events = store.history(entity, as_of=as_of, include_children=children)
         if not events and not as_of and not store.history(entity, include_children=True):
@@ -464,6 +479,7 @@ def _attempt_line(a: Attempt) -> str:
 @json_option
 def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: bool) -> None:
     """What was tried on ENTITY before: reverted, removed, rejected, re-opened attempts."""
+    _readable(entity)
     with open_store() as store:
         attempts = store.prior_attempts(
             entity, include_children=children, include_active=include_all
@@ -489,6 +505,10 @@ def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: 
 def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Full-text search over reasoning, alternatives and entity paths (best first)."""
     text = " ".join(query)
+    if not any(ch.isalnum() for ch in text):
+        raise CairnError(
+            f"search query {text!r} has no words to look for; to list everything, use `cairn ls`"
+        )
     with open_store() as store:
         hits = store.search(text, limit=limit)
     if as_json:
