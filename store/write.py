@@ -100,6 +100,8 @@ class Preparer:
         # A reject's ENTITY is what was rejected; `alternative` optionally names the
         # approach when the entity alone does not say it.
         alternative = (draft.alternative or "").strip()
+        if etype is EventType.REDACT:
+            _check_redact_target(draft.metadata)
         supersedes = reverts = ""
         if draft.supersedes and etype is not EventType.SUPERSEDE:
             raise ValidationError("--supersedes only goes with type supersede")
@@ -345,6 +347,17 @@ _LIMITS = {
     "session": MAX_LABEL_BYTES,
 }
 _COMMIT_RE = re.compile(r"^[0-9a-f]{4,64}$")
+
+
+def _check_redact_target(metadata: object) -> None:
+    """A redact records which event's content was erased; one without a target is
+    refused (`cairn log X redact` wrote one). Only `cairn redact` writes them."""
+    target = metadata.get("redacts") if isinstance(metadata, dict) else None
+    if not (isinstance(target, str) and len(target) == 64 and HEX.match(target)):
+        raise ValidationError(
+            "a redact is written by `cairn redact ID --reason ...`, which erases that "
+            "event's content; it cannot be logged by itself"
+        )
 
 
 def commit_id(raw: str) -> str:
