@@ -281,14 +281,28 @@ def supersede_cmd(entity: str, reason: str | None, of: str, as_json: bool, **kw:
 
 @click.command("init")
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-def init_cmd(path: Path | None) -> None:
+@click.option(
+    "--nested",
+    is_flag=True,
+    help="Create a log inside an existing project (its history then stops applying here).",
+)
+def init_cmd(path: Path | None, nested: bool) -> None:
     """Create .cairn/ (the decision log) at PATH, default the current directory."""
     root = (path or Path.cwd()).resolve()
     if not root.is_dir():
         raise CairnError(f"{root} is not a directory")
     existed = (root / ".cairn" / "decisions.jsonl").exists()
+    outer = _enclosing_project(root)
+    if outer is not None and not existed and not nested:
+        raise CairnError(
+            f"{root} is inside the Cairn project at {outer}; a second log here would hide "
+            f"its history from everything below {root}. Record decisions in {outer}/.cairn, "
+            "or pass --nested if this folder really is a separate project"
+        )
     try:
         cairn_dir = init_store(root)
+    except StoreError as exc:
+        raise CairnError(str(exc)) from None
     except OSError as exc:
         raise CairnError(f"cannot create {root / '.cairn'}: {exc.strerror or exc}") from None
     if existed:
@@ -299,6 +313,14 @@ def init_cmd(path: Path | None) -> None:
         click.echo(
             f"created {cairn_dir} (commit decisions.jsonl and .gitattributes; the index is ignored)"
         )
+
+
+def _enclosing_project(root: Path) -> Path | None:
+    """The root of a project strictly above `root`, if any."""
+    for directory in root.parents:
+        if (directory / ".cairn").is_dir():
+            return directory
+    return None
 
 
 # --- reading ----------------------------------------------------------------------------
