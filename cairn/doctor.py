@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.project import Project
+from cairn.core.project import Project
 from cairn.store.index import INDEX_NAME
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE
 from cairn.store.log import LOCK_NAME, LOG_NAME, QUARANTINE_NAME, LogFile, write_lock

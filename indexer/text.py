@@ -12,8 +12,9 @@ from bisect import bisect_right
 _NEWLINE = re.compile(b"\n")
 
 # Files bigger than this are not indexed: the language server must stay responsive,
-# and no hand-written source file is anywhere near it.
-MAX_BYTES = 8 * 1024 * 1024
+# and no hand-written source file is anywhere near it. The one file-size limit of
+# every surface (`cairn.core.limits.MAX_FILE_BYTES` re-exports it).
+MAX_BYTES = 4_000_000
 
 
 def to_bytes(source: str | bytes) -> bytes:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from cairn.findings import Finding, Severity, findings_for
-from cairn.lsp.decisions import parse_draft
+from cairn.core.decisions import parse_draft
+from cairn.core.findings import Finding, Severity, findings_for
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import OpenDocument
 

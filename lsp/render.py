@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from cairn.findings import clip, day, short_id
+from cairn.core.present import by, clip, day, short_id, when
 
 MAX_LINES = 15
 MAX_VERDICTS = 3
@@ -25,17 +25,6 @@ def command_link(label: str, command: str, arguments: dict[str, Any]) -> str:
     """A markdown link that runs a command in editors that trust the server's markdown."""
     payload = quote(json.dumps([arguments], separators=(",", ":")))
     return f"[{label}](command:{command}?{payload})"
-
-
-def who(event: Any) -> str:
-    """` by alice` (or the agent), or nothing."""
-    author = getattr(event, "author", "") or getattr(event, "agent", "")
-    return f" by {author}" if author else ""
-
-
-def when(event: Any) -> str:
-    """The event's date (when it happened, else when it was logged) as YYYY-MM-DD."""
-    return day(getattr(event, "occurred_at", "") or getattr(event, "recorded_at", ""))
 
 
 def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
@@ -55,14 +44,14 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for event in conflicts[:1]:
         lines.append(
-            f"⚠ **Re-applied without supersede** {when(event)}{who(event)} · `{short_id(event.id)}`"
+            f"⚠ **Re-applied without supersede** {when(event)}{by(event)} · `{short_id(event.id)}`"
         )
     reopened = dict(getattr(status, "reopened", None) or {})
     history = {"entity": entity}
-    for verdict_id, by in list(reopened.items())[:2]:
+    for verdict_id, reopener in list(reopened.items())[:2]:
         lines.append(
             f"↺ `{short_id(verdict_id)}` re-opened by "
-            + command_link(f"`{short_id(by)}`", "cairn.history", history)
+            + command_link(f"`{short_id(reopener)}`", "cairn.history", history)
         )
     for review in list(getattr(status, "due_reviews", None) or ())[:1]:
         event = getattr(review, "event", review)
@@ -77,7 +66,7 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     for event in [e for e in newest if e.id not in shown][:MAX_NEWEST]:
         reason = clip(event.reasoning, 90) if event.reasoning else ""
         lines.append(
-            f"- {when(event)} **{event.type}**{who(event)}" + (f": {reason}" if reason else "")
+            f"- {when(event)} **{event.type}**{by(event)}" + (f": {reason}" if reason else "")
         )
     blocks = _paragraphs(lines)
     link = command_link("Full history", "cairn.history", history)
@@ -127,7 +116,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     if not events:
         lines.append("No decisions recorded.")
     for event in sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
-        head = f"## {when(event)} · {event.type}{who(event)} · `{short_id(event.id)}`"
+        head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
         lines.append(head)
         if event.entity != entity:
             lines.append(f"*on `{event.entity}`*")
@@ -144,7 +133,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
 def _verdict_lines(verdict: Any) -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
     alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
-    head = f"⛔ **{label}**{alternative} {when(verdict)}{who(verdict)} · `{short_id(verdict.id)}`"
+    head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cairn.findings import Severities
+from cairn.core.findings import Severities
+from cairn.core.limits import MAX_FILE_BYTES
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 
@@ -27,7 +28,8 @@ class Settings:
     # auto: pull when the client can pull and be refreshed, push otherwise (never both)
     diagnostic_mode: str = "auto"
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
-    max_file_bytes: int = 4_000_000  # larger documents are not analysed
+    # larger documents are not analysed; the setting can lower the one limit, not raise it
+    max_file_bytes: int = MAX_FILE_BYTES
 
     @classmethod
     def from_options(cls, raw: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -68,6 +70,13 @@ def _non_negative_int(value: object) -> int:
     return int(value)
 
 
+def _file_bytes(value: object) -> int:
+    number = _non_negative_int(value)
+    if number > MAX_FILE_BYTES:
+        raise ValueError(f"expected at most {MAX_FILE_BYTES} (the indexer's limit), got {number}")
+    return number
+
+
 def _bool(value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
@@ -87,5 +96,5 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "hoverNoDecisions": ("hover_no_decisions", _bool),
     "diagnosticMode": ("diagnostic_mode", _mode),
     "pollIntervalMs": ("poll_interval_ms", _non_negative_int),
-    "maxFileBytes": ("max_file_bytes", _non_negative_int),
+    "maxFileBytes": ("max_file_bytes", _file_bytes),
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.project import Project, ProjectNotFound, find_project
+from cairn.core.project import Project, ProjectNotFound, find_project
 
 
 class CairnError(Exception):

@@ -1,31 +1,30 @@
 """`cairn check`: the decision log as a gate for CI, pre-commit and agent hooks.
 
 Exit 1 when the checked change *introduces* an entity with an open verdict (re-adds a
-reverted column, re-declares a rejected dependency); exit 0 otherwise. Findings come
-from `cairn.findings`, the same place the language server's diagnostics come from.
-Agents call this on every edit, so the heavy imports (store, indexer) happen only
-once there is something to check.
+reverted column, re-declares a rejected dependency); exit 0 otherwise. This module
+only gathers what to check (files, a git diff, a proposed edit on stdin) and prints
+the report: the findings and what blocks come from `cairn.core.gate`, the same rules
+the language server's diagnostics and the agent tools use. Agents call this on every
+edit, so the heavy imports (store, indexer) happen only once there is something to
+check.
 """
 
 from __future__ import annotations
 
 import codecs
-import difflib
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.core.gate import Report, Target, changed_lines
+from cairn.core.present import short_id
+from cairn.core.project import Project
 
-if TYPE_CHECKING:
-    from cairn.project import Project
-
-MAX_FILE_BYTES = 4_000_000  # the language server's default limit; larger files are generated
+__all__ = ["changed_lines", "check", "parse_added_lines", "register"]
 
 
 def register(group: click.Group) -> None:
@@ -82,28 +81,6 @@ def check(
 # --- what to check ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One file's new content and the 1-based lines that count (None: every line)."""
-
-    relpath: str
-    text: str
-    lines: frozenset[int] | None
-
-
-@dataclass(slots=True)
-class Report:
-    """What `check` found, in file order."""
-
-    files_checked: int
-    findings: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def blocking(self) -> list[dict[str, Any]]:
-        """Findings that fail the gate."""
-        return [f for f in self.findings if f["blocking"]]
-
-
 def _project() -> Project:
     from cairn.cli._common import current_project
 
@@ -119,10 +96,10 @@ def _relpath(project: Project, path: Path) -> str:
 
 
 def _decode(data: bytes) -> str | None:
-    """Text of a source file, or None for binary and oversized files (nothing to index)."""
-    if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", errors="replace")
+    """Text of a source file, or None for binary and oversized files (the one limit)."""
+    from cairn.core.limits import source_text  # loads the indexer: only with files to read
+
+    return source_text(data)
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -261,94 +238,18 @@ def collect_diff(
     return targets
 
 
-def changed_lines(old: str, new: str) -> frozenset[int]:
-    """1-based lines of `new` that are inserted or replaced relative to `old`."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    lines: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-    return frozenset(lines)
-
-
 # --- checking --------------------------------------------------------------------------
 
 
-def _start(rng: Any) -> tuple[int, int]:
-    """(line, character) of a range's start, 0-based, whatever shape the indexer used."""
-    if hasattr(rng, "start_line"):
-        return rng.start_line, rng.start_character
-    if hasattr(rng, "start"):
-        return rng.start.line, rng.start.character
-    return rng["start"]["line"], rng["start"]["character"]
-
-
-def _end(rng: Any) -> tuple[int, int]:
-    if hasattr(rng, "end_line"):
-        return rng.end_line, rng.end_character
-    if hasattr(rng, "end"):
-        return rng.end.line, rng.end.character
-    return rng["end"]["line"], rng["end"]["character"]
-
-
 def analyse(project: Project, targets: list[Target]) -> Report:
-    """Index each target, keep symbols on counted lines, turn them into findings."""
-    from cairn.findings import FindingKind, findings_for
-    from cairn.indexer import index_text
-
-    per_file: list[tuple[Target, list[Any]]] = []
-    entities: set[str] = set()
-    for target in targets:
-        symbols = [
-            s
-            for s in index_text(target.text, target.relpath)
-            if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
-        ]
-        per_file.append((target, symbols))
-        entities.update(s.entity for s in symbols)
-    report = Report(files_checked=len(targets))
-    if not entities:
-        return report
-    from cairn.store import Store, StoreError
+    """The core's gate over the targets; a damaged or locked log is a one-line error."""
+    from cairn.core.gate import check as gate_check
+    from cairn.store import StoreError
 
     try:
-        with Store.open(project.cairn_dir) as store:
-            statuses = store.status_many(sorted(entities))
-    except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
+        return gate_check(project, targets)
+    except StoreError as exc:  # do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
-    for target, symbols in per_file:
-        for finding in findings_for(symbols, statuses):
-            verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
-            line, col = _start(finding.name_range)
-            end_line, end_col = _end(finding.name_range)
-            report.findings.append(
-                {
-                    "file": target.relpath,
-                    "line": line + 1,
-                    "column": col + 1,
-                    "end_line": end_line + 1,
-                    "end_column": end_col + 1,
-                    "entity": finding.entity,
-                    "role": finding.role,
-                    "kind": finding.kind.value,
-                    "severity": finding.severity.value,
-                    "blocking": finding.role == "introduce"
-                    and finding.kind is not FindingKind.REVIEW,
-                    "message": finding.message,
-                    "verdict_id": finding.verdict_id,
-                    "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": getattr(verdict, "reasoning", None),
-                    "alternative": getattr(verdict, "alternative", None),
-                }
-            )
-    return report
-
-
-def _verdict(status: Any, verdict_id: str) -> Any:
-    for event in getattr(status, "open_verdicts", None) or ():
-        if getattr(event, "id", None) == verdict_id:
-            return event
-    return None
 
 
 def check_paths(paths: tuple[Path, ...]) -> Report:
@@ -384,20 +285,14 @@ def check_stdin(name: Path, data: bytes) -> Report:
 def emit(report: Report, as_json: bool) -> None:
     """A compiler-style report for people, or one JSON document for machines."""
     if as_json:
-        emit_json(
-            {
-                "blocking": bool(report.blocking),
-                "files_checked": report.files_checked,
-                "findings": report.findings,
-            }
-        )
+        emit_json(report.to_dict())
         return
     for f in report.findings:
         label = "error" if f["blocking"] else f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
         click.echo(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
-            f"[{kinds} {f['verdict_id'][:8]}]"
+            f"[{kinds} {short_id(f['verdict_id'])}]"
         )
     files = f"{report.files_checked} file" + ("" if report.files_checked == 1 else "s")
     blocking = report.blocking

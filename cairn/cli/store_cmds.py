@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.core.present import short_id, who
+from cairn.core.session import Session
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -40,16 +42,23 @@ STATUS_STYLE = {
 
 
 @contextmanager
-def open_store() -> Iterator[Store]:
-    """The current project's store; store errors become one-line CLI errors."""
+def open_session() -> Iterator[Session]:
+    """The current project's session; store errors become one-line CLI errors."""
     project = current_project()
     try:
-        with Store.open(project.cairn_dir) as store:
-            yield store
+        with Session.open(project) as session:
+            yield session
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
     except (StoreError, EntityPathError) as exc:
         raise CairnError(str(exc)) from None
+
+
+@contextmanager
+def open_store() -> Iterator[Store]:
+    """The current project's store (through its session), for plain reads."""
+    with open_session() as session:
+        yield session.store
 
 
 def _console() -> Any:
@@ -66,12 +75,12 @@ def esc(text: str) -> str:
     return escape(text)
 
 
-def _who(author: str) -> str:
-    return author.split(" <", 1)[0] if author else "?"
+def _who(event: Event) -> str:
+    return who(event) or "?"
 
 
 def _short(event_id: str) -> str:
-    return event_id[:12]
+    return short_id(event_id)
 
 
 def _day(ts: str) -> str:
@@ -114,8 +123,8 @@ def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _append(draft: EventDraft, as_json: bool) -> None:
-    with open_store() as store:
-        result = store.append(draft)
+    with open_session() as session:
+        result = session.append(draft)
     event = result.event
     if result.masked:
         click.echo(
@@ -247,8 +256,8 @@ def _verdict_line(e: Event) -> str:
     what = f"{e.type.value}"
     if e.alternative:
         what += f" of “{e.alternative}”"
-    who = esc(_who(e.author))
-    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {who}: {esc(e.reasoning)}"
+    name = esc(_who(e))
+    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {esc(e.reasoning)}"
 
 
 def _print_status(st: EntityStatus) -> None:
@@ -272,6 +281,11 @@ def _print_status(st: EntityStatus) -> None:
     if st.latest is not None:
         e = st.latest
         console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {esc(e.reasoning)}")
+    for review in st.due_reviews:
+        e = review.event
+        since = f" since {review.due}" if review.due else ""
+        why = review.detail or e.reasoning
+        console.print(f"[yellow]review due[/]{since}: {_short(e.id)} {esc(why)}")
     if st.rollup:
         console.print("children with verdicts:")
         for child, status in sorted(st.rollup.items()):
@@ -284,9 +298,10 @@ def _print_status(st: EntityStatus) -> None:
 @click.argument("entity")
 @json_option
 def status_cmd(entity: str, as_json: bool) -> None:
-    """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown)."""
-    with open_store() as store:
-        st = store.status(entity)
+    """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
+    with the reviews of its decisions that are due."""
+    with open_session() as session:
+        st = session.status(entity)
     if as_json:
         emit_json(st.to_dict())
     else:
@@ -325,7 +340,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
-            f"  {esc(_who(e.author))}{links}"
+            f"  {esc(_who(e))}{links}"
         )
         if e.alternative:
             console.print(f"    alternative: {esc(e.alternative)}")
@@ -416,8 +431,8 @@ def review_cmd(today: str | None, as_json: bool) -> None:
             day = date.fromisoformat(parse_date(today, field="--today"))
         except StoreError as exc:
             raise CairnError(str(exc)) from None
-    with open_store() as store:
-        due: list[Review] = store.due_reviews(today=day)
+    with open_session() as session:
+        due: list[Review] = session.due_reviews(today=day)
     if as_json:
         emit_json([r.to_dict() for r in due])
     else:

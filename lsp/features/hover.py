@@ -1,7 +1,7 @@
 """textDocument/hover: the decision card for the entity under the cursor.
 
 Fast path: the symbol comes from the document's cached symbols; the card's data is
-cached per log version (`StoreHub.hover_data`), so a repeated hover costs one `stat`
+cached per log version (`Session.card`), so a repeated hover costs one `stat`
 of the log and no thread hop; a miss costs two indexed queries on the store thread.
 Symbols without history get no hover, unless the `hoverNoDecisions` setting asks for
 a "no decisions yet" card.
@@ -34,7 +34,7 @@ def register(server: CairnServer) -> None:
             return None
         entity = symbol.entity
         try:
-            status, history = await asyncio.wait_for(
+            card = await asyncio.wait_for(
                 server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
             )
         except StoreUnavailable as exc:
@@ -45,13 +45,13 @@ def register(server: CairnServer) -> None:
             # a big merge): an empty hover now beats a frozen editor.
             server.log(f"hover on {entity}: the log is busy; try again in a moment")
             return None
+        status = card.status
         if not status.event_count and not status.rollup:
             if not server.settings.hover_no_decisions:
                 return None
             markdown = no_decisions_markdown(entity)
         else:
-            newest = sorted(history, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
-            markdown = hover_markdown(entity, status, newest)
+            markdown = hover_markdown(entity, status, card.newest)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
             range=lsp_range(symbol.name_range),

@@ -1,0 +1,127 @@
+"""The gate: proposed code in, findings and a verdict (blocking or not) out.
+
+`cairn check` (files, a git diff, a proposed edit on stdin) and the agent tools'
+check gather `Target`s their own way and hand them here, so both give the same
+findings, in the same JSON shape, as the language server's diagnostics (the findings
+come from `cairn.core.findings`; what blocks is `Finding.blocking`).
+
+    report = check(project, [Target("db/002.sql", text, lines=None)])
+    report.blocking            # the findings that fail the gate
+    report.to_dict()           # {"blocking": bool, "files_checked": n, "findings": [...]}
+    changed_lines(old, new)    # the 1-based lines of `new` an edit inserted or replaced
+
+Heavy imports (indexer, store) happen only once there is something to check: agent
+hooks call this on every edit.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cairn.core.project import Project
+
+if TYPE_CHECKING:
+    from cairn.core.session import Session
+    from cairn.indexer.model import Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file's new content and the 1-based lines that count (None: every line)."""
+
+    relpath: str
+    text: str
+    lines: frozenset[int] | None
+
+
+@dataclass(slots=True)
+class Report:
+    """What a check found, in file order (each finding as its JSON object)."""
+
+    files_checked: int
+    findings: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[dict[str, Any]]:
+        """Findings that fail the gate."""
+        return [f for f in self.findings if f["blocking"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document `cairn check --json` prints."""
+        return {
+            "blocking": bool(self.blocking),
+            "files_checked": self.files_checked,
+            "findings": self.findings,
+        }
+
+
+def changed_lines(old: str, new: str) -> frozenset[int]:
+    """1-based lines of `new` that are inserted or replaced relative to `old`."""
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    lines: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.update(range(j1 + 1, j2 + 1))
+    return frozenset(lines)
+
+
+def check(project: Project, targets: list[Target], session: Session | None = None) -> Report:
+    """Index each target, keep symbols on counted lines, turn them into findings.
+
+    Opens the project's log only when some symbol needs a status (and closes it
+    again) unless an open `session` is given. Store errors propagate.
+    """
+    from cairn.core.findings import findings_for
+    from cairn.indexer import index_text
+
+    per_file: list[tuple[Target, list[Symbol]]] = []
+    entities: set[str] = set()
+    for target in targets:
+        symbols = [
+            s
+            for s in index_text(target.text, target.relpath)
+            if target.lines is None or s.name_range.start_line + 1 in target.lines
+        ]
+        per_file.append((target, symbols))
+        entities.update(s.entity for s in symbols)
+    report = Report(files_checked=len(targets))
+    if not entities:
+        return report
+    if session is None:
+        from cairn.core.session import Session
+
+        with Session.open(project) as opened:
+            statuses = opened.statuses(sorted(entities))
+    else:
+        statuses = session.statuses(sorted(entities))
+    for target, symbols in per_file:
+        for finding in findings_for(symbols, statuses):
+            status = statuses.get(finding.entity)
+            verdict = (
+                next((v for v in status.open_verdicts if v.id == finding.verdict_id), None)
+                if status is not None
+                else None
+            )
+            r = finding.name_range
+            report.findings.append(
+                {
+                    "file": target.relpath,
+                    "line": r.start_line + 1,
+                    "column": r.start_character + 1,
+                    "end_line": r.end_line + 1,
+                    "end_column": r.end_character + 1,
+                    "entity": finding.entity,
+                    "role": finding.role,
+                    "kind": finding.kind.value,
+                    "severity": finding.severity.value,
+                    "blocking": finding.blocking,
+                    "message": finding.message,
+                    "verdict_id": finding.verdict_id,
+                    "verdict_types": finding.data.get("verdict_types", []),
+                    "reasoning": verdict.reasoning if verdict is not None else None,
+                    "alternative": verdict.alternative if verdict is not None else None,
+                }
+            )
+    return report
