@@ -3,7 +3,7 @@
 The generator lives in ../shared/bench/peer_selvedge.py (loaded by path, never
 copied). Two rules keep Cairn's semantics: a workload `supersede` of anything but a
 verdict becomes `add` (Cairn re-opens only reverts and rejects), and a `reject`
-gets an alternative (Cairn requires one).
+gets an alternative (optional in Cairn; kept so each reject carries one).
 """
 
 from __future__ import annotations

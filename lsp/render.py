@@ -39,7 +39,7 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     verdicts = list(getattr(status, "open_verdicts", None) or ())
     conflicts = list(getattr(status, "conflicts", None) or ())
     for verdict in verdicts[:MAX_VERDICTS]:
-        lines.extend(_verdict_lines(verdict))
+        lines.extend(_verdict_lines(verdict, entity))
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for event in conflicts[:1]:
@@ -130,8 +130,11 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _verdict_lines(verdict: Any) -> list[str]:
+def _verdict_lines(verdict: Any, entity: str = "") -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
+    if str(verdict.type) == "reject" and entity:
+        # The entity is what was rejected (and what the gate blocks): say so in words.
+        label = f"{entity} was rejected"
     alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
     head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"

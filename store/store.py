@@ -271,11 +271,9 @@ class Store:
             raise ValidationError(
                 f"reasoning is empty for {etype.value} on {entity}; say why (-r/--reason)"
             )
+        # A reject's ENTITY is what was rejected; `alternative` optionally names the
+        # approach when the entity alone does not say it.
         alternative = (draft.alternative or "").strip()
-        if etype is EventType.REJECT and not alternative:
-            raise ValidationError(
-                f"a reject records the approach that was not taken; give --alternative for {entity}"
-            )
         texts = {}
         for name, value in (
             ("reasoning", reasoning),

@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "prior-attempts": "cairn.cli.store_cmds",
     "search": "cairn.cli.store_cmds",
     "review": "cairn.cli.store_cmds",
+    "ls": "cairn.cli.ls_cmd",
+    "which": "cairn.cli.which_cmd",
     "check": "cairn.cli.check_cmd",
     "scan": "cairn.cli.scan_cmd",
     "serve": "cairn.cli.serve_cmd",

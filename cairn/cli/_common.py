@@ -38,4 +38,9 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str))
 
 
+def plural(count: int, noun: str, many: str = "") -> str:
+    """`1 decision`, `2 decisions`, `0 entities` (with `many` for irregular nouns)."""
+    return f"{count} {noun if count == 1 else (many or noun + 's')}"
+
+
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.cli._common import CairnError, emit_json, json_option, plural
 from cairn.core.gate import Report, Target, changed_lines
 from cairn.core.present import short_id
 from cairn.core.project import Project
@@ -56,6 +56,8 @@ def check(
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
 
     \b
+    cairn check                           the working tree's changes against HEAD
+                                          (staged, unstaged and untracked files)
     cairn check db/migrations/            every symbol in these files counts
     cairn check --staged                  only staged added/changed lines (pre-commit)
     cairn check --diff origin/main        lines changed since a branch (CI)
@@ -65,12 +67,12 @@ def check(
         raise CairnError("--diff and --staged are exclusive: pick one")
     if stdin_name is not None and (rev is not None or staged or paths):
         raise CairnError("--stdin-filename checks one file from stdin; drop PATHs/--diff/--staged")
-    if stdin_name is None and rev is None and not staged and not paths:
-        raise CairnError("nothing to check: give PATHs, --diff REV, --staged or --stdin-filename")
     if stdin_name is not None:
         report = check_stdin(stdin_name, sys.stdin.buffer.read())
     elif rev is not None or staged:
         report = check_diff(rev, staged, paths)
+    elif not paths:
+        report = check_worktree()
     else:
         report = check_paths(paths)
     emit(report, as_json)
@@ -264,6 +266,49 @@ def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report
     return analyse(project, collect_diff(project, rev, staged, paths))
 
 
+def check_worktree() -> Report:
+    """`cairn check` alone: what `git diff HEAD` shows (staged and unstaged), plus
+    untracked files in full, since a new migration is usually not staged yet."""
+    project = _project()
+    try:
+        inside = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=Path.cwd(), capture_output=True, text=True
+        )
+    except FileNotFoundError:
+        inside = None
+    if inside is None or inside.returncode != 0:
+        raise CairnError(
+            "nothing to check: not in a git repository; give PATHs, --diff REV, --staged "
+            "or --stdin-filename"
+        )
+    top = Path(inside.stdout.strip())
+    has_head = (
+        subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=top, capture_output=True
+        ).returncode
+        == 0
+    )
+    targets = collect_diff(project, "HEAD", False, ()) if has_head else []
+    seen = {t.relpath for t in targets}
+    # Before the first commit everything tracked is new as well.
+    listing = ["ls-files", "-z", "--others", "--exclude-standard"]
+    if not has_head:
+        listing.append("--cached")
+    names = [n for n in _git([*listing, "--", "."], top).split("\0") if n]
+    for name in sorted(set(names)):
+        absolute = top / name
+        if not absolute.is_file():
+            continue
+        try:
+            rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
+        except ValueError:
+            continue
+        text = _decode(absolute.read_bytes())
+        if text is not None and rel not in seen:
+            targets.append(Target(rel, text, None))
+    return analyse(project, targets)
+
+
 def check_stdin(name: Path, data: bytes) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
     project = _project()
@@ -288,13 +333,13 @@ def emit(report: Report, as_json: bool) -> None:
         emit_json(report.to_dict())
         return
     for f in report.findings:
-        label = "error" if f["blocking"] else f["severity"]
+        label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
         click.echo(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
             f"[{kinds} {short_id(f['verdict_id'])}]"
         )
-    files = f"{report.files_checked} file" + ("" if report.files_checked == 1 else "s")
+    files = plural(report.files_checked, "file")
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
@@ -302,8 +347,8 @@ def emit(report: Report, as_json: bool) -> None:
         return
     entities = sorted({f["entity"] for f in blocking})
     click.echo(
-        f"cairn check: {len(blocking)} blocking finding{'s' if len(blocking) != 1 else ''} "
-        f"in {files}: the change re-introduces {', '.join(entities)}."
+        f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
+        f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
     click.echo(

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural
 from cairn.core.present import short_id, who
 from cairn.core.session import Session
 from cairn.store import (
@@ -75,6 +75,11 @@ def esc(text: str) -> str:
     return escape(text)
 
 
+def body(value: str, indent: str = "    ") -> str:
+    """User text, escaped, with its continuation lines indented under the entry."""
+    return esc(value).replace("\n", "\n" + indent)
+
+
 def _who(event: Event) -> str:
     return who(event) or "?"
 
@@ -130,6 +135,13 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         click.echo(
             "cairn: warning: masked secrets before writing: " + ", ".join(result.masked), err=True
         )
+    today = datetime.now(timezone.utc).date().isoformat()  # the day `cairn review` uses
+    if event.revisit_after and event.revisit_after[:10] <= today:
+        click.echo(
+            f"cairn: warning: --revisit-after {event.revisit_after[:10]} is already due; "
+            "`cairn review` lists it from today",
+            err=True,
+        )
     if as_json:
         emit_json({**event.to_dict(), "masked": result.masked})
         return
@@ -167,7 +179,9 @@ def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
 @click.argument("entity")
 @click.argument("type_", metavar="TYPE")
 @click.option("-r", "--reason", required=True, help="Why: the reasoning (required, non-empty).")
-@click.option("--alternative", default="", help="The approach that was considered (for reject).")
+@click.option(
+    "--alternative", default="", help="For reject: names the rejected approach (optional)."
+)
 @click.option("--reverts", default="", help="Id (or prefix) of the applied change a revert undoes.")
 @click.option(
     "--supersedes", default="", help="Id (or prefix) of the verdict a supersede re-opens."
@@ -185,14 +199,19 @@ def log_cmd(entity: str, type_: str, reason: str, as_json: bool, **kw: Any) -> N
 @click.command("reject")
 @click.argument("entity")
 @click.option(
-    "--alternative", required=True, help="The approach that was considered and not taken."
+    "--alternative",
+    default="",
+    help="Names the rejected approach when ENTITY alone does not say it (optional).",
 )
 @click.option("-r", "--reason", required=True, help="Why it was rejected.")
 @_write_options
 def reject_cmd(entity: str, alternative: str, reason: str, as_json: bool, **kw: Any) -> None:
-    """Record an approach that was considered and not taken.
+    """Record that ENTITY was considered and rejected: ENTITY is what was rejected, and
+    `cairn check` blocks a change that introduces it until a supersede re-opens it.
 
-    Example: cairn reject deps/stripe --alternative "raw card storage" -r "PCI scope"
+    \b
+    cairn reject deps/celery -r "we don't want to run a broker; RQ on our Redis is enough"
+    cairn reject users.email_verified --alternative "a nullable flag" -r "breaks SSO signup"
     """
     _append(_draft("reject", entity, reason, alternative=alternative, **kw), as_json)
 
@@ -257,14 +276,15 @@ def _verdict_line(e: Event) -> str:
     if e.alternative:
         what += f" of “{e.alternative}”"
     name = esc(_who(e))
-    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {esc(e.reasoning)}"
+    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {body(e.reasoning)}"
 
 
 def _print_status(st: EntityStatus) -> None:
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
-        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  ({st.event_count} events)"
+        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  "
+        f"({plural(st.event_count, 'event')})"
     )
     if st.open_verdicts:
         console.print("open verdicts:")
@@ -274,24 +294,38 @@ def _print_status(st: EntityStatus) -> None:
         console.print("re-applied without a supersede:")
         for c in st.conflicts:
             console.print(
-                f"  [yellow]{c.type.value}[/] {_day(c.when)} {_short(c.id)}: {esc(c.reasoning)}"
+                f"  [yellow]{c.type.value}[/] {_day(c.when)} {_short(c.id)}: {body(c.reasoning)}"
             )
     for verdict, by in st.reopened.items():
         console.print(f"  re-opened: {_short(verdict)} by {_short(by)}")
     if st.latest is not None:
         e = st.latest
-        console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {esc(e.reasoning)}")
+        console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {body(e.reasoning)}")
     for review in st.due_reviews:
         e = review.event
         since = f" since {review.due}" if review.due else ""
         why = review.detail or e.reasoning
-        console.print(f"[yellow]review due[/]{since}: {_short(e.id)} {esc(why)}")
+        console.print(f"[yellow]review due[/]{since}: {_short(e.id)} {body(why)}")
     if st.rollup:
         console.print("children with verdicts:")
         for child, status in sorted(st.rollup.items()):
             console.print(
                 f"  [cyan]{esc(child)}[/] [{STATUS_STYLE.get(status, '')}]{status.value}[/]"
             )
+
+
+def _did_you_mean(store: Store, entity: str) -> list[str]:
+    """For an entity the log does not know: close paths from the log and the code, also
+    told on stderr (exit stays 0: an unknown entity is an answer, not an error)."""
+    from cairn.suggest import suggest
+
+    found = suggest(entity, store.entities(), store.root)
+    if found:
+        hint = "did you mean " + ", ".join(found) + "?"
+    else:
+        hint = "`cairn ls` lists the entities that have decisions"
+    click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+    return found
 
 
 @click.command("status")
@@ -302,8 +336,10 @@ def status_cmd(entity: str, as_json: bool) -> None:
     with the reviews of its decisions that are due."""
     with open_session() as session:
         st = session.status(entity)
+        unknown = st.event_count == 0 and not st.rollup
+        suggestions = _did_you_mean(session.store, entity) if unknown else []
     if as_json:
-        emit_json(st.to_dict())
+        emit_json({**st.to_dict(), "did_you_mean": suggestions})
     else:
         _print_status(st)
 
@@ -319,6 +355,8 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
     """Every decision on ENTITY, oldest first (by recorded time)."""
     with open_store() as store:
         events = store.history(entity, as_of=as_of, include_children=children)
+        if not events and not as_of and not store.history(entity, include_children=True):
+            _did_you_mean(store, entity)
     if as_json:
         emit_json([e.to_dict() for e in events])
         return
@@ -344,7 +382,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         )
         if e.alternative:
             console.print(f"    alternative: {esc(e.alternative)}")
-        console.print(f"    {esc(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
+        console.print(f"    {body(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
 
 
 def _attempt_line(a: Attempt) -> str:
@@ -354,18 +392,18 @@ def _attempt_line(a: Attempt) -> str:
         label = (
             f"alternative “{a.alternative}”" if a.alternative else "revert of an unlogged change"
         )
-        line = f"[red]{a.outcome}[/] {_day(c.when)} {esc(label)}: {esc(c.reasoning)}"
+        line = f"[red]{a.outcome}[/] {_day(c.when)} {esc(label)}: {body(c.reasoning)}"
         line += f" ({_short(c.id)})"
         if a.reopened_by:
             line += f"\n    re-opened by {_short(a.reopened_by)}"
         return line
     ch = a.change
-    line = f"[bold]{a.outcome}[/] {_day(ch.when)} {ch.type.value}: {esc(ch.reasoning)}"
+    line = f"[bold]{a.outcome}[/] {_day(ch.when)} {ch.type.value}: {body(ch.reasoning)}"
     line += f" ({_short(ch.id)})"
     if a.closed_by is not None:
         cb = a.closed_by
-        line += (
-            f"\n    closed by {cb.type.value} {_day(cb.when)} ({a.confidence}): {esc(cb.reasoning)}"
+        line += f"\n    closed by {cb.type.value} {_day(cb.when)} ({a.confidence}): " + body(
+            cb.reasoning, " " * 8
         )
     if a.reopened_by:
         line += f"\n    re-opened by {_short(a.reopened_by)}"
@@ -383,6 +421,8 @@ def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: 
         attempts = store.prior_attempts(
             entity, include_children=children, include_active=include_all
         )
+        if not attempts and not store.history(entity, include_children=True):
+            _did_you_mean(store, entity)
     if as_json:
         emit_json([a.to_dict() for a in attempts])
         return
@@ -416,7 +456,7 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         extra = f" (alternative: {e.alternative})" if e.alternative else ""
         console.print(
             f"[cyan]{esc(e.entity)}[/] {e.type.value} {_day(e.when)} {_short(e.id)}: "
-            + esc(e.reasoning + extra)
+            + body(e.reasoning + extra)
         )
 
 
@@ -447,7 +487,8 @@ def review_cmd(today: str | None, as_json: bool) -> None:
                 else f"{r.detail} (since {r.due})"
             )
             console.print(
-                f"[cyan]{e.entity}[/] {e.type.value} {_short(e.id)}: {e.reasoning}\n    due: {why}"
+                f"[cyan]{esc(e.entity)}[/] {e.type.value} {_short(e.id)}: {body(e.reasoning)}"
+                f"\n    due: {why}"
             )
     if due:
         raise click.exceptions.Exit(1)

@@ -116,11 +116,6 @@ def check(request: DecisionRequest, where: str = "decision") -> DecisionRequest:
         raise InvalidRequest(
             f"{where}: invalid type {request.type!r}; expected one of {', '.join(loggable)}"
         )
-    # A draft (no reason yet) may leave the alternative for the person to fill in.
-    if request.type == "reject" and not request.alternative and request.reason is not None:
-        raise InvalidRequest(
-            f"{where}: a reject needs 'alternative', the approach that was not taken"
-        )
     if request.supersedes and request.type != "supersede":
         raise InvalidRequest(f"{where}: 'supersedes' only goes with type supersede")
     if request.reverts and request.type != "revert":

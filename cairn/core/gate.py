@@ -115,7 +115,8 @@ def check(project: Project, targets: list[Target], session: Session | None = Non
                     "entity": finding.entity,
                     "role": finding.role,
                     "kind": finding.kind.value,
-                    "severity": finding.severity.value,
+                    # One vocabulary: what fails the gate is an error in text and JSON alike.
+                    "severity": "error" if finding.blocking else finding.severity.value,
                     "blocking": finding.blocking,
                     "message": finding.message,
                     "verdict_id": finding.verdict_id,

@@ -96,7 +96,7 @@ def actions_for(
                 {"entity": entity, "type": "modify", "uri": uri},
             ),
             _action(
-                f"Record a rejected alternative for {entity}…",
+                f"Record that {entity} was rejected…",
                 DECISION,
                 "cairn.reject",
                 {"entity": entity, "uri": uri},

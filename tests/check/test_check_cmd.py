@@ -128,7 +128,6 @@ def test_stdin_counts_only_lines_that_differ_from_disk(project: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((), "nothing to check"),
         (("--staged", "--diff", "main"), "--diff and --staged are exclusive"),
         (("missing.sql",), "no such file or directory: missing.sql"),
         (("--diff", "no-such-branch"), "git diff failed"),
@@ -178,3 +177,32 @@ def test_a_project_in_a_subfolder_of_the_repository(tmp_path: Path) -> None:
     assert [f["file"] for f in report["findings"]] == ["db/003.sql"]
     # PATHs are relative to where the command runs, findings to the project root.
     assert json.loads(cairn(api / "db", "check", "--json", "003.sql").stdout)["blocking"]
+
+
+def test_no_arguments_checks_staged_unstaged_and_untracked_changes(project: Path) -> None:
+    assert cairn(project, "check").stdout.strip() == "cairn check: ok, 0 files checked"
+    # Unstaged edit of a tracked file.
+    (project / "requirements.txt").write_text("requests==2.32\nstripe==2.0\n")
+    # An untracked new migration (not staged yet: the usual state while writing it).
+    (project / "db" / "003_verify.sql").write_text(MIGRATION)
+    proc = cairn(project, "check", "--json")
+    assert proc.returncode == 1, proc.stderr
+    found = {(f["file"], f["entity"]) for f in json.loads(proc.stdout)["findings"]}
+    assert found == {
+        ("requirements.txt", "deps/stripe"),
+        ("db/003_verify.sql", "users.email_verified"),
+    }
+    # Staged counts too; committed lines do not.
+    git(project, "add", "db/003_verify.sql")
+    git(project, "checkout", "requirements.txt")
+    staged = cairn(project, "check", "--json")
+    assert [f["entity"] for f in json.loads(staged.stdout)["findings"]] == ["users.email_verified"]
+    git(project, "commit", "-qm", "bring it back")
+    assert cairn(project, "check").returncode == 0
+
+
+def test_no_arguments_outside_git_asks_for_paths(tmp_path: Path) -> None:
+    project = _make_project(tmp_path, repo=False)
+    proc = cairn(project, "check")
+    assert proc.returncode == 2
+    assert "nothing to check: not in a git repository" in proc.stderr

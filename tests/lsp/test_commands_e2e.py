@@ -112,7 +112,6 @@ async def test_reason_given_writes_at_once_and_history_lists_it(
             "invalid type",
         ),
         ("cairn.log", [{"type": "modify", "reason": "x"}], "'entity' is required"),
-        ("cairn.reject", [{"entity": "users.email", "reason": "x"}], "needs 'alternative'"),
         ("cairn.revert", [{"entity": "a..b", "reason": "x"}], "empty part"),
         ("cairn.supersede", [{"entity": "users.email", "reason": "x"}], "no open verdict"),
         ("cairn.log", [{"entity": "x", "type": "add", "reason": 3}], "must be a string"),

@@ -53,7 +53,7 @@ async def test_quick_fix_supersedes_and_the_warning_goes_away(
     titles = [a.title for a in actions]
     assert titles[0] == "Supersede the revert of users.email_verified…"
     assert "Show history of users.email_verified" in titles
-    assert "Record a rejected alternative for users.email_verified…" in titles
+    assert "Record that users.email_verified was rejected…" in titles
     fix = actions[0]
     assert isinstance(fix, types.CodeAction) and fix.command is not None
     args = dict(fix.command.arguments[0])

@@ -149,7 +149,6 @@ def test_draft_renders_and_parses_back() -> None:
         ("---\nentity: x\ntype: modify\ncolour: red\n---\nwhy", 3, "unknown front-matter"),
         ("---\nentity: x\ntype: modify\n---\n<!-- only a comment -->\n", 4, "write the reasoning"),
         ("---\nentity: x\ntype: explode\n---\nwhy", 2, "invalid type"),
-        ("---\nentity: deps/a\ntype: reject\n---\nwhy", 0, "needs 'alternative'"),
         ("---\nentity: a..b\ntype: add\n---\nwhy", 1, "empty part"),
     ],
 )
@@ -193,7 +192,7 @@ def test_code_actions_are_a_function_of_the_diagnostic_data() -> None:
         "Supersede the revert of deps/stripe…",
         "Show history of deps/stripe",
         "Log a decision for deps/stripe…",
-        "Record a rejected alternative for deps/stripe…",
+        "Record that deps/stripe was rejected…",
         "Record that deps/stripe was reverted…",
     ]
     first = actions[0]

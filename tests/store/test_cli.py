@@ -74,7 +74,6 @@ def test_bad_input_exits_2_and_writes_nothing(run: Run, tmp_path: Path) -> None:
         ["log", "t", "add", "-r", "x", "--occurred-at", "someday"],
         ["log", "t", "add", "-r", "x", "--expires-when", "when pigs fly"],
         ["log", "t", "add", "-r", "x", "--revisit-after", "soonish"],
-        ["reject", "deps/x", "-r", "no alternative given"],
         ["supersede", "deps/x", "-r", "nothing to supersede"],
         ["history", "t", "--as-of", "not-a-date"],
     ]

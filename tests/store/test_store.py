@@ -52,7 +52,6 @@ def test_append_fills_ids_parents_author_and_canonical_entity(store: Store) -> N
         (EventDraft(type="add", entity="users.email", reasoning="   "), "reasoning is empty"),
         (EventDraft(type="bogus", entity="users.email", reasoning="x"), "unknown event type"),
         (EventDraft(type="add", entity="../etc", reasoning="x"), "leaves the repository"),
-        (EventDraft(type="reject", entity="deps/x", reasoning="x"), "--alternative"),
         (
             EventDraft(type="add", entity="t", reasoning="x", occurred_at="yesterday"),
             "invalid occurred_at",
