@@ -9,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # The strict editable install links files one by one, so the stamp also changes
 # when a module is added or removed (the list of files is part of its name).
-SOURCES := $(shell find cairn store indexer lsp \( -name '*.py' -o -name '*.scm' -o -name py.typed \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort)
+SOURCES := $(shell find cairn store indexer lsp \( -name '*.py' -o -name '*.scm' -o -name py.typed -o -path '*/site_assets/*' \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort)
 STAMP  := $(VENV)/.installed-$(shell { cat pyproject.toml; echo $(SOURCES); } | cksum | cut -d' ' -f1)
 
 .PHONY: venv demo test test-fast test-vscode lint typecheck bench clean

@@ -48,6 +48,7 @@ def ms_stats(samples: list[float], peer: Any) -> dict[str, float]:
 
 def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
     from cairn.store import Store, init_store
+    from cairn.store.index import index_files
 
     workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
     try:
@@ -101,14 +102,10 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             warm_lat.append((time.perf_counter() - t0) * 1000)
         verify_s, verify_how = time_verify(cairn_dir, store)
         store.search("rollback plan")  # make sure the full-text index is part of the size
-        store.index.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.index.checkpoint()
         log_bytes = (cairn_dir / "decisions.jsonl").stat().st_size
-        index_bytes = sum(p.stat().st_size for p in cairn_dir.glob("index.db*"))
-        breakdown = dict(
-            store.index.db.execute(
-                "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
-            ).fetchall()
-        )
+        index_bytes = sum(p.stat().st_size for p in index_files(cairn_dir))
+        breakdown = store.index.size_breakdown()
         store.close()
         return {
             "backend": "cairn",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.project import Project
-from cairn.store.index import INDEX_NAME
+from cairn.store.errors import StoreError
+from cairn.store.index import INDEX_NAME, read_meta
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE
 from cairn.store.log import LOCK_NAME, LOG_NAME, QUARANTINE_NAME, LogFile, write_lock
 
@@ -244,16 +244,10 @@ def check_index(project: Project, fix: bool) -> Check:
         check = Check("index", WARN, "no index yet", "any cairn command builds it")
     else:
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-            try:
-                meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
-            finally:
-                conn.close()
-        except sqlite3.Error as exc:
+            meta = read_meta(project.cairn_dir)
+        except StoreError as exc:
             meta = None
-            check = Check(
-                "index", FAIL, f"{INDEX_NAME} is unreadable ({exc})", "`cairn doctor --fix`"
-            )
+            check = Check("index", FAIL, str(exc), "`cairn doctor --fix`")
         if meta is not None:
             recorded = json.loads(meta["stat"]) if "stat" in meta else None
             current = [st.st_size, st.st_mtime_ns, st.st_ino] if st else None
@@ -268,12 +262,7 @@ def check_index(project: Project, fix: bool) -> Check:
     if fix and st is not None:
         from cairn.store.store import Store
 
-        try:
-            Store.open(project.cairn_dir).close()
-        except sqlite3.DatabaseError:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-            Store.open(project.cairn_dir).close()
+        Store.open_or_rebuild(project.cairn_dir).close()
         check.fixed = True
         check.level = OK
     return check

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
-from cairn.core.findings import Finding, Severity, findings_for
+from cairn.core.findings import Finding, Severity, findings_for, removed
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import OpenDocument
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
+    from cairn.store import EntityStatus, Event
 
 SOURCE = "cairn"
 NEWEST = 6  # events a hover card is given (it shows the newest two besides the verdicts)
@@ -95,7 +96,10 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
         symbols, statuses = await _statuses(server, doc)
         if doc.version != version or server.documents.get(doc.uri) is not doc:
             return  # edited (or closed) meanwhile: the newer analysis publishes
-        findings = findings_for(symbols, statuses, server.settings.severity)
+        removals = await _removals(server, doc, statuses)
+        if doc.version != version or server.documents.get(doc.uri) is not doc:
+            return
+        findings = findings_for(symbols, statuses, server.settings.severity, removals)
         diagnostics = [to_diagnostic(f) for f in findings]
     doc.symbols, doc.statuses, doc.findings = symbols, statuses, findings
     doc.diagnostics = diagnostics
@@ -108,6 +112,18 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
     wanted = [e for e, s in statuses.items() if s.event_count or e in tables]
     if wanted and doc.project is not None:
         server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, wanted, NEWEST))
+
+
+async def _removals(
+    server: CairnServer, doc: OpenDocument, statuses: dict[str, EntityStatus]
+) -> dict[str, Event | None]:
+    """The event that removed each `removed` entity in the file (the notice quotes it)."""
+    if doc.project is None or not removed(statuses):
+        return {}
+    try:
+        return await server.hub.call(doc.project.cairn_dir, lambda s: s.removals(statuses))
+    except StoreUnavailable:
+        return {}
 
 
 async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], dict[str, Any]]:

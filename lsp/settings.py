@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cairn.core.findings import Severities
+from cairn.core.findings import Severities, Severity
 from cairn.core.limits import MAX_FILE_BYTES
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
@@ -46,6 +46,8 @@ class Settings:
             options = raw["cairn"]
         changes: dict[str, Any] = {}
         for key, value in options.items():
+            if key == "removed":  # `cairn.removed`: shorthand for `cairn.severity.removed`
+                continue
             spec = _KEYS.get(key)
             if spec is None:
                 problems.append(f"unknown cairn setting {key!r} ignored")
@@ -55,6 +57,14 @@ class Settings:
                 changes[name] = convert(value)
             except (TypeError, ValueError) as exc:
                 problems.append(f"cairn setting {key!r}: {exc}; keeping the default")
+        if "removed" in options:
+            try:
+                removed = Severity.parse(options["removed"])
+            except ValueError as exc:
+                problems.append(f"cairn setting 'removed': {exc}; keeping the default")
+            else:
+                base_severity = changes.get("severity", settings.severity)
+                changes["severity"] = replace(base_severity, removed=removed)
         return replace(settings, **changes), problems
 
 

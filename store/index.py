@@ -19,13 +19,26 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from cairn.store.dag import ChainPos, Dag
+from cairn.store.errors import StoreError
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
 from cairn.store.times import to_ms
 
-__all__ = ["TYPES", "TYPE_CODES", "Index", "Row", "id_key"]
+__all__ = [
+    "INDEX_NAME",
+    "TYPES",
+    "TYPE_CODES",
+    "Index",
+    "IndexUnreadable",
+    "Row",
+    "id_key",
+    "index_files",
+    "read_meta",
+    "remove_index",
+    "write_meta",
+]
 
 SCHEMA_VERSION = "3"
 INDEX_NAME = "index.db"
@@ -240,6 +253,19 @@ class Index:
         self.dag = dag
         self.ent_ids = {}
 
+    def reload_state(self) -> None:
+        """`load_state` inside a read transaction (another process committed rows)."""
+        self.db.execute("BEGIN")
+        try:
+            self.load_state()
+        finally:
+            self.db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the log's read handle and the database connection."""
+        self.close_log()
+        self.db.close()
+
     def recorded_stat(self) -> tuple[int, int, int] | None:
         """(size, mtime_ns, inode) of the JSONL when the index last caught up."""
         meta = self.meta()
@@ -306,6 +332,15 @@ class Index:
                     bad += 1
             pos = nl + 1
         return records, start + end, bad
+
+    def catch_up(self, start: int, stop: int) -> int:
+        """Ingest the complete lines of the log in [start, stop); returns the new offset
+        (also kept as `consumed` for `record_position`). Caller holds the transaction."""
+        records, consumed, bad = self.read_records(start, stop)
+        self.bad_lines += bad
+        self.ingest(records)
+        self.consumed = consumed
+        return consumed
 
     def _read(self, off: int, length: int) -> bytes:
         """The bytes of a known span of the log.
@@ -635,6 +670,62 @@ class Index:
         for t in self.db.execute(_ROW_SQL + " ORDER BY seq"):
             yield _row(t)
 
+    def search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """(seq, BM25 score) of the best full-text matches; ValueError for a bad query."""
+        try:
+            hits = self.db.execute(
+                "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise ValueError(str(exc)) from None
+        return [(int(seq), float(score)) for seq, score in hits]
+
+    def review_rows(self) -> list[tuple[int, str | None, str | None]]:
+        """(seq, revisit_after, expires_when) of every event that asks for a review."""
+        return self.db.execute("SELECT seq, revisit, expires FROM review ORDER BY seq").fetchall()
+
+    def superseded_keys(self) -> set[int]:
+        """Id keys of every event some supersede names."""
+        sql = "SELECT ref FROM ev WHERE ty = ? AND ref IS NOT NULL"
+        return {t[0] for t in self.db.execute(sql, (TYPE_CODES["supersede"],))}
+
+    def source_keys(self, prefix: str) -> set[str]:
+        """Importers' idempotency keys starting with `prefix`."""
+        sql = "SELECT k FROM srckey WHERE k >= ? AND k < ?"
+        return {k for (k,) in self.db.execute(sql, (prefix, prefix + "\U0010ffff"))}
+
+    def entity_paths(self) -> list[str]:
+        """Every entity path with at least one event, sorted."""
+        return [p for (p,) in self.db.execute("SELECT path FROM ent ORDER BY path")]
+
+    def event_count(self) -> int:
+        """How many events are indexed."""
+        return int(self.db.execute("SELECT count(*) FROM ev").fetchone()[0])
+
+    def event_keys(self) -> list[int]:
+        """The id key of every indexed event (verify compares them with the log)."""
+        return [int(h) for (h,) in self.db.execute("SELECT h FROM ev")]
+
+    # --- maintenance --------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def scrub(self) -> None:
+        """Rewrite every page so no freed page, segment or WAL frame keeps old text."""
+        self.db.execute("PRAGMA secure_delete=ON")
+        # Merge full-text segments so deleted terms are dropped, not just marked deleted.
+        self.db.execute("INSERT INTO fts(fts) VALUES('optimize')")
+        self.db.execute("VACUUM")
+        self.checkpoint()
+
+    def size_breakdown(self) -> dict[str, int]:
+        """Bytes per table and index (benchmarks report where the index's size goes)."""
+        sql = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        return {str(k): int(v) for k, v in self.db.execute(sql)}
+
 
 _SUMMARY_SQL = (
     "SELECT v.ent, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
@@ -699,3 +790,63 @@ class _Batch:
         self.reviews = []
         self.srckeys = []
         self.touched = set()
+
+
+# --- the index file, for tools that must not catch it up (verify, doctor) -------------
+
+
+class IndexUnreadable(StoreError):
+    """`index.db` exists but SQLite cannot read it (it is derived: rebuild it)."""
+
+
+def index_files(cairn_dir: Path) -> list[Path]:
+    """The index and its SQLite side files (the ones that exist)."""
+    base = cairn_dir / INDEX_NAME
+    return [p for p in (Path(f"{base}{s}") for s in ("", "-wal", "-shm")) if p.exists()]
+
+
+def read_meta(cairn_dir: Path, keys: Iterable[str] | None = None) -> dict[str, Any] | None:
+    """The index's meta table (or only `keys`), read-only and without catching it up.
+
+    None when there is no index; `IndexUnreadable` when SQLite cannot read it.
+    """
+    path = cairn_dir / INDEX_NAME
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            if keys is None:
+                rows = conn.execute("SELECT k, v FROM meta").fetchall()
+            else:
+                wanted = list(keys)
+                marks = ",".join("?" * len(wanted))
+                sql = f"SELECT k, v FROM meta WHERE k IN ({marks})"
+                rows = conn.execute(sql, wanted).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise IndexUnreadable(f"{INDEX_NAME} is unreadable ({exc})") from None
+    return dict(rows)
+
+
+def write_meta(cairn_dir: Path, values: dict[str, Any]) -> bool:
+    """Set meta keys of an existing index without opening the store; False on failure."""
+    try:
+        conn = sqlite3.connect(cairn_dir / INDEX_NAME, timeout=10.0, isolation_level=None)
+        try:
+            conn.executemany(
+                "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", list(values.items())
+            )
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+    return True
+
+
+def remove_index(cairn_dir: Path) -> None:
+    """Delete the index and its side files (the next open rebuilds it). Callers hold
+    the write lock or know no other process is using it."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{cairn_dir / INDEX_NAME}{suffix}").unlink(missing_ok=True)

@@ -115,12 +115,7 @@ def _rewrite_log(cairn_dir: Path, target: str) -> tuple[int, list[str]]:
 
 def scrub_index(store: Store) -> None:
     """Rewrite every page of the index so no freed page, segment or WAL frame keeps old text."""
-    db = store.index.db
-    db.execute("PRAGMA secure_delete=ON")
-    # Merge full-text segments so deleted terms are dropped, not just marked deleted.
-    db.execute("INSERT INTO fts(fts) VALUES('optimize')")
-    db.execute("VACUUM")
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.index.scrub()
 
 
 def _remove_drafts(cairn_dir: Path, erased: list[str]) -> list[Path]:

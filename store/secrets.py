@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from re import Match, Pattern
 
-__all__ = ["SECRET_KINDS", "mask_secrets", "placeholder"]
+__all__ = ["SECRET_KINDS", "mask_secrets", "might_hold_secret", "placeholder"]
 
 
 def placeholder(kind: str) -> str:
@@ -169,3 +169,33 @@ def mask_secrets(text: str) -> tuple[str, list[str]]:
         text = pattern.sub(_replace_group(kind, group, found), text)
     text = _ASSIGNMENT.sub(_mask_assignment(found), text)
     return text, list(dict.fromkeys(found))
+
+
+# A cheap screen run before `mask_secrets` (which applies ~17 regexes): every masking
+# rule above needs one of these literal markers, or a credential keyword followed by an
+# assignment operator; text with neither cannot be changed by it. It lives here so a
+# new rule and its marker change together; tests/store/test_secret_screen.py checks it
+# against every kind of secret.
+_SECRET_MARKERS = (
+    "-----BEGIN", "://", "gh", "github_pat_", "glpat-", "xox", "k_live_", "k_test_", "sk-",
+    "AIza", "npm_", "eyJ", "earer", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA",
+    "AIPA", "ANPA", "ANVA", "APKA",
+)  # fmt: skip
+_KEYWORDS = ("passw", "passphrase", "pwd", "secret", "token", "credential", "key")
+_ASSIGNED = re.compile(
+    r"(?:passw|passphrase|pwd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])"
+)
+
+
+def might_hold_secret(text: str) -> bool:
+    """False when `mask_secrets` could not change `text` (so it need not run)."""
+    for marker in _SECRET_MARKERS:
+        if marker in text:
+            return True
+    if "=" not in text and ":" not in text:
+        return False  # no assignment operator, so no `key = value` credential
+    low = text.lower()
+    for keyword in _KEYWORDS:
+        if keyword in low:
+            return _ASSIGNED.search(low) is not None
+    return False

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import struct
-import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
+from cairn.store.errors import StoreError
 from cairn.store.fastid import proves_id
-from cairn.store.index import INDEX_NAME, TAIL_BYTES
-from cairn.store.log import LOG_NAME, QUARANTINE_NAME, write_lock
+from cairn.store.index import INDEX_NAME, TAIL_BYTES, read_meta, write_meta
+from cairn.store.log import LOG_NAME, QUARANTINE_NAME
 from cairn.store.model import line_id
 
 __all__ = [
     "Anchor",
     "Finding",
+    "RefsHolding",
     "VerifyReport",
     "reconcile_index",
     "recorded_anchor",
@@ -39,6 +39,10 @@ __all__ = [
 # what the last successful verify proved.
 RECORD_KEY = "verified"
 RECORD_KEYS = "verified_keys"
+
+# Which of these event ids some other version of the log holds (a git branch): {id: where}.
+# The application layer supplies it (it runs git); the store itself never does.
+RefsHolding = Callable[[list[str]], dict[str, str]]
 
 # Problems make `verify` fail; notices are things a human should know that do not
 # mean the log is wrong (an interrupted write that was quarantined, for instance).
@@ -130,17 +134,12 @@ def recorded_anchor(cairn_dir: Path) -> Anchor | None:
     Read before anything opens the store: opening it catches the index up with the log
     and would move the anchor to whatever the log now says.
     """
-    path = cairn_dir / INDEX_NAME
-    if not path.is_file():
-        return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-        try:
-            meta = dict(conn.execute("SELECT k, v FROM meta").fetchall())
-        finally:
-            conn.close()
-    except sqlite3.Error:
+        meta = read_meta(cairn_dir)
+    except StoreError:
         return None  # an unreadable index is rebuilt from the log; it proves nothing
+    if meta is None:
+        return None
     try:
         heads = json.loads(meta.get("heads") or "[]")
         consumed = int(meta.get("consumed") or 0)
@@ -339,19 +338,10 @@ class _Record:
 
 
 def _read_record(cairn_dir: Path) -> _Record | None:
-    path = cairn_dir / INDEX_NAME
-    if not path.is_file():
-        return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
-        try:
-            rows = dict(
-                conn.execute(
-                    "SELECT k, v FROM meta WHERE k IN (?, ?)", (RECORD_KEY, RECORD_KEYS)
-                ).fetchall()
-            )
-        finally:
-            conn.close()
+        rows = read_meta(cairn_dir, (RECORD_KEY, RECORD_KEYS))
+        if rows is None:
+            return None
         info = json.loads(rows[RECORD_KEY])
         blob = rows[RECORD_KEYS]
         keys = set(struct.unpack(f">{len(blob) // 8}Q", blob))
@@ -363,7 +353,7 @@ def _read_record(cairn_dir: Path) -> _Record | None:
             list(info["redacted"]),
             keys,
         )
-    except (sqlite3.Error, KeyError, TypeError, ValueError, struct.error):
+    except (StoreError, KeyError, TypeError, ValueError, struct.error):
         return None
 
 
@@ -383,56 +373,15 @@ def _write_record(cairn_dir: Path, report: VerifyReport, *, force: bool = False)
     }
     keys = sorted(report.keys)
     blob = struct.pack(f">{len(keys)}Q", *keys)
-    try:
-        conn = sqlite3.connect(cairn_dir / INDEX_NAME, timeout=10.0, isolation_level=None)
-        try:
-            conn.executemany(
-                "INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)",
-                [(RECORD_KEY, json.dumps(info)), (RECORD_KEYS, blob)],
-            )
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        pass  # only a shortcut for next time; the log itself is what was verified
-
-
-def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
-    """Which of `ids` the log holds on some git branch: {id: ref}."""
-    root = cairn_dir.parent
-    try:
-        refs = subprocess.run(
-            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.split()
-        if not refs or not ids:
-            return {}
-        args = ["git", "grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
-        found = subprocess.run(
-            [*args, "--", f"{cairn_dir.name}/{LOG_NAME}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout.splitlines()
-    except (OSError, subprocess.SubprocessError):
-        return {}
-    where: dict[str, str] = {}
-    for line in found:
-        ref, _, rest = line.partition(":")
-        where.setdefault(rest.rsplit(":", 1)[-1], ref)
-    return where
+    # Only a shortcut for next time: the log itself is what was verified.
+    write_meta(cairn_dir, {RECORD_KEY: json.dumps(info), RECORD_KEYS: blob})
 
 
 def _report_missing_heads(
-    cairn_dir: Path, missing: list[str], report: VerifyReport, accept: bool
+    missing: list[str], report: VerifyReport, accept: bool, refs_holding: RefsHolding | None
 ) -> None:
     """A head seen before and gone now: a truncation, unless a branch switch explains it."""
-    elsewhere = _on_other_refs(cairn_dir, missing) if missing else {}
+    elsewhere = refs_holding(missing) if missing and refs_holding is not None else {}
     for head in missing:
         if head in elsewhere:
             report.findings.append(
@@ -470,7 +419,12 @@ def _report_missing_heads(
 
 
 def verify(
-    cairn_dir: Path, *, anchor: Anchor | None = None, full: bool = False, accept: bool = False
+    cairn_dir: Path,
+    *,
+    anchor: Anchor | None = None,
+    full: bool = False,
+    accept: bool = False,
+    refs_holding: RefsHolding | None = None,
 ) -> VerifyReport:
     """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: what
     the index recorded).
@@ -479,6 +433,8 @@ def verify(
     a deliberate reset). Unless `full`, a prefix that a previous verify proved, and whose
     bytes still hash the same, is not parsed again: only the lines appended since are.
     Any change inside the prefix (an edit, a deletion, a rewrite) means a full check.
+    `refs_holding` says which missing heads another branch still holds (a notice, not
+    a problem); without it every missing head is one.
     """
     log = cairn_dir / LOG_NAME
     report = VerifyReport(log=log)
@@ -503,7 +459,7 @@ def verify(
     prefix_keys = record.keys if record else set()
     if record and any(_key(i) in prefix_keys for i in new_redacted):
         # A redacted copy appended after a full one: the full copy sits in the prefix.
-        return verify(cairn_dir, anchor=anchor, full=True, accept=accept)
+        return verify(cairn_dir, anchor=anchor, full=True, accept=accept, refs_holding=refs_holding)
     all_ids = _Known({line.event_id for line in lines}, prefix_keys)
     good, verified = _check_ids(lines, report)
     new_keys = {_key(i) for i in good}
@@ -525,7 +481,7 @@ def verify(
     for head in proven.heads if proven else ():
         if head not in all_ids and head not in missing:
             missing.append(head)
-    _report_missing_heads(cairn_dir, missing, report, accept)
+    _report_missing_heads(missing, report, accept, refs_holding)
     quarantine = cairn_dir / QUARANTINE_NAME
     if quarantine.is_file() and quarantine.stat().st_size:
         report.findings.append(
@@ -560,8 +516,7 @@ def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
 
     expected = {k >> 4 for k in report.keys}  # 64-bit record keys -> the index's 60-bit
     with Store.open(cairn_dir) as store:
-        db = store.index.db
-        keys = [int(h) for (h,) in db.execute("SELECT h FROM ev")]
+        keys = store.index.event_keys()
         heads = set(store.index.heads)
     sound = (
         not report.index_suspect
@@ -572,10 +527,7 @@ def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:
     if sound:
         _write_record(cairn_dir, report)
         return False
-    with write_lock(cairn_dir):
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{cairn_dir / INDEX_NAME}{suffix}").unlink(missing_ok=True)
-    Store.open(cairn_dir).close()
+    Store.rebuild(cairn_dir)
     _write_record(cairn_dir, report, force=True)
     report.findings.append(
         Finding(

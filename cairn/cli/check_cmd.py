@@ -49,9 +49,20 @@ def register(group: click.Group) -> None:
     help="Read PATH's proposed content from stdin; only lines that differ from PATH on "
     "disk count (agent hooks).",
 )
+@click.option(
+    "--strict-removed",
+    is_flag=True,
+    help="Fail when the change re-introduces an entity whose status is removed "
+    "(default: a notice, exit 0).",
+)
 @json_option
 def check(
-    paths: tuple[Path, ...], rev: str | None, staged: bool, stdin_name: Path | None, as_json: bool
+    paths: tuple[Path, ...],
+    rev: str | None,
+    staged: bool,
+    stdin_name: Path | None,
+    strict_removed: bool,
+    as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
 
@@ -75,6 +86,8 @@ def check(
         report = check_worktree()
     else:
         report = check_paths(paths)
+    if strict_removed:
+        report.make_removed_blocking()
     emit(report, as_json)
     if report.blocking:
         sys.exit(1)
@@ -306,7 +319,9 @@ def check_worktree() -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    return analyse(project, targets)
+    # The log itself is Cairn's data, not code to judge.
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)])
 
 
 def check_stdin(name: Path, data: bytes) -> Report:
@@ -351,6 +366,12 @@ def emit(report: Report, as_json: bool) -> None:
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
+    if all(f["kind"] == "removed" for f in blocking):
+        click.echo(
+            f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
+            f"see the history with `cairn history {name}`."
+        )
+        return
     click.echo(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."

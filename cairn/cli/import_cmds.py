@@ -1,4 +1,4 @@
-"""`cairn import sql|alembic|rails|git|adr|selvedge` and `cairn export markdown|jsonl`."""
+"""`cairn import sql|alembic|rails|git|adr|selvedge` and `cairn export markdown|jsonl|html`."""
 
 from __future__ import annotations
 
@@ -236,6 +236,40 @@ def export_jsonl_cmd(output: Path | None) -> None:
             f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",
             err=True,
         )
+
+
+@export_group.command("html")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+def export_html_cmd(out: Path) -> None:
+    """A static site in OUT/ to browse decisions without an editor: open OUT/index.html.
+
+    Search, status filters, a page per entity with its timeline, the entity tree and
+    the log's integrity. No server and no network needed; OUT/ must be new, empty, or
+    a previous export (which it replaces).
+    """
+    from cairn.export_html import SiteError, export_site
+    from cairn.gitrefs import refs_holding
+    from cairn.store import Store, StoreError
+    from cairn.store.verify import verify
+
+    project = current_project()
+    try:
+        report = verify(project.cairn_dir, refs_holding=refs_holding(project.cairn_dir))
+        with Store.open(project.cairn_dir) as store:
+            summary = export_site(
+                store, report, out, project.cairn_dir, project.root.name or "project"
+            )
+    except (SiteError, StoreError) as exc:
+        raise CairnError(str(exc)) from None
+    except OSError as exc:
+        raise CairnError(f"cannot write {out}: {exc.strerror or exc}") from None
+    click.echo(
+        f"cairn: wrote {summary.entities} entity pages ({summary.events} events) to {out}/; "
+        f"open {out / 'index.html'}",
+        err=True,
+    )
+    if not summary.verified:
+        click.echo("cairn: warning: the log does not verify; the site says where", err=True)
 
 
 def register(group: click.Group) -> None:

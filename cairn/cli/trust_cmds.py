@@ -9,6 +9,7 @@ import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option
 from cairn.doctor import run_checks
+from cairn.gitrefs import refs_holding
 from cairn.store.errors import StoreError
 from cairn.store.redact import redact
 from cairn.store.verify import reconcile_index, verify
@@ -45,7 +46,9 @@ def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> N
       cairn verify --json | jq '.problems[] | .line'
     """
     project = current_project()
-    report = verify(project.cairn_dir, full=full, accept=accept)
+    report = verify(
+        project.cairn_dir, full=full, accept=accept, refs_holding=refs_holding(project.cairn_dir)
+    )
     if report.ok:
         # The log is sound: make the derived index agree with it (rebuild if edited).
         try:

@@ -10,7 +10,8 @@ A finding's `verdict_id` is the full id of the event it is about (the LSP diagno
 `code`), and `data` carries everything a quick fix needs, so code actions are pure
 functions of the diagnostic:
 
-    {"entity": "users.email_verified", "kind": "verdict" | "conflict" | "review",
+    {"entity": "users.email_verified",
+     "kind": "verdict" | "conflict" | "review" | "removed",
      "role": "introduce" | "reference" | "remove",
      "verdict_ids": ["<full id>"], "verdict_types": ["revert" | "reject" | ...]}
 
@@ -83,6 +84,7 @@ class FindingKind(str, Enum):
     VERDICT = "verdict"  # an open revert or reject on the entity
     CONFLICT = "conflict"  # the entity was re-applied after a verdict without a supersede
     REVIEW = "review"  # a decision asked to be revisited and the date has passed
+    REMOVED = "removed"  # code re-introduces an entity whose status is `removed`
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,9 @@ class Severities:
     reference: Severity = Severity.INFORMATION  # code references (or removes) such an entity
     conflict: Severity = Severity.WARNING  # re-applied without supersede
     review: Severity = Severity.INFORMATION  # a review is due
+    # code re-introduces a removed entity: a notice (a removal is no verdict), unless a
+    # team raises it (`cairn.removed`, `cairn check --strict-removed`)
+    removed: Severity = Severity.INFORMATION
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | None) -> Severities:
@@ -132,19 +137,31 @@ class Finding:
     def blocking(self) -> bool:
         """The gate rule: code that *introduces* an entity against an open verdict (or a
         re-application without supersede) fails `cairn check`; references and due
-        reviews inform."""
-        return self.role == "introduce" and self.kind is not FindingKind.REVIEW
+        reviews inform (see `blocks`)."""
+        return blocks(self)
+
+
+def blocks(finding: Finding, *, strict_removed: bool = False) -> bool:
+    """The one gate rule. Introducing an entity against an open verdict (or re-applying
+    it without supersede) blocks; references, due reviews and (unless `strict_removed`,
+    `cairn check --strict-removed`) bringing back a removed entity only inform."""
+    if finding.role != "introduce" or finding.kind is FindingKind.REVIEW:
+        return False
+    return strict_removed or finding.kind is not FindingKind.REMOVED
 
 
 def findings_for(
     symbols: Iterable[Symbol],
     statuses: Mapping[str, EntityStatus],
     settings: Severities | None = None,
+    removals: Mapping[str, Event | None] | None = None,
 ) -> list[Finding]:
     """Findings for the symbols of one file, given `status_many` of their entities.
 
     One finding per (symbol, verdict): two rejected approaches on one dependency are
     two findings. Findings whose severity is OFF are dropped. Order follows the symbols.
+    `removals` maps a `removed` entity to the event that removed it (see `removed`),
+    which the notice quotes.
     """
     severities = settings or Severities()
     out: list[Finding] = []
@@ -153,7 +170,36 @@ def findings_for(
         if status is None:
             continue
         out.extend(_for_symbol(symbol, status, severities))
+        if (
+            str(status.status) == "removed"
+            and str(symbol.role) == "introduce"
+            and severities.removed is not Severity.OFF
+        ):
+            removal = (removals or {}).get(symbol.entity)
+            message = _removed_message(symbol.entity, removal)
+            out.append(_finding(symbol, removal, severities.removed, message, FindingKind.REMOVED))
     return out
+
+
+def removed(statuses: Mapping[str, EntityStatus]) -> list[str]:
+    """The entities among `statuses` whose status is `removed` (their removal is looked up
+    by the caller, which holds the store, and passed back as `removals`)."""
+    return sorted(e for e, st in statuses.items() if str(st.status) == "removed")
+
+
+def latest_removal(events: Iterable[Event | None]) -> Event | None:
+    """The newest removal (`remove`, `delete`, `index_remove`) among an entity's events."""
+    found = [e for e in events if e is not None and e.type.is_removal]
+    return max(found, key=lambda e: (e.occurred_at or e.recorded_at, e.recorded_at), default=None)
+
+
+def _removed_message(entity: str, removal: Event | None) -> str:
+    if removal is None:
+        return f"{entity} was removed before; re-adding it brings it back."
+    why = clip(removal.reasoning)
+    head = f"{entity} was removed on {when(removal)}{by(removal)}" + (f": {why}" if why else "")
+    head = head if head.endswith((".", "!", "?")) else head + "."
+    return f"{head} Re-adding it is allowed; check that the reason no longer holds."
 
 
 def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) -> list[Finding]:
@@ -188,9 +234,9 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
 
 
 def _finding(
-    symbol: Symbol, event: Event, severity: Severity, message: str, kind: FindingKind
+    symbol: Symbol, event: Event | None, severity: Severity, message: str, kind: FindingKind
 ) -> Finding:
-    event_id = event.id
+    event_id = "" if event is None else event.id
     role = str(symbol.role)
     return Finding(
         entity=symbol.entity,
@@ -204,7 +250,7 @@ def _finding(
             "kind": kind.value,
             "role": role,
             "verdict_ids": [event_id],
-            "verdict_types": [str(event.type)],
+            "verdict_types": ["" if event is None else str(event.type)],
         },
     )
 

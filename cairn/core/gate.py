@@ -43,6 +43,13 @@ class Report:
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
 
+    def make_removed_blocking(self) -> None:
+        """`--strict-removed`: re-introducing a removed entity fails the gate too
+        (`blocks(finding, strict_removed=True)`)."""
+        for f in self.findings:
+            if f["kind"] == "removed" and f["role"] == "introduce":
+                f["blocking"], f["severity"] = True, "error"
+
     @property
     def blocking(self) -> list[dict[str, Any]]:
         """Findings that fail the gate."""
@@ -94,16 +101,19 @@ def check(project: Project, targets: list[Target], session: Session | None = Non
 
         with Session.open(project) as opened:
             statuses = opened.statuses(sorted(entities))
+            removals = opened.removals(statuses)
     else:
         statuses = session.statuses(sorted(entities))
+        removals = session.removals(statuses)
     for target, symbols in per_file:
-        for finding in findings_for(symbols, statuses):
+        for finding in findings_for(symbols, statuses, removals=removals):
             status = statuses.get(finding.entity)
             verdict = (
                 next((v for v in status.open_verdicts if v.id == finding.verdict_id), None)
                 if status is not None
                 else None
             )
+            quoted = verdict or removals.get(finding.entity)
             r = finding.name_range
             report.findings.append(
                 {
@@ -121,7 +131,7 @@ def check(project: Project, targets: list[Target], session: Session | None = Non
                     "message": finding.message,
                     "verdict_id": finding.verdict_id,
                     "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": verdict.reasoning if verdict is not None else None,
+                    "reasoning": quoted.reasoning if quoted is not None else None,
                     "alternative": verdict.alternative if verdict is not None else None,
                 }
             )

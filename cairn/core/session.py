@@ -17,7 +17,7 @@ the event loop, which are plain dictionary lookups.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date
 from types import TracebackType
@@ -47,6 +47,7 @@ class _Version:
     reviews: dict[str, list[Review]]  # entity -> its due reviews
     statuses: dict[str, EntityStatus] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)
+    removals: dict[str, Event | None] = field(default_factory=dict)
 
 
 class Session:
@@ -113,6 +114,19 @@ class Session:
             ordered = sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
             found = version.cards[entity] = Card(status, tuple(ordered))
         return found
+
+    def removals(self, statuses: Mapping[str, EntityStatus]) -> dict[str, Event | None]:
+        """The event that removed each `removed` entity among `statuses` (the notice a
+        finding quotes), cached per log version."""
+        from cairn.core.findings import latest_removal, removed
+
+        version = self._current()
+        out: dict[str, Event | None] = {}
+        for entity in removed(statuses):
+            if entity not in version.removals:
+                version.removals[entity] = latest_removal(self.store.history(entity))
+            out[entity] = version.removals[entity]
+        return out
 
     def cached_statuses(self, entities: Iterable[str]) -> dict[str, EntityStatus] | None:
         """`statuses` if every one is cached for the current log version, else None.

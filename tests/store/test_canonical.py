@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
-from cairn.store.store import _encode_event
+from cairn.store.write import encode_event
 
 VECTOR_1 = {"b": 1, "a": [True, None, "x"], "é": "naïve — ✓ 日本 😀", "n": -0, "big": 10**20}
 VECTOR_1_TEXT = (
@@ -118,7 +118,7 @@ def test_the_writers_one_pass_encoding_is_the_canonical_definition(
 ) -> None:
     head = prune({**header, "parents": parents})
     body = prune({**content, "metadata": metadata})
-    eid, line = _encode_event(head, body)
+    eid, line = encode_event(head, body)
     assert eid == event_id(head, content_digest(body))
     assert line == canonical_json({**head, **body, "id": eid}).encode("utf-8") + b"\n"
     assert line_id(json.loads(line)) == eid

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.store.secrets import SECRET_KINDS, mask_secrets
-from cairn.store.store import might_hold_secret
+from cairn.store.secrets import SECRET_KINDS, mask_secrets, might_hold_secret
 
 
 def _trust_samples() -> list[tuple[str, str, str]]:

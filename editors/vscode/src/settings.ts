@@ -3,6 +3,7 @@
 /** Keys of `lsp/settings.py`'s `_KEYS`; anything else in the section stays in the client. */
 export const SERVER_KEYS = [
   "severity",
+  "removed",
   "debounceMs",
   "codeLens",
   "hoverNoDecisions",

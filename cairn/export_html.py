@@ -1,0 +1,778 @@
+"""`cairn export html OUT/`: the log as a static site that opens from the file system.
+
+No server, no network: every page is a plain HTML file, the search runs in the browser
+over an index the export writes (`search.json`, and the same data as `search.js`,
+because browsers refuse `fetch()` of a `file://` URL but do load a `<script src>`).
+The script and style sheet are hand-written and copied from `cairn/site_assets/`.
+
+Decision text is untrusted (anyone with write access to the log, or an imported commit
+message, wrote it): every string reaches HTML through `esc`, and the browser script
+only ever assigns `textContent`, never markup.
+
+Pages are deterministic functions of the log (and of which reviews are due today):
+exporting twice writes the same bytes, so a committed site diffs cleanly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from cairn.store import EntityStatus, Event, EventType, Review, Store
+from cairn.store.paths import EntityKind, parse
+from cairn.store.verify import VerifyReport
+
+ASSETS = Path(__file__).parent / "site_assets"
+MARKER = ".cairn-site"  # marks a folder this command wrote, so it may replace it
+FILTERS = ("reverted", "rejected", "conflict", "reopened", "due")
+INDEX_TEXT_MAX = 2000  # characters of one event's text kept in the search index
+
+__all__ = ["FILTERS", "SiteError", "SiteSummary", "build_site", "entity_page_name", "write_site"]
+
+
+class SiteError(ValueError):
+    """The output folder cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteSummary:
+    """What `write_site` wrote."""
+
+    out: Path
+    entities: int
+    events: int
+    verified: bool
+
+
+@dataclass(slots=True)
+class _Entity:
+    path: str
+    kind: str
+    status: EntityStatus
+    events: list[Event]
+    due: list[Review] = field(default_factory=list)
+    page: str = ""
+
+
+def esc(value: object) -> str:
+    """Text for HTML content or a quoted attribute (quotes escaped too)."""
+    return html.escape(str(value), quote=True)
+
+
+def entity_page_name(entity: str) -> str:
+    """`e/users.email-1a2b3c4d5e.html`: readable, unique, safe on case-insensitive disks."""
+    readable = re.sub(r"[^a-z0-9._-]+", "-", entity.lower()).strip("-.")[:60] or "entity"
+    digest = hashlib.sha256(entity.encode("utf-8")).hexdigest()[:10]
+    return f"e/{readable}-{digest}.html"
+
+
+def _when(event: Event) -> str:
+    return event.occurred_at or event.recorded_at
+
+
+def _instant(text: str) -> datetime | None:
+    """A timestamp or date from the log as an aware datetime; None when unreadable."""
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            moment = datetime.combine(date.fromisoformat(text.strip()[:10]), datetime.min.time())
+        except ValueError:
+            return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _who(event: Event) -> str:
+    author = event.author.split(" <", 1)[0] if event.author else ""
+    return author or event.agent
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------- model
+
+
+def _collect(store: Store, today: date | None) -> dict[str, _Entity]:
+    paths = store.entities()
+    due: dict[str, list[Review]] = defaultdict(list)
+    for review in store.due_reviews(today=today):
+        due[review.event.entity].append(review)
+    out: dict[str, _Entity] = {}
+    for path in sorted(paths):
+        events = sorted(store.history(path), key=lambda e: (_when(e), e.id))
+        if not events:
+            continue
+        status = store.status(path)
+        kind = events[-1].entity_kind or _kind(path)
+        out[path] = _Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
+    return out
+
+
+def _kind(path: str) -> str:
+    try:
+        return parse(path).kind.value
+    except ValueError:
+        return ""
+
+
+def _parent(path: str, kind: str) -> str | None:
+    """The entity one level up in the tree: a column's table, a method's class, a
+    function's file; None at the top."""
+    if "::" in path:
+        file, _, name = path.partition("::")
+        return f"{file}::{name.rsplit('.', 1)[0]}" if "." in name else file
+    if kind == EntityKind.COLUMN.value and "." in path:
+        return path.rsplit(".", 1)[0]
+    return None
+
+
+# ---------------------------------------------------------------------------- pages
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; \
+style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<title>{title}</title>
+<link rel="stylesheet" href="{root}assets/site.css">
+</head>
+<body{body_attrs}>
+<header class="top"><a class="brand" href="{root}index.html">Cairn · {project}</a></header>
+<main>
+{main}
+</main>
+<footer>Generated by <code>cairn export html</code> from <code>.cairn/decisions.jsonl</code>.
+</footer>
+{scripts}</body>
+</html>
+"""
+
+
+def _page(
+    title: str, project: str, main: str, *, root: str, scripts: str = "", body: str = ""
+) -> str:
+    return _PAGE.format(
+        title=esc(title),
+        project=esc(project),
+        main=main,
+        root=root,
+        scripts=scripts,
+        body_attrs=body,
+    )
+
+
+def _badge(status: str) -> str:
+    return f'<span class="badge s-{esc(status)}">{esc(status)}</span>'
+
+
+def _entity_link(entity: _Entity, root: str) -> str:
+    return f'<a href="{esc(root + entity.page)}"><code>{esc(entity.path)}</code></a>'
+
+
+def _event_href(event_id: str, owner: dict[str, _Entity], root: str, here: str) -> str | None:
+    """A link to an event: an anchor on this page, or on the page of its entity."""
+    target = owner.get(event_id)
+    if target is None:
+        matches = [i for i in owner if i.startswith(event_id)] if len(event_id) >= 4 else []
+        if len(matches) != 1:
+            return None
+        event_id, target = matches[0], owner[matches[0]]
+    if target.path == here:
+        return f"#ev-{event_id}"
+    return f"{root}{target.page}#ev-{event_id}"
+
+
+def _index_page(
+    project: str,
+    entities: dict[str, _Entity],
+    report: VerifyReport,
+    today: date,
+    children: dict[str, list[str]],
+) -> str:
+    counts = {name: 0 for name in FILTERS}
+    for entity in entities.values():
+        if entity.status.status.value in counts:
+            counts[entity.status.status.value] += 1
+        if entity.due:
+            counts["due"] += 1
+    chips = [
+        '<button type="button" class="chip" data-filter="" aria-pressed="true">all '
+        f"<span>{len(entities)}</span></button>"
+    ]
+    for name in FILTERS:
+        chips.append(
+            f'<button type="button" class="chip" data-filter="{name}" aria-pressed="false">'
+            f"{name} <span>{counts[name]}</span></button>"
+        )
+    rows = []
+    for entity in entities.values():
+        status = entity.status.status.value
+        due = " due" if entity.due else ""
+        rows.append(
+            f'<li class="row" data-path="{esc(entity.path)}" data-status="{esc(status)}"'
+            f' data-due="{"1" if entity.due else "0"}">'
+            f"{_entity_link(entity, '')} {_badge(status)}"
+            + (' <span class="badge s-due">due</span>' if due else "")
+            + f' <span class="count">{len(entity.events)} event'
+            + ("" if len(entity.events) == 1 else "s")
+            + '</span><p class="snippet" hidden></p></li>'
+        )
+    main = f"""<h1>Decisions of {esc(project)}</h1>
+<p class="lede">{len(entities)} entities · {sum(len(e.events) for e in entities.values())} events ·
+reviews due as of {today.isoformat()}</p>
+{_integrity(report)}
+<section class="finder" aria-label="Search and filter">
+<label for="q">Search decisions</label>
+<input id="q" type="search" autocomplete="off" spellcheck="false"
+ placeholder="a reason, an entity, an author…">
+<div class="chips" role="group" aria-label="Filter by status">{"".join(chips)}</div>
+<p id="summary" class="summary" aria-live="polite">{len(entities)} entities</p>
+<ul id="results" class="results">
+{chr(10).join(rows)}
+</ul>
+</section>
+<section class="tree" aria-label="Entity tree">
+<h2>Entity tree</h2>
+{_tree(entities, children)}
+</section>"""
+    scripts = '<script src="search.js"></script>\n<script src="assets/site.js"></script>\n'
+    return _page(f"Decisions · {project}", project, main, root="", scripts=scripts)
+
+
+def _integrity(report: VerifyReport) -> str:
+    if report.ok:
+        verdict = (
+            f'<p class="ok">✓ The log verifies: {report.events} events, every id recomputes '
+            "and every parent is present.</p>"
+        )
+    else:
+        items = "".join(f"<li>{esc(str(p))}</li>" for p in report.problems[:50])
+        verdict = (
+            f'<p class="bad">✗ The log does not verify: {len(report.problems)} problem(s). '
+            f"Run <code>cairn verify</code>.</p><ul>{items}</ul>"
+        )
+    notices = "".join(f"<li>{esc(str(n))}</li>" for n in report.notices[:20])
+    heads = "".join(f"<li><code>{esc(h)}</code></li>" for h in report.heads)
+    return f"""<section class="integrity" aria-label="Integrity">
+<h2>Integrity</h2>
+{verdict}
+{f'<ul class="notices">{notices}</ul>' if notices else ""}
+<p>Heads of the log (the ids every later event will name as parents):</p>
+<ul class="heads">{heads or "<li>none (the log is empty)</li>"}</ul>
+</section>"""
+
+
+def _tree(entities: dict[str, _Entity], children: dict[str, list[str]]) -> str:
+    """Tables with their columns, files with their functions, then the rest, nested."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for top in children.get("", []):
+        groups[_group(top, entities)].append(top)
+    parts = []
+    for title in ("Tables", "Files", "Routes", "Dependencies", "Environment", "Other"):
+        if groups.get(title):
+            items = "".join(_tree_node(p, entities, children) for p in groups[title])
+            parts.append(f"<h3>{title}</h3><ul>{items}</ul>")
+    return "\n".join(parts) or "<p>No entities.</p>"
+
+
+def _group(path: str, entities: dict[str, _Entity]) -> str:
+    kind = entities[path].kind if path in entities else _kind(path)
+    if kind in (EntityKind.TABLE.value, EntityKind.COLUMN.value):
+        return "Tables"
+    if kind == EntityKind.ROUTE.value:
+        return "Routes"
+    if kind == EntityKind.DEPENDENCY.value:
+        return "Dependencies"
+    if kind == EntityKind.ENV.value:
+        return "Environment"
+    if kind == EntityKind.FILE.value or "::" in path:
+        return "Files"
+    return "Other"
+
+
+def _tree_node(path: str, entities: dict[str, _Entity], children: dict[str, list[str]]) -> str:
+    entity = entities.get(path)
+    label = (
+        f"{_entity_link(entity, '')} {_badge(entity.status.status.value)}"
+        if entity is not None
+        else f'<code class="plain">{esc(path)}</code>'
+    )
+    kids = children.get(path, [])
+    if not kids:
+        return f"<li>{label}</li>"
+    inner = "".join(_tree_node(k, entities, children) for k in kids)
+    return f"<li>{label}<ul>{inner}</ul></li>"
+
+
+def _entity_page(
+    project: str,
+    entity: _Entity,
+    entities: dict[str, _Entity],
+    owner: dict[str, _Entity],
+    reopened_by: dict[str, str],
+    redactions: dict[str, Event],
+    children: dict[str, list[str]],
+) -> str:
+    root = "../"
+    status = entity.status
+    parts = [
+        f'<p class="crumbs"><a href="{root}index.html">All decisions</a>'
+        + _crumbs(entity, entities, root)
+        + "</p>",
+        f"<h1><code>{esc(entity.path)}</code></h1>",
+        f'<p class="lede">{esc(entity.kind or "entity")} · {_badge(status.status.value)}'
+        + (' <span class="badge s-due">review due</span>' if entity.due else "")
+        + f" · {len(entity.events)} event{'' if len(entity.events) == 1 else 's'}</p>",
+    ]
+    if status.open_verdicts:
+        items = "".join(
+            f'<li><a href="#ev-{esc(v.id)}">{esc(v.type.value)} {esc(_when(v)[:10])}</a>: '
+            f"{esc(_clip(v.reasoning, 160)) if v.reasoning else '<em>no reasoning recorded</em>'}"
+            "</li>"
+            for v in status.open_verdicts
+        )
+        parts.append(f'<section class="open"><h2>Open verdicts</h2><ul>{items}</ul></section>')
+    for review in entity.due:
+        parts.append(
+            f'<p class="due">⏰ Review due since {esc(review.due or "now")}: '
+            f'<a href="#ev-{esc(review.event.id)}">{esc(review.event.type.value)}</a></p>'
+        )
+    kids = [k for k in children.get(entity.path, [])]
+    if kids:
+        items = "".join(
+            f"<li>{_entity_link(entities[k], root)} {_badge(entities[k].status.status.value)}</li>"
+            if k in entities
+            else f'<li><code class="plain">{esc(k)}</code></li>'
+            for k in kids
+        )
+        parts.append(f'<section class="children"><h2>Contains</h2><ul>{items}</ul></section>')
+    parts.append('<section class="timeline"><h2>Timeline</h2>')
+    parts.append(timeline_svg(entity.events, reopened_by))
+    parts.append("</section>")
+    parts.append('<section class="events"><h2>Events</h2><ol class="events">')
+    for event in entity.events:
+        parts.append(_event_html(event, owner, reopened_by, redactions, root, entity.path))
+    parts.append("</ol></section>")
+    return _page(entity.path, project, "\n".join(parts), root=root, body=' class="entity"')
+
+
+def _crumbs(entity: _Entity, entities: dict[str, _Entity], root: str) -> str:
+    chain = []
+    parent = _parent(entity.path, entity.kind)
+    while parent:
+        chain.append(parent)
+        parent = _parent(parent, entities[parent].kind if parent in entities else _kind(parent))
+    out = ""
+    for p in reversed(chain):
+        target = entities.get(p)
+        out += " › " + (
+            _entity_link(target, root) if target is not None else f"<code>{esc(p)}</code>"
+        )
+    return out
+
+
+def _event_html(
+    event: Event,
+    owner: dict[str, _Entity],
+    reopened_by: dict[str, str],
+    redactions: dict[str, Event],
+    root: str,
+    here: str,
+) -> str:
+    kind = _category(event, reopened_by)
+    who = _who(event)
+    head = (
+        f'<span class="etype t-{esc(kind)}">{esc(event.type.value)}</span> '
+        f'<time datetime="{esc(_when(event))}">{esc(_when(event)[:10])}</time>'
+        + (f" · {esc(who)}" if who else "")
+        + (f" via {esc(event.agent)}" if event.agent and event.agent != who else "")
+        + f' · <code class="id" title="{esc(event.id)}">{esc(event.id[:12])}</code>'
+    )
+    body: list[str] = []
+    if event.redacted:
+        note = redactions.get(event.id)
+        detail = ""
+        if note is not None:
+            by = _who(note)
+            detail = (
+                f" on {esc(_when(note)[:10])}"
+                + (f" by {esc(by)}" if by else "")
+                + (f": {esc(note.reasoning)}" if note.reasoning else "")
+            )
+        body.append(f'<p class="redacted">[redacted] Its content was erased{detail}.</p>')
+    else:
+        if event.reasoning:
+            body.append(f'<p class="why">{esc(event.reasoning)}</p>')
+        elif event.type.is_verdict or event.type.is_applied:
+            body.append('<p class="why none">No reasoning recorded.</p>')
+        if event.alternative:
+            body.append(f'<p class="alt">Rejected approach: {esc(event.alternative)}</p>')
+    links: list[str] = []
+    if event.supersedes:
+        links.append("Re-opens " + _id_link(event.supersedes, owner, root, here))
+    if event.reverts:
+        links.append("Undoes " + _id_link(event.reverts, owner, root, here))
+    if event.id in reopened_by:
+        links.append("Re-opened by " + _id_link(reopened_by[event.id], owner, root, here))
+    if event.type == EventType.REDACT:
+        target = event.metadata.get("redacts") if isinstance(event.metadata, dict) else None
+        if isinstance(target, str):
+            links.append("Erased the content of " + _id_link(target, owner, root, here))
+    if event.commit:
+        links.append(f"Commit <code>{esc(event.commit[:12])}</code>")
+    if event.revisit_after:
+        links.append(f"Revisit after {esc(event.revisit_after)}")
+    if event.expires_when:
+        links.append(f"Expires when {esc(event.expires_when)}")
+    metadata = event.metadata if isinstance(event.metadata, dict) else {}
+    adr = metadata.get("adr")
+    if isinstance(adr, str):
+        links.append(f"Record <code>{esc(adr)}</code>")
+    if links:
+        body.append('<p class="links">' + " · ".join(links) + "</p>")
+    return (
+        f'<li id="ev-{esc(event.id)}" class="event c-{esc(kind)}">'
+        f'<p class="head">{head}</p>{"".join(body)}</li>'
+    )
+
+
+def _id_link(event_id: str, owner: dict[str, _Entity], root: str, here: str) -> str:
+    href = _event_href(event_id, owner, root, here)
+    label = f"<code>{esc(event_id[:12])}</code>"
+    return f'<a href="{esc(href)}">{label}</a>' if href else label
+
+
+def _category(event: Event, reopened_by: dict[str, str]) -> str:
+    """The timeline lane and colour: applied, removed, reverted, rejected, superseded
+    (a verdict someone re-opened), supersede, redact."""
+    if event.type.is_verdict:
+        if event.id in reopened_by:
+            return "superseded"
+        return "reverted" if event.type == EventType.REVERT else "rejected"
+    if event.type == EventType.SUPERSEDE:
+        return "supersede"
+    if event.type.is_removal:
+        return "removed"
+    if event.type == EventType.REDACT:
+        return "redact"
+    return "applied"
+
+
+# ---------------------------------------------------------------------------- timeline
+
+_LANES = (
+    ("applied", "applied"),
+    ("removed", "removed"),
+    ("verdict", "verdicts"),
+    ("supersede", "re-opened"),
+)
+_LANE_OF = {
+    "applied": "applied",
+    "removed": "removed",
+    "reverted": "verdict",
+    "rejected": "verdict",
+    "superseded": "verdict",
+    "supersede": "supersede",
+    "redact": "removed",
+}
+_WIDTH, _LEFT, _RIGHT, _TOP, _LANE_H = 760, 96, 24, 16, 30
+
+
+def timeline_svg(events: Iterable[Event], reopened_by: dict[str, str]) -> str:
+    """An SVG of an entity's events on a time axis, one lane per kind of event, each
+    mark a link to the event below; a supersede is joined to the verdict it re-opened."""
+    dated = [(e, _instant(_when(e))) for e in events]
+    known = [t for _, t in dated if t is not None]
+    height = _TOP + _LANE_H * len(_LANES) + 34
+    if not dated:
+        return ""
+    start = min(known) if known else None
+    end = max(known) if known else None
+    span = (end - start).total_seconds() if start and end else 0.0
+    inner = _WIDTH - _LEFT - _RIGHT
+
+    def x_of(moment: datetime | None, order: int) -> float:
+        if moment is None or start is None or span <= 0:
+            return (
+                _LEFT + inner / 2 if len(dated) == 1 else _LEFT + inner * order / (len(dated) - 1)
+            )
+        return _LEFT + inner * (moment - start).total_seconds() / span
+
+    lane_y = {name: _TOP + _LANE_H * i + _LANE_H / 2 for i, (name, _) in enumerate(_LANES)}
+    out = [
+        f'<svg class="timeline" viewBox="0 0 {_WIDTH} '
+        f'{height}" width="{_WIDTH}" height="{height}" role="img" '
+        f'aria-label="Timeline of {len(dated)} events">'
+    ]
+    for name, label in _LANES:
+        y = lane_y[name]
+        out.append(
+            f'<line class="lane" x1="{_LEFT}" y1="{y:.1f}" x2="{_WIDTH - _RIGHT}" y2="{y:.1f}"/>'
+            f'<text class="lane-label" x="8" y="{y + 4:.1f}">{label}</text>'
+        )
+    axis_y = _TOP + _LANE_H * len(_LANES) + 4
+    out.append(
+        f'<line class="axis" x1="{_LEFT}" y1="{axis_y}" x2="{_WIDTH - _RIGHT}" y2="{axis_y}"/>'
+    )
+    ticks = _ticks(start, end, inner)
+    for i, (tick_x, tick_label) in enumerate(ticks):
+        # the outer labels grow inwards so that none is cut at the edge
+        anchor = "start" if i == 0 and len(ticks) > 1 else "middle"
+        anchor = "end" if i == len(ticks) - 1 and len(ticks) > 1 else anchor
+        out.append(
+            f'<line class="tick" x1="{tick_x:.1f}" y1="{axis_y}" x2="{tick_x:.1f}" '
+            f'y2="{axis_y + 5}"/><text class="tick-label" x="{tick_x:.1f}" y="{axis_y + 18}" '
+            f'text-anchor="{anchor}">{esc(tick_label)}</text>'
+        )
+    where: dict[str, tuple[float, float]] = {}
+    used: dict[tuple[str, int], int] = defaultdict(int)
+    marks: list[str] = []
+    for order, (event, moment) in enumerate(dated):
+        category = _category(event, reopened_by)
+        lane = _LANE_OF[category]
+        x = x_of(moment, order)
+        slot = (lane, round(x / 6))
+        x += 7 * used[slot]  # events at the same moment sit side by side
+        used[slot] += 1
+        y = lane_y[lane]
+        where[event.id] = (x, y)
+        summary = f"{event.type.value} {_when(event)[:10]}"
+        if event.redacted:
+            summary += ": [redacted]"
+        elif event.reasoning:
+            summary += ": " + _clip(event.reasoning, 140)
+        marks.append(
+            f'<a href="#ev-{esc(event.id)}" class="mark m-{category}">'
+            f"<title>{esc(summary)}</title>{_shape(category, x, y)}</a>"
+        )
+    links = []
+    for event, _ in dated:
+        if event.supersedes and event.supersedes in where and event.id in where:
+            (x1, y1), (x2, y2) = where[event.supersedes], where[event.id]
+            links.append(
+                f'<path class="reopen" d="M{x1:.1f},{y1:.1f} C{x1:.1f},{y2:.1f} '
+                f'{x2:.1f},{y1:.1f} {x2:.1f},{y2:.1f}"/>'
+            )
+    out.extend(links)
+    out.extend(marks)
+    out.append("</svg>")
+    legend = "".join(
+        f'<li><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">'
+        f"{_shape(c, 7, 7)}</svg> {label}</li>"
+        for c, label in (
+            ("applied", "applied"),
+            ("removed", "removed"),
+            ("reverted", "reverted"),
+            ("rejected", "rejected"),
+            ("superseded", "superseded verdict"),
+            ("supersede", "re-opening"),
+        )
+    )
+    return f'<figure class="timeline">{"".join(out)}<ul class="legend">{legend}</ul></figure>'
+
+
+def _shape(category: str, x: float, y: float) -> str:
+    cls = f'class="shape m-{category}"'
+    if category in ("reverted", "superseded"):
+        points = [(x - 6, y - 5), (x + 6, y - 5), (x, y + 6)]
+        return f'<path {cls} d="{_polygon(points)}"/>'
+    if category == "rejected":
+        points = [(x, y - 6), (x + 6, y), (x, y + 6), (x - 6, y)]
+        return f'<path {cls} d="{_polygon(points)}"/>'
+    if category in ("removed", "redact"):
+        return f'<rect {cls} x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10"/>'
+    return f'<circle {cls} cx="{x:.1f}" cy="{y:.1f}" r="5.5"/>'
+
+
+def _polygon(points: Iterable[tuple[float, float]]) -> str:
+    return "M" + " L".join(f"{px:.1f},{py:.1f}" for px, py in points) + " Z"
+
+
+def _ticks(start: datetime | None, end: datetime | None, inner: float) -> list[tuple[float, str]]:
+    if start is None or end is None:
+        return []
+    span = (end - start).total_seconds()
+    if span <= 0:
+        return [(_LEFT + inner / 2, start.date().isoformat())]
+    count = 5
+    out = []
+    for i in range(count):
+        moment = start + (end - start) * (i / (count - 1))
+        out.append((_LEFT + inner * i / (count - 1), moment.date().isoformat()))
+    return out
+
+
+# ---------------------------------------------------------------------------- search index
+
+
+def search_index(entities: dict[str, _Entity]) -> dict[str, Any]:
+    """What the browser searches: per entity its status and the text of its events
+    (redacted events contribute nothing)."""
+    rows = []
+    for entity in entities.values():
+        events = []
+        for event in entity.events:
+            if event.redacted:
+                continue
+            text = "\n".join(t for t in (event.reasoning, event.alternative) if t)
+            who = _who(event)
+            if text or who:
+                events.append(
+                    {
+                        "id": event.id,
+                        "type": event.type.value,
+                        "date": _when(event)[:10],
+                        "who": who,
+                        "text": text[:INDEX_TEXT_MAX],
+                    }
+                )
+        rows.append(
+            {
+                "path": entity.path,
+                "kind": entity.kind,
+                "status": entity.status.status.value,
+                "due": bool(entity.due),
+                "count": len(entity.events),
+                "page": entity.page,
+                "events": events,
+            }
+        )
+    return {"version": 1, "entities": rows}
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def build_site(
+    store: Store, report: VerifyReport, project: str, *, today: date | None = None
+) -> dict[str, str]:
+    """Every file of the site, relative path -> text."""
+    day = today or datetime.now(timezone.utc).date()
+    entities = _collect(store, day)
+    owner: dict[str, _Entity] = {}
+    reopened_by: dict[str, str] = {}
+    redactions: dict[str, Event] = {}
+    for entity in entities.values():
+        for event in entity.events:
+            owner[event.id] = entity
+            if event.type == EventType.SUPERSEDE and event.supersedes:
+                reopened_by.setdefault(event.supersedes, event.id)
+            if event.type == EventType.REDACT and isinstance(event.metadata, dict):
+                target = event.metadata.get("redacts")
+                if isinstance(target, str):
+                    redactions[target] = event
+    # supersede may name a prefix of the verdict's id: resolve to the full id
+    for verdict in [v for v in reopened_by if v not in owner]:
+        matches = [i for i in owner if i.startswith(verdict)]
+        if len(matches) == 1:
+            reopened_by[matches[0]] = reopened_by.pop(verdict)
+    children = _children(entities)
+    files: dict[str, str] = {
+        "index.html": _index_page(project, entities, report, day, children),
+        "search.json": json.dumps(search_index(entities), ensure_ascii=False, indent=None) + "\n",
+        MARKER: "This folder was written by `cairn export html`; it replaces it on re-export.\n",
+    }
+    # `<` escaped so that the data can never close a script element it is inlined in
+    data = json.dumps(search_index(entities), ensure_ascii=False).replace("<", "\\u003c")
+    files["search.js"] = f"window.CAIRN_INDEX = {data};\n"
+    for entity in entities.values():
+        files[entity.page] = _entity_page(
+            project, entity, entities, owner, reopened_by, redactions, children
+        )
+    for asset in sorted(ASSETS.iterdir()):
+        if asset.suffix in (".css", ".js"):
+            files[f"assets/{asset.name}"] = asset.read_text(encoding="utf-8")
+    return files
+
+
+def _children(entities: dict[str, _Entity]) -> dict[str, list[str]]:
+    """The entity tree: parent path -> child paths ("" holds the tops), including
+    parents that have no events of their own (a file whose functions have history)."""
+    tree: dict[str, set[str]] = defaultdict(set)
+    for path, entity in entities.items():
+        node, kind = path, entity.kind
+        while True:
+            parent = _parent(node, kind)
+            if parent is None:
+                tree[""].add(node)
+                break
+            tree[parent].add(node)
+            node, kind = parent, entities[parent].kind if parent in entities else _kind(parent)
+    return {k: sorted(v) for k, v in tree.items()}
+
+
+def write_site(files: dict[str, str], out: Path, cairn_dir: Path) -> Path:
+    """Write the site to `out` whole or not at all: built beside it, then swapped in.
+
+    `out` may be missing, an empty folder, or a previous export (it has the marker);
+    anything else is refused so an export never deletes someone's files.
+    """
+    out = out.expanduser()
+    resolved = out.resolve()
+    if resolved.is_relative_to(cairn_dir.resolve()):
+        raise SiteError(f"{out} is inside {cairn_dir}; write the site somewhere else")
+    if resolved.exists() and not resolved.is_dir():
+        raise SiteError(f"{out} is a file; give a folder (it is created if missing)")
+    previous = resolved.is_dir() and (resolved / MARKER).is_file()
+    if resolved.is_dir() and not previous and any(resolved.iterdir()):
+        raise SiteError(
+            f"{out} is not empty and was not written by `cairn export html`; "
+            "give a new or empty folder"
+        )
+    parent = resolved.parent
+    if not parent.is_dir():
+        raise SiteError(f"{parent} does not exist; create it first")
+    staging = Path(tempfile.mkdtemp(prefix=f".{resolved.name}.", dir=parent))
+    try:
+        for name, text in files.items():
+            target = staging / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="\n")
+        os.chmod(staging, 0o755)
+        old = None
+        if resolved.is_dir():
+            old = Path(tempfile.mkdtemp(prefix=f".{resolved.name}.old.", dir=parent))
+            old.rmdir()
+            resolved.rename(old)
+        staging.rename(resolved)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return resolved
+
+
+def export_site(
+    store: Store,
+    report: VerifyReport,
+    out: Path,
+    cairn_dir: Path,
+    project: str,
+    *,
+    today: date | None = None,
+) -> SiteSummary:
+    """Build and write the site; `SiteError` when `out` cannot be used."""
+    files = build_site(store, report, project, today=today)
+    written = write_site(files, out, cairn_dir)
+    pages = sum(1 for name in files if name.startswith("e/"))
+    return SiteSummary(written, pages, report.events, report.ok)

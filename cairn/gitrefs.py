@@ -1,0 +1,53 @@
+"""Git lookups the store does not make itself: which branches still hold a log line."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from cairn.store.log import LOG_NAME
+from cairn.store.verify import RefsHolding
+
+__all__ = ["refs_holding"]
+
+
+def refs_holding(cairn_dir: Path) -> RefsHolding:
+    """`verify`'s question for this project: which of these ids does some branch's log
+    hold ({id: branch})? A head gone from the working log but on another branch means a
+    branch switch, not a truncation."""
+
+    def lookup(ids: list[str]) -> dict[str, str]:
+        return _on_other_refs(cairn_dir, ids)
+
+    return lookup
+
+
+def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
+    root = cairn_dir.parent
+    try:
+        refs = subprocess.run(
+            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout.split()
+        if not refs or not ids:
+            return {}
+        args = ["git", "grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
+        found = subprocess.run(
+            [*args, "--", f"{cairn_dir.name}/{LOG_NAME}"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        ).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    where: dict[str, str] = {}
+    for line in found:
+        ref, _, rest = line.partition(":")
+        where.setdefault(rest.rsplit(":", 1)[-1], ref)
+    return where

@@ -1,0 +1,280 @@
+"""The read path: statuses, history, prior attempts, search, reviews and id lookups.
+
+`Reader` answers from the index's rows and the log's lines at their byte spans. It takes
+no lock and does not catch up: the `Store` does both around every call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import date, datetime, timezone
+from functools import lru_cache
+
+from cairn.store.attempts import pair_attempts
+from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
+from cairn.store.index import Index, Row
+from cairn.store.model import Attempt, EntityStatus, Event, Review, SearchHit, Status
+from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
+from cairn.store.status import derive
+from cairn.store.times import parse_ts, to_ms
+from cairn.store.write import HEX, MIN_PREFIX
+
+__all__ = ["STATUS_CACHE_MAX", "Reader", "canonical"]
+
+STATUS_CACHE_MAX = 50_000
+_ROOT_PREFIXES = ("route/", "deps/", "env/")
+
+
+class Reader:
+    """Answers questions about the log from its index. Not thread-safe by itself."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        # Statuses of the editor's batches, valid until the log changes (the store
+        # clears them on every sync or write): re-analysing a file on every keystroke
+        # asks the same again.
+        self.status_cache: dict[str, EntityStatus] = {}
+
+    def event(self, row: Row) -> Event:
+        """The event a row points at, read from its line."""
+        return Event.from_line(self.index.line(row.off, row.len))
+
+    def events_on(self, entity: str) -> list[Event]:
+        """Every event on one canonical entity, in ingest order (the writer's lookups)."""
+        ent = self.index.ent_of(entity)
+        return [self.event(r) for r in self.index.rows_for(ent)] if ent is not None else []
+
+    def status(self, entity: str) -> EntityStatus:
+        """See `Store.status`."""
+        root = entity.strip() in _ROOT_PREFIXES
+        path = entity.strip() if root else canonical(entity)
+        if root:
+            found = EntityStatus(path, Status.UNKNOWN)
+        else:
+            found = self._status_many([path], with_latest=True)[path]
+        rollup: dict[str, Status] = {}
+        if not path.startswith(_ROOT_PREFIXES) or path.endswith("/"):
+            children = [
+                p
+                for _, p in self.index.paths_in_range(path, prefix_upper_bound(path))
+                if p != path and covers(path, p)
+            ]
+            if children:
+                for child, st in self._status_many(children).items():
+                    if st.status not in (Status.ACTIVE, Status.UNKNOWN):
+                        rollup[child] = st.status
+        if not rollup:
+            return found
+        return EntityStatus(
+            found.entity,
+            found.status,
+            found.open_verdicts,
+            found.conflicts,
+            found.reopened,
+            found.event_count,
+            found.latest,
+            found.due_reviews,
+            rollup,
+        )
+
+    def status_many(self, canon: dict[str, str]) -> dict[str, EntityStatus]:
+        """See `Store.status_many`; `canon` maps the caller's strings to canonical paths."""
+        cache = self.status_cache
+        missing = sorted({c for c in canon.values() if c not in cache})
+        if missing:
+            if len(cache) > STATUS_CACHE_MAX:
+                cache.clear()
+            cache.update(self._status_many(missing))
+        return {raw: cache[c] for raw, c in canon.items()}
+
+    def _stored_statuses(self, paths: list[str]) -> dict[str, EntityStatus]:
+        """Statuses from the index's per-entity rows: one query, then the texts of only
+        the events that explain a non-plain status (open verdicts, a conflict)."""
+        out = {p: EntityStatus(p, Status.UNKNOWN) for p in paths}
+        details = []
+        for path, status, count, detail in self.index.status_rows(paths):
+            if detail is None:
+                out[path] = EntityStatus(path, status, event_count=count)
+            else:
+                details.append((path, status, count, json.loads(detail)))
+        if not details:
+            return out
+        texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
+        pairs = {x for d in details for pair in d[3][2] for x in pair}
+        rows = self.index.rows_by_seq(sorted(texts | pairs))
+        events = {seq: self.event(rows[seq]) for seq in texts}
+        ids = {seq: self.index.event_id_at(rows[seq]) for seq in pairs}
+        for path, status, count, (open_v, conflict, reopened) in details:
+            out[path] = EntityStatus(
+                entity=path,
+                status=status,
+                open_verdicts=[events[s] for s in open_v],
+                conflicts=[events[conflict]] if conflict else [],
+                reopened={ids[v]: ids[s] for v, s in reopened},
+                event_count=count,
+            )
+        return out
+
+    def _status_many(
+        self, paths: list[str], *, with_latest: bool = False
+    ) -> dict[str, EntityStatus]:
+        if not with_latest:
+            return self._stored_statuses(paths)
+        full = self.index.rows_for_paths(paths)
+        out: dict[str, EntityStatus] = {}
+        is_ancestor = self.index.dag.is_ancestor
+        for path, rows in full.items():
+            if not rows:
+                out[path] = EntityStatus(path, Status.UNKNOWN)
+                continue
+            derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
+            by_seq = {r.seq: r for r in rows}
+            conflicts = derived.conflicts
+            latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
+            wanted = {*derived.open_verdicts, *conflicts, latest_seq}
+            events = {seq: self.event(by_seq[seq]) for seq in wanted}
+            ids = self.index.event_id_at
+            out[path] = EntityStatus(
+                entity=path,
+                status=derived.status,
+                open_verdicts=[events[s] for s in derived.open_verdicts],
+                conflicts=[events[s] for s in conflicts],
+                reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
+                event_count=len(rows),
+                latest=events[latest_seq],
+            )
+        return out
+
+    def history(self, entity: str, *, limit: int | None, include_children: bool) -> list[Event]:
+        """See `Store.history`; `limit` is the `as_of` bound in epoch milliseconds."""
+        rows = self.rows_under(entity, include_children)
+        if limit is not None:
+            rows = [r for r in rows if r.rec <= limit]
+        rows.sort(key=lambda r: (r.rec, r.seq))
+        return [self.event(r) for r in rows]
+
+    def rows_under(self, entity: str, include_children: bool) -> list[Row]:
+        """Rows of an entity, or of it and every entity it covers."""
+        text = entity.strip()
+        path = text if include_children and text in _ROOT_PREFIXES else canonical(entity)
+        if not include_children:
+            ent = self.index.ent_of(path)
+            return self.index.rows_for(ent) if ent is not None else []
+        rows: list[Row] = []
+        for ent, p in self.index.paths_in_range(path, prefix_upper_bound(path)):
+            if covers(path, p):
+                rows.extend(self.index.rows_for(ent))
+        return rows
+
+    def prior_attempts(
+        self, entity: str, *, include_children: bool, include_active: bool
+    ) -> list[Attempt]:
+        """See `Store.prior_attempts`."""
+        rows = self.rows_under(entity, include_children)
+        by_ent: dict[int, list[Event]] = {}
+        for r in rows:
+            by_ent.setdefault(r.ent, []).append(self.event(r))
+        out: list[Attempt] = []
+        for events in by_ent.values():
+            out.extend(pair_attempts(events, include_active=include_active))
+        if len(by_ent) > 1:
+            out.sort(key=_attempt_when)
+        return out
+
+    def search(self, query: str, match: str, limit: int) -> list[SearchHit]:
+        """See `Store.search`; `match` is the FTS5 form of `query`."""
+        try:
+            hits = self.index.search(match, limit)
+        except ValueError as exc:
+            raise ValidationError(f"invalid search query {query!r}: {exc}") from None
+        rows = self.index.rows_by_seq([h[0] for h in hits])
+        return [SearchHit(self.event(rows[seq]), score) for seq, score in hits if seq in rows]
+
+    def due_reviews(self, today: date | None) -> list[Review]:
+        """See `Store.due_reviews`."""
+        day = (today or datetime.now(timezone.utc).date()).isoformat()
+        found = self.index.review_rows()
+        if not found:
+            return []
+        rows = self.index.rows_by_seq([f[0] for f in found])
+        superseded = self.index.superseded_keys()
+        out: list[Review] = []
+        for seq, revisit, expires in found:
+            row = rows[seq]
+            if row.h in superseded:
+                continue
+            if revisit and revisit <= day:
+                out.append(Review(self.event(row), "revisit_after", revisit))
+            if expires:
+                review = self._expiry(row, expires, day)
+                if review is not None:
+                    out.append(review)
+        out.sort(key=lambda r: (r.due or "9999", r.event.recorded_at))
+        return out
+
+    def _expiry(self, row: Row, expires: str, day: str) -> Review | None:
+        kind, _, rest = expires.partition(":")
+        if kind == "date" and rest <= day:
+            return Review(self.event(row), "expires_when", rest, expires)
+        if kind == "entity":
+            target = rest[: -len(":changes")]
+            later = [
+                r for r in self.rows_under(target, True) if r.rec > row.rec and r.seq != row.seq
+            ]
+            if later:
+                first = min(later, key=lambda r: (r.rec, r.seq))
+                changed = datetime.fromtimestamp(first.rec / 1000, timezone.utc).date().isoformat()
+                if changed > day:
+                    return None
+                return Review(self.event(row), "expires_when", changed, expires)
+        return None
+
+    def get(self, id_or_prefix: str) -> Event:
+        """See `Store.get`."""
+        wanted = check_id_prefix(id_or_prefix)
+        head = wanted[:15]
+        lo = int(head.ljust(15, "0"), 16)
+        hi = int(head.ljust(15, "f"), 16)
+        events = [self.event(r) for r in self.index.rows_by_key_range(lo, hi, limit=20)]
+        matches = [e for e in events if e.id.startswith(wanted)]
+        if not matches:
+            raise UnknownEvent(f"no event with id {id_or_prefix}")
+        if len(matches) > 1:
+            ids = [e.id for e in matches]
+            raise AmbiguousTarget(f"id prefix {id_or_prefix} is ambiguous: " + ", ".join(ids), ids)
+        return matches[0]
+
+
+def check_id_prefix(id_or_prefix: str) -> str:
+    """The lower-cased id prefix, or `ValidationError` when it cannot name an event."""
+    wanted = id_or_prefix.strip().lower()
+    if len(wanted) < MIN_PREFIX or not HEX.match(wanted) or len(wanted) > 64:
+        raise ValidationError(
+            f"{id_or_prefix!r} is not an event id; give at least {MIN_PREFIX} hex characters"
+        )
+    return wanted
+
+
+def as_of_limit(as_of: str | None) -> int | None:
+    """The `--as-of` bound in epoch milliseconds (end of that day for a bare date)."""
+    return to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True)) if as_of else None
+
+
+def canonical_all(entities: Iterable[str]) -> dict[str, str]:
+    """The caller's strings mapped to canonical paths (`ValidationError` on a bad one)."""
+    return {raw: canonical(raw) for raw in entities}
+
+
+def _attempt_when(attempt: Attempt) -> str:
+    event = attempt.change or attempt.closed_by
+    return event.when if event is not None else ""
+
+
+@lru_cache(maxsize=65536)
+def canonical(entity: str) -> str:
+    """The canonical path of `entity`, or `ValidationError` saying what is valid."""
+    try:
+        return canonicalise(entity)
+    except EntityPathError as exc:
+        raise ValidationError(str(exc)) from None

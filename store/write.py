@@ -1,0 +1,401 @@
+"""The write path: prepare a draft (validate, resolve targets), mask its secrets, encode
+it canonically once (id and line together), append the lines and index them.
+
+Nothing here runs SQL (the index does) or decides freshness (the `Store` does); it is
+handed the index, the log and a way to read an entity's events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from hashlib import sha256
+from pathlib import Path
+from typing import Any
+
+from cairn.store.author import default_author
+from cairn.store.canonical import prune
+from cairn.store.errors import AmbiguousTarget, ValidationError
+from cairn.store.index import Index, Record
+from cairn.store.log import LogFile
+from cairn.store.model import Event, EventDraft, EventType
+from cairn.store.paths import EntityKind, EntityPathError, parse
+from cairn.store.review import parse_expires_when, parse_revisit_after
+from cairn.store.secrets import mask_secrets, might_hold_secret
+from cairn.store.times import now_ts, parse_ts
+
+__all__ = [
+    "MIN_PREFIX",
+    "BatchContext",
+    "DraftValidator",
+    "Pending",
+    "Preparer",
+    "encode_event",
+    "write_prepared",
+]
+
+MIN_PREFIX = 6
+HEX = re.compile(r"^[0-9a-f]+$")
+_TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
+_KINDS = frozenset(k.value for k in EntityKind)
+
+# An entity's events as the log holds them (the read path answers it).
+EventsOn = Callable[[str], list[Event]]
+
+
+@dataclass(slots=True)
+class Pending:
+    """An event prepared in a batch but not yet written."""
+
+    event: Event
+    line: bytes
+
+
+class BatchContext:
+    """Per-write caches: canonical entities and the batch's events (for ref lookups)."""
+
+    def __init__(self) -> None:
+        self._canon: dict[str, tuple[str, str]] = {}
+        self.by_entity: dict[str, list[Event]] = {}
+
+    def entity(self, raw: str) -> tuple[str, str]:
+        hit = self._canon.get(raw)
+        if hit is None:
+            hit = _parsed(raw)
+            self._canon[raw] = hit
+        return hit
+
+    def add(self, event: Event) -> None:
+        if event.type.is_verdict or event.type.is_applied or event.type is EventType.SUPERSEDE:
+            self.by_entity.setdefault(event.entity, []).append(event)
+
+
+class Preparer:
+    """Turns drafts into events and their canonical lines (validation, masking, ids)."""
+
+    def __init__(self, root: Path, events_on: EventsOn) -> None:
+        self.root = root
+        self._events_on = events_on
+        self._author: str | None = None
+
+    def prepare(
+        self, draft: EventDraft, parents: list[str], ctx: BatchContext, masked: list[str]
+    ) -> Pending:
+        """The event and line `draft` becomes with these parents; raises `StoreError`."""
+        etype = _TYPES.get(draft.type) if isinstance(draft.type, str) else None
+        if etype is None:
+            try:
+                etype = EventType.parse(draft.type)
+            except ValueError as exc:
+                raise ValidationError(str(exc)) from None
+        entity, inferred_kind = ctx.entity(draft.entity)
+        reasoning = (draft.reasoning or "").strip()
+        if not reasoning:
+            raise ValidationError(
+                f"reasoning is empty for {etype.value} on {entity}; say why (-r/--reason)"
+            )
+        # A reject's ENTITY is what was rejected; `alternative` optionally names the
+        # approach when the entity alone does not say it.
+        alternative = (draft.alternative or "").strip()
+        texts = {}
+        for name, value in (
+            ("reasoning", reasoning),
+            ("alternative", alternative),
+            ("diff", draft.diff or ""),
+            ("stale_when", (draft.stale_when or "").strip()),
+        ):
+            texts[name] = _masked(value, masked)
+        supersedes = reverts = ""
+        if draft.supersedes and etype is not EventType.SUPERSEDE:
+            raise ValidationError("--supersedes only goes with type supersede")
+        if draft.reverts and etype is not EventType.REVERT:
+            raise ValidationError("--reverts only goes with type revert")
+        if etype is EventType.SUPERSEDE:
+            supersedes = self._supersede_target(entity, draft.supersedes, ctx)
+        elif etype is EventType.REVERT and draft.reverts:
+            reverts = self._revert_target(entity, draft.reverts, ctx)
+        recorded_at = parse_ts(draft.recorded_at, field="recorded_at") if draft.recorded_at else ""
+        if not recorded_at:
+            recorded_at = now_ts()
+        occurred_at = parse_ts(draft.occurred_at, field="occurred_at") if draft.occurred_at else ""
+        revisit = parse_revisit_after(draft.revisit_after) if draft.revisit_after else ""
+        expires = parse_expires_when(draft.expires_when) if draft.expires_when else ""
+        kind = (draft.entity_kind or "").strip().lower()
+        if kind and kind not in _KINDS:
+            names = ", ".join(k.value for k in EntityKind)
+            raise ValidationError(f"unknown entity kind {kind!r}; expected one of: {names}")
+        metadata = draft.metadata or {}
+        if not isinstance(metadata, dict):
+            raise ValidationError("metadata must be a JSON object")
+        _check_json(metadata, "metadata")
+        metadata = _mask_strings(metadata, masked)
+        author = (draft.author or "").strip() or self._default_author()
+        header: dict[str, Any] = {
+            "parents": parents,
+            "type": etype.value,
+            "entity": entity,
+            "entity_kind": "" if kind in ("", inferred_kind) else kind,
+            "supersedes": supersedes,
+            "reverts": reverts,
+            "author": author,
+            "agent": (draft.agent or "").strip(),
+            "session": (draft.session or "").strip(),
+            "commit": (draft.commit or "").strip(),
+            "recorded_at": recorded_at,
+            "occurred_at": occurred_at,
+            "revisit_after": revisit,
+            "expires_when": expires,
+            "stale_when": texts["stale_when"],
+        }
+        content = {
+            "reasoning": texts["reasoning"],
+            "alternative": texts["alternative"],
+            "diff": texts["diff"],
+            "metadata": metadata,
+        }
+        try:
+            header = prune(header)
+            eid, line = encode_event(header, prune(content))
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(f"cannot encode the event: {exc}") from None
+        event = Event(
+            id=eid,
+            type=etype,
+            entity=entity,
+            parents=tuple(parents),
+            entity_kind=kind or inferred_kind,
+            reasoning=texts["reasoning"],
+            alternative=texts["alternative"],
+            diff=texts["diff"],
+            supersedes=supersedes,
+            reverts=reverts,
+            author=author,
+            agent=header.get("agent", ""),
+            session=header.get("session", ""),
+            commit=header.get("commit", ""),
+            recorded_at=recorded_at,
+            occurred_at=occurred_at,
+            revisit_after=revisit,
+            expires_when=expires,
+            stale_when=texts["stale_when"],
+            metadata=metadata,
+        )
+        ctx.add(event)
+        return Pending(event, line)
+
+    def _default_author(self) -> str:
+        if self._author is None:
+            self._author = default_author(self.root)
+        return self._author
+
+    def _supersede_target(self, entity: str, given: str, ctx: BatchContext) -> str:
+        open_ids = self._open_verdict_ids(entity, ctx)
+        if given:
+            wanted = given.strip().lower()
+            matches = [i for i in open_ids if i.startswith(wanted)]
+            if len(wanted) < MIN_PREFIX or not HEX.match(wanted):
+                raise ValidationError(
+                    f"--of/--supersedes needs an event id or a prefix of at least "
+                    f"{MIN_PREFIX} hex characters, not {given!r}"
+                )
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise AmbiguousTarget(
+                    f"{given} matches several open verdicts on {entity}: " + ", ".join(matches),
+                    matches,
+                )
+            listing = ", ".join(open_ids) if open_ids else "none"
+            raise ValidationError(
+                f"{given} is not an open verdict on {entity} (open verdicts: {listing})"
+            )
+        if len(open_ids) == 1:
+            return open_ids[0]
+        if not open_ids:
+            raise AmbiguousTarget(f"{entity} has no open verdict to supersede", [])
+        raise AmbiguousTarget(
+            f"{entity} has {len(open_ids)} open verdicts; choose one with --of: "
+            + ", ".join(open_ids),
+            open_ids,
+        )
+
+    def _revert_target(self, entity: str, given: str, ctx: BatchContext) -> str:
+        wanted = given.strip().lower()
+        if len(wanted) < MIN_PREFIX or not HEX.match(wanted):
+            raise ValidationError(
+                f"--reverts needs an event id or a prefix of at least {MIN_PREFIX} hex "
+                f"characters, not {given!r}"
+            )
+        candidates = [e for e in self._entity_events(entity, ctx) if e.id.startswith(wanted)]
+        applied = [e for e in candidates if e.type.is_applied]
+        if len(applied) == 1:
+            return applied[0].id
+        if len(applied) > 1:
+            ids = [e.id for e in applied]
+            raise AmbiguousTarget(
+                f"{given} matches several changes on {entity}: " + ", ".join(ids), ids
+            )
+        raise ValidationError(f"{given} is not an applied change on {entity}; --reverts names one")
+
+    def _entity_events(self, entity: str, ctx: BatchContext) -> list[Event]:
+        return self._events_on(entity) + ctx.by_entity.get(entity, [])
+
+    def _open_verdict_ids(self, entity: str, ctx: BatchContext) -> list[str]:
+        events = self._entity_events(entity, ctx)
+        named = {e.supersedes for e in events if e.type is EventType.SUPERSEDE}
+        return sorted(e.id for e in events if e.type.is_verdict and e.id not in named)
+
+
+class DraftValidator:
+    """Dry runs: each accepted draft is seen by the later ones, as in one `append_many`."""
+
+    def __init__(
+        self, check: Callable[[EventDraft, list[str], BatchContext], Pending], heads: list[str]
+    ) -> None:
+        self._check = check
+        self._parents = list(heads)
+        self._ctx = BatchContext()
+
+    def check(self, draft: EventDraft) -> Event:
+        """The event `append` would write, or the `StoreError` it would raise (then forgotten)."""
+        pending = self._check(draft, self._parents, self._ctx)
+        self._parents = [pending.event.id]
+        return pending.event
+
+
+def write_prepared(log: LogFile, index: Index, prepared: list[Pending], seen_db: object) -> None:
+    """Append the prepared lines in one write (fsynced), then index them in one transaction.
+
+    Callers hold the cross-process write lock and have caught the index up; `seen_db`
+    is the index's recorded stat as the caller last saw it.
+    """
+    data = b"".join(p.line for p in prepared)
+    offset = log.append(data)
+    records = []
+    for p in prepared:
+        records.append(Record(offset, len(p.line) - 1, _line_dict(p.event)))
+        offset += len(p.line)
+    st = log.stat()
+    assert st is not None
+    with index.write_transaction():
+        if index.recorded_stat() != seen_db or index.changed_elsewhere():
+            # A reader in another process indexed (part of) our lines meanwhile.
+            index.load_state()
+        if index.consumed == records[0].off:
+            index.ingest(records, dedupe=False)
+        elif index.consumed < offset:
+            # Lines before or among ours are not indexed yet: the normal path.
+            index.catch_up(index.consumed, offset)
+        index.record_position(offset, st)
+    index.close_log()
+
+
+def _line_dict(e: Event) -> dict[str, Any]:
+    """What the index reads of a line, built from the event we just wrote (no parse)."""
+    return {
+        "id": e.id,
+        "type": e.type.value,
+        "entity": e.entity,
+        "parents": list(e.parents),
+        "recorded_at": e.recorded_at,
+        "occurred_at": e.occurred_at,
+        "supersedes": e.supersedes,
+        "reverts": e.reverts,
+        "reasoning": e.reasoning,
+        "alternative": e.alternative,
+        "revisit_after": e.revisit_after,
+        "expires_when": e.expires_when,
+        "metadata": e.metadata,
+    }
+
+
+def _masked(value: str, masked: list[str]) -> str:
+    """`value` with its secrets masked; the kinds found are added to `masked`."""
+    if value and might_hold_secret(value):
+        value, kinds = mask_secrets(value)
+        masked.extend(k for k in kinds if k not in masked)
+    return value
+
+
+def _mask_strings(value: Any, masked: list[str]) -> Any:
+    """`value` with every string inside it masked (a copy: the caller's draft is kept)."""
+    if isinstance(value, str):
+        return _masked(value, masked)
+    if isinstance(value, dict):
+        return {k: _mask_strings(v, masked) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_mask_strings(v, masked) for v in value]
+    return value
+
+
+_encode_str = json.encoder.encode_basestring  # what the canonical encoder uses for text
+_encode_any = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
+def encode_event(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:
+    """(id, line) for pruned header and content fields, encoding each member once.
+
+    The same bytes as `event_id` and `canonical_bytes` of the whole line (sorted members
+    joined by commas is exactly canonical JSON), but encoding the content and header
+    again for the id and the line was a quarter of a bulk load's time.
+    tests/store/test_canonical.py checks it against the one definition.
+    """
+    members: dict[str, str] = {}
+    for key, value in header.items():
+        text = _encode_str(value) if type(value) is str else _encode_any(value)
+        members[key] = f'"{key}":{text}'
+    body = {}
+    for key, value in content.items():
+        text = _encode_str(value) if type(value) is str else _encode_any(value)
+        body[key] = f'"{key}":{text}'
+    try:
+        packed = ("{" + ",".join(body[k] for k in sorted(body)) + "}").encode()
+    except UnicodeEncodeError:
+        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
+    digest = sha256(packed).hexdigest()
+    members["content_digest"] = f'"content_digest":"{digest}"'
+    head = "{" + ",".join(members[k] for k in sorted(members)) + "}"
+    try:
+        eid = sha256(head.encode()).hexdigest()
+    except UnicodeEncodeError:
+        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
+    del members["content_digest"]
+    members.update(body)
+    members["id"] = f'"id":"{eid}"'
+    line = "{" + ",".join(members[k] for k in sorted(members)) + "}\n"
+    return eid, line.encode()
+
+
+def _check_json(value: Any, where: str) -> None:
+    """Only what canonical JSON can say one way: strings, integers, booleans, null, nesting."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ValidationError(f"{where} keys must be strings, not {key!r}")
+            _check_json(item, f"{where}.{key}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _check_json(item, where)
+    elif isinstance(value, float):
+        raise ValidationError(
+            f"{where} holds the float {value!r}; floats have no single canonical text, "
+            "store it as a string or an integer"
+        )
+    elif value is not None and not isinstance(value, str | int | bool):
+        raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
+
+
+@lru_cache(maxsize=1 << 17)
+def _parsed(raw: str) -> tuple[str, str]:
+    """(canonical path, kind) of a raw entity path: parsing was a tenth of a bulk load,
+    and a batch of 10k events names each entity again and again across batches."""
+    try:
+        parsed = parse(raw)
+    except EntityPathError as exc:
+        raise ValidationError(str(exc)) from None
+    return parsed.path, parsed.kind.value

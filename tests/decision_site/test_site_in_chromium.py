@@ -1,0 +1,176 @@
+"""The exported site in Debian's headless Chromium, opened from the file system.
+
+What a reader does: searches for a reason, filters to reverted entities, opens an
+entity and follows its timeline. Screenshots are saved as test artefacts under
+test-results/site/ (and into docs/images/ when CAIRN_DOCS_IMAGES=1, which is how the
+README's pictures are made).
+
+Without Chromium the test is skipped on a developer's machine, and fails where
+CAIRN_REQUIRE_CHROMIUM is set: .ci/run installs Chromium and sets it, so CI cannot
+skip it silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cdp_browser import Browser, chromium_binary
+from site_fixtures import HOSTILE, REVERT_REASON, cairn, make_project
+
+REPO = Path(__file__).resolve().parents[2]
+ARTEFACTS = Path(os.environ.get("CAIRN_TEST_ARTEFACTS", REPO / "test-results")) / "site"
+
+
+def _binary() -> str:
+    binary = chromium_binary()
+    if binary is None or not Path(binary).exists():
+        if os.environ.get("CAIRN_REQUIRE_CHROMIUM"):
+            pytest.fail(
+                "CAIRN_REQUIRE_CHROMIUM is set but Chromium is missing: apt-get install chromium"
+            )
+        pytest.skip("Chromium is not installed (apt-get install chromium); CI installs it")
+    return binary
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = make_project(tmp_path_factory.mktemp("chromium") / "shop")
+    out = project.parent / "site"
+    cairn(project, "export", "html", str(out))
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    opened = Browser(_binary())
+    opened.viewport(1100, 860)
+    yield opened
+    opened.close()
+
+
+def shot(browser: Browser, name: str, *, full_page: bool = False) -> None:
+    path = browser.screenshot(ARTEFACTS / f"{name}.png", full_page=full_page)
+    assert path.stat().st_size > 10_000  # a real picture, not a blank page
+    if os.environ.get("CAIRN_DOCS_IMAGES"):
+        shutil.copyfile(path, REPO / "docs" / "images" / f"site-{name}.png")
+
+
+def visible_rows(browser: Browser) -> list[str]:
+    return list(
+        browser.js(
+            "[...document.querySelectorAll('#results li.row')].filter(r => !r.hidden)"
+            ".map(r => r.dataset.path)"
+        )
+    )
+
+
+def open_index(browser: Browser, site: Path) -> None:
+    browser.open((site / "index.html").as_uri())
+    browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
+
+
+def test_search_finds_a_reason(browser: Browser, site: Path) -> None:
+    open_index(browser, site)
+    assert len(visible_rows(browser)) == 8
+    browser.type_text("#q", "mails bounced")
+    browser.wait_for(
+        "document.getElementById('summary').textContent.startsWith('1 of 8')",
+        "the search narrowed the list",
+    )
+    assert visible_rows(browser) == ["users.email_verified"]
+    snippet = browser.js("document.querySelector('li.row:not([hidden]) .snippet').textContent")
+    assert snippet == f"revert 2024-04-15: {REVERT_REASON}"
+    assert browser.js("location.hash") == "#q=mails%20bounced"
+    shot(browser, "search")
+
+
+def test_filter_shows_only_reverted_entities(browser: Browser, site: Path) -> None:
+    open_index(browser, site)
+    browser.click('.chip[data-filter="reverted"]')
+    browser.wait_for(
+        "document.querySelector('.chip[data-filter=\"reverted\"]')"
+        ".getAttribute('aria-pressed') === 'true'",
+        "the reverted chip is pressed",
+    )
+    rows = visible_rows(browser)
+    assert rows == ["users.email_verified"]
+    statuses = browser.js(
+        "[...document.querySelectorAll('#results li.row')].filter(r => !r.hidden)"
+        ".map(r => r.dataset.status)"
+    )
+    assert statuses == ["reverted"]
+    browser.click('.chip[data-filter="due"]')
+    browser.wait_for("location.hash === '#status=due'", "the due filter is in the URL")
+    assert visible_rows(browser) == ["orders.legacy_total"]
+    browser.click('.chip[data-filter="reverted"]')
+    browser.wait_for("location.hash === '#status=reverted'", "back to reverted")
+    shot(browser, "filter-reverted")
+
+
+def test_entity_page_shows_its_timeline(browser: Browser, site: Path) -> None:
+    open_index(browser, site)
+    browser.type_text("#q", "vault")
+    browser.wait_for(
+        "document.getElementById('summary').textContent.startsWith('1 of 8')",
+        "the search found the re-opened function",
+    )
+    browser.click("li.row:not([hidden]) a")
+    browser.wait_event("Page.loadEventFired")
+    browser.wait_for("!!document.querySelector('svg.timeline')", "the timeline is on the page")
+    assert browser.js("document.querySelector('h1').textContent") == "src/payments.py::charge"
+    box = browser.js(
+        "(() => { const r = document.querySelector('svg.timeline')"
+        ".getBoundingClientRect(); return [r.width, r.height]; })()"
+    )
+    assert box[0] > 600 and box[1] > 120
+    marks = browser.js(
+        "[...document.querySelectorAll('svg.timeline a.mark')]"
+        ".map(a => [a.getAttribute('class'), a.getAttribute('href')])"
+    )
+    assert sorted(c for c, _ in marks) == [
+        "mark m-applied",
+        "mark m-supersede",
+        "mark m-superseded",
+    ]
+    # the marks sit left to right in time order: the verdict, its re-opening, the change
+    xs = browser.js(
+        "[...document.querySelectorAll('svg.timeline a.mark')].map(a => "
+        "[a.getAttribute('class'), a.getBoundingClientRect().x])"
+    )
+    order = [c for c, _ in sorted(xs, key=lambda p: p[1])]
+    assert order == ["mark m-superseded", "mark m-supersede", "mark m-applied"]
+    shot(browser, "entity-timeline", full_page=True)
+    # a mark is a link to its event
+    href = dict(marks)["mark m-supersede"]
+    browser.click(f'svg.timeline a.mark[href="{href}"] .shape')
+    browser.wait_for(f"location.hash === {json.dumps(href)}", "the mark led to its event")
+    assert browser.js("document.querySelector(':target .etype').textContent") == "supersede"
+
+
+def test_hostile_reason_is_shown_as_text_and_never_runs(browser: Browser, site: Path) -> None:
+    open_index(browser, site)
+    browser.type_text("#q", "pwned")
+    browser.wait_for(
+        "document.getElementById('summary').textContent.startsWith('1 of 8')",
+        "the search found the hostile reason",
+    )
+    snippet = browser.js("document.querySelector('li.row:not([hidden]) .snippet').textContent")
+    assert HOSTILE in snippet
+    browser.click("li.row:not([hidden]) a")
+    browser.wait_event("Page.loadEventFired")
+    browser.wait_for("!!document.querySelector('.why')", "the event list is on the page")
+    assert browser.js("document.querySelector('.why').textContent") == HOSTILE
+    assert browser.js("document.querySelectorAll('main script, main img').length") == 0
+    assert browser.dialogs() == []
+
+
+def test_nothing_left_the_file_system_and_nothing_complained(browser: Browser) -> None:
+    # runs last in this module: every page the tests above opened is in the record
+    urls = browser.requested_urls()
+    assert urls and all(u.startswith("file://") for u in urls), urls
+    assert browser.console_problems() == []
