@@ -37,7 +37,9 @@ def sym(entity: str, role: str) -> NS:
 
 
 def status(*verdicts: NS, conflicts: object = (), due: object = ()) -> NS:
-    return NS(open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due))
+    return NS(
+        status="active", open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due)
+    )
 
 
 def test_introducing_a_reverted_column_is_a_warning_with_what_when_why() -> None:

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import make_client
 from lsp_helpers import (
     SERVER_ENV,
     Sample,
     cairn_diagnostics,
     initialize,
+    make_client,
     make_sample,
     open_doc,
     wait_for,
