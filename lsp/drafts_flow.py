@@ -45,6 +45,7 @@ async def append(server: CairnServer, project: Project, request: DecisionRequest
         "entity": event.entity,
         "type": str(event.type),
         "masked": list(result.masked),
+        "warnings": list(result.warnings),
         "event": event.to_dict(),
     }
 
@@ -59,6 +60,10 @@ async def after_write(server: CairnServer, project: Project, written: dict[str, 
                 message=f"Cairn masked {', '.join(written['masked'])} in the reasoning before "
                 "writing it; secrets never go into the log.",
             )
+        )
+    for warning in written.get("warnings", []):
+        server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=f"Cairn: {warning}")
         )
 
 

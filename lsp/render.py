@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from cairn.core.present import by, clip, day, short_id, when
+from cairn.core.present import annotated_id, by, clip, day, short_id, split_notes, when
 
 MAX_LINES = 15
 MAX_VERDICTS = 3
@@ -38,8 +38,16 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines = [f"**`{entity}`** · no decisions of its own"]
     verdicts = list(getattr(status, "open_verdicts", None) or ())
     conflicts = list(getattr(status, "conflicts", None) or ())
+    notes: dict[str, list[Any]] = {}  # notes (`cairn annotate`) shown with their event
+    for event in newest:
+        if annotated_id(event):
+            notes.setdefault(annotated_id(event), []).append(event)
+    newest = [e for e in newest if not annotated_id(e)]
     for verdict in verdicts[:MAX_VERDICTS]:
         lines.extend(_verdict_lines(verdict, entity))
+        lines.extend(
+            f"> *Note{by(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
+        )
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for event in conflicts[:1]:
@@ -65,6 +73,8 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     shown = {v.id for v in verdicts} | {c.id for c in conflicts}
     for event in [e for e in newest if e.id not in shown][:MAX_NEWEST]:
         reason = clip(event.reasoning, 90) if event.reasoning else ""
+        for n in notes.get(event.id, ())[-1:]:
+            reason += f" · *note:* {clip(n.reasoning, 90)}"
         lines.append(
             f"- {when(event)} **{event.type}**{by(event)}" + (f": {reason}" if reason else "")
         )
@@ -115,7 +125,8 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     lines = [f"# History of `{entity}`", ""]
     if not events:
         lines.append("No decisions recorded.")
-    for event in sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
+    plain, notes = split_notes(events)
+    for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
         head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
         lines.append(head)
         if event.entity != entity:
@@ -127,6 +138,10 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
             if target:
                 lines.append(f"**{label}:** `{short_id(target)}`")
         lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
+        for note in notes.get(event.id, ()):
+            lines += [f"> **Note** {when(note)}{by(note)} · `{short_id(note.id)}`  ", ""]
+            lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
+            lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -42,6 +42,9 @@ class EventType(str, Enum):
     REJECT = "reject"
     SUPERSEDE = "supersede"
     REDACT = "redact"
+    # A note on an earlier event (`metadata.annotates` names it): a reason added later,
+    # as its own event so history stays append-only. No effect on status.
+    ANNOTATE = "annotate"
 
     @property
     def is_applied(self) -> bool:
@@ -274,10 +277,12 @@ def line_id(raw: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class AppendResult:
-    """What `Store.append` wrote, and which kinds of secret were masked on the way."""
+    """What `Store.append` wrote, which kinds of secret were masked on the way, and
+    warnings for the writer (an entity path that mixes scripts)."""
 
     event: Event
     masked: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

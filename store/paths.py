@@ -18,12 +18,21 @@ same case rule by construction. The grammar is written down in docs/entity-paths
 Classification, in order: `route/`, `deps/` and `env/` are reserved prefixes; a
 leading `./` forces a file path (so a real folder called `deps` stays reachable);
 anything with `/` or `::` is a file-system path; a single `name.ext` whose extension
-is a known source or manifest extension is a file; everything else is SQL.
+is a known source or manifest extension is a file, and so is a conventional
+extension-less root file (`Makefile`, `Dockerfile`, `LICENSE`, ...) or a dotfile;
+everything else is SQL.
+
+Unicode: paths are NFC-normalised (so a composed and a decomposed `é` are one
+entity); invisible characters (zero-width, bidi controls, fillers, non-ASCII spaces)
+are refused, because two paths that print the same must not be two entities.
+`confusable_warnings` names identifiers that mix scripts (`emaіl` with a Cyrillic
+`і`): legal, but worth a warning where a person writes one.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from enum import Enum
 
@@ -33,6 +42,7 @@ __all__ = [
     "EntityPathError",
     "canonicalise",
     "column_path",
+    "confusable_warnings",
     "covers",
     "dependency_path",
     "env_path",
@@ -100,6 +110,16 @@ _EXTENSION_WORDS = """py pyi sql js jsx mjs cjs ts tsx mts cts go rs java kt rb 
     cfg ini lock mod sum xml html css scss gradle proto graphql env conf"""
 FILE_EXTENSIONS = frozenset(_EXTENSION_WORDS.split())
 
+# Extension-less files that live at a repository's root under a conventional name.
+# Matched case-sensitively in that spelling: `Dockerfile` is a file, while `license`
+# typed in lower case stays a SQL table (tables fold to lower case). All-capital words
+# that are also plausible upper-case table names (AUTHORS, VERSION) are left out:
+# `./AUTHORS` reaches such a file.
+_ROOT_FILE_WORDS = """Makefile GNUmakefile Dockerfile Containerfile Procfile LICENSE LICENCE
+    COPYING CODEOWNERS Gemfile Rakefile Podfile Brewfile Vagrantfile Jenkinsfile Justfile
+    Pipfile Guardfile Berksfile Earthfile Tiltfile Caddyfile Snakefile"""
+ROOT_FILE_NAMES = frozenset(_ROOT_FILE_WORDS.split())
+
 _IDENT = r"[A-Za-z_][A-Za-z0-9_$]*"
 _SYMBOL_RE = re.compile(rf"^{_IDENT}(\.{_IDENT})*$")
 _ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -111,6 +131,10 @@ _ROUTE_PARAM_RE = re.compile(
     r"|\{([A-Za-z_][A-Za-z0-9_]*)(?::[^}]*)?\}"  # FastAPI {id} / {path:path}
 )
 _BAD_PATH_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+# Invisible code points that are not format characters (Cf) yet render as nothing.
+_INVISIBLE_EXTRA = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+# Scripts that one identifier legitimately mixes (Japanese writes Han with kana).
+_SCRIPT_FAMILY = {"CJK": "Han", "HIRAGANA": "Han", "KATAKANA": "Han", "HANGUL": "Hangul"}
 
 
 def canonicalise(raw: str) -> str:
@@ -135,6 +159,8 @@ def parse(raw: str) -> EntityPath:
         raise EntityPathError("entity path is empty; expected e.g. users.email or src/app.py")
     if _BAD_PATH_CHARS.search(text):
         raise EntityPathError(f"entity path {raw!r} contains control characters")
+    if not text.isascii():
+        text = _unicode_checked(text, raw)
     if text.startswith(ROUTE_PREFIX):
         return _parse_route(text)
     if text.startswith(DEPS_PREFIX):
@@ -146,6 +172,60 @@ def parse(raw: str) -> EntityPath:
     if _looks_like_file(text):
         return _parse_fs(text)
     return _parse_sql(text)
+
+
+def confusable_warnings(path: str) -> list[str]:
+    """Warnings for identifiers in `path` that mix writing systems (`emaіl` with a
+    Cyrillic `і` looks like `email` and is not). Empty for ASCII and single-script text.
+    """
+    if path.isascii():
+        return []
+    out: list[str] = []
+    for word in re.findall(r"[^\W\d_]+", path):  # runs of letters: one identifier's name
+        scripts: dict[str, str] = {}
+        for ch in word:
+            script = _script(ch)
+            if script:
+                scripts.setdefault(script, ch)
+        if len(scripts) > 1:
+            foreign = ", ".join(
+                f"{ch!r} is {unicodedata.name(ch, '?')}"
+                for script, ch in scripts.items()
+                if script != "LATIN"
+            )
+            out.append(
+                f"{word!r} in {path!r} mixes scripts ({' and '.join(sorted(scripts))}: "
+                f"{foreign}); check it is the name you meant"
+            )
+    return out
+
+
+def _script(ch: str) -> str:
+    """The writing system of a letter, from its Unicode name ('' when it has none)."""
+    if ch.isascii():
+        return "LATIN" if ch.isalpha() else ""
+    name = unicodedata.name(ch, "")
+    if not name:
+        return ""
+    first = name.split(" ", 1)[0]
+    return _SCRIPT_FAMILY.get(first, first)
+
+
+def _unicode_checked(text: str, raw: str) -> str:
+    """NFC form of a non-ASCII path, or EntityPathError for an invisible character."""
+    for ch in text:
+        category = unicodedata.category(ch)
+        if (
+            category in ("Cf", "Zl", "Zp", "Cs", "Co", "Cc")
+            or (category == "Zs" and ch != " ")
+            or ch in _INVISIBLE_EXTRA
+        ):
+            label = unicodedata.name(ch, "a control character")
+            raise EntityPathError(
+                f"entity path {raw!r} contains an invisible character U+{ord(ch):04X} "
+                f"({label}); retype it without hidden or direction-changing characters"
+            )
+    return unicodedata.normalize("NFC", text)
 
 
 def covers(prefix: str, entity: str) -> bool:
@@ -261,10 +341,16 @@ def env_path(name: str) -> str:
 
 
 def _looks_like_file(text: str) -> bool:
-    if text.count(".") != 1 or '"' in text or "`" in text or "[" in text:
+    if '"' in text or "`" in text or "[" in text:
+        return False
+    if text in ROOT_FILE_NAMES:
+        return True
+    if text.startswith(".") and len(text) > 1:
+        return True  # a dotfile: `.env.local`, `.gitignore` (no SQL name starts with a dot)
+    if text.count(".") != 1:
         return False
     stem, ext = text.split(".")
-    return bool(stem) and ext.lower() in FILE_EXTENSIONS
+    return bool(stem) and (ext.lower() in FILE_EXTENSIONS or stem in ROOT_FILE_NAMES)
 
 
 def _split_sql(text: str) -> list[str]:

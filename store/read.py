@@ -258,7 +258,9 @@ def check_id_prefix(id_or_prefix: str) -> str:
 
 def as_of_limit(as_of: str | None) -> int | None:
     """The `--as-of` bound in epoch milliseconds (end of that day for a bare date)."""
-    return to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True)) if as_of else None
+    if as_of is None:  # not `if as_of`: an empty --as-of is a mistake to report, not "no limit"
+        return None
+    return to_ms(parse_ts(as_of, field="--as-of date", end_of_day=True))
 
 
 def canonical_all(entities: Iterable[str]) -> dict[str, str]:

@@ -26,6 +26,7 @@ from cairn.store.model import (
     Review,
     SearchHit,
 )
+from cairn.store.paths import confusable_warnings
 from cairn.store.read import Reader, as_of_limit, canonical_all
 from cairn.store.write import (
     MIN_PREFIX,
@@ -156,7 +157,7 @@ class Store:
         """Validate, mask secrets, hash, write one line (fsynced), index it."""
         masked: list[str] = []
         events = self._write([draft], masked)
-        return AppendResult(events[0], masked)
+        return AppendResult(events[0], masked, confusable_warnings(events[0].entity))
 
     def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
         """Append many events under one lock and one index transaction (imports, bench)."""

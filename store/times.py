@@ -7,17 +7,30 @@ from datetime import date, datetime, timedelta, timezone
 
 from cairn.store.errors import ValidationError
 
-__all__ = ["format_ts", "now_ts", "parse_date", "parse_ts", "to_ms"]
+__all__ = ["format_day", "format_ts", "now_ts", "parse_date", "parse_ts", "to_ms"]
 
 _WIRE_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}Z$")
 _OFFSET_RE = re.compile(r"^\+?(\d+)\s*([dwmy])$")
+_SHORT_YEAR_RE = re.compile(r"^(\d{1,3})-\d\d-\d\dT")
 _UNITS = {"d": 1, "w": 7, "m": 30, "y": 365}
 
 
 def format_ts(moment: datetime) -> str:
-    """`2026-11-29T11:44:38.123Z`: sortable as text, the same width for every event."""
-    moment = moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """`2026-11-29T11:44:38.123Z`: sortable as text, the same width for every event.
+
+    Built field by field: `strftime("%Y")` writes year 999 as `999` on glibc, a
+    timestamp every reader would then reject (the event would vanish from answers).
+    """
+    m = moment.astimezone(timezone.utc)
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        f".{m.microsecond // 1000:03d}Z"
+    )
+
+
+def format_day(day: date) -> str:
+    """`YYYY-MM-DD` with a four-digit year (the only date form Cairn writes)."""
+    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}"
 
 
 def now_ts() -> str:
@@ -35,6 +48,8 @@ def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str
             pass  # e.g. month 13: the general path below says what is wrong
     raw = text.strip()
     try:
+        if not raw:
+            raise ValueError("empty")
         if len(raw) == 10:
             day = date.fromisoformat(raw)
             moment = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
@@ -45,12 +60,13 @@ def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str
             moment = datetime.fromisoformat(iso)
             if moment.tzinfo is None:
                 moment = moment.replace(tzinfo=timezone.utc)
-    except ValueError:
+        return format_ts(moment)
+    except (ValueError, OverflowError):
+        # OverflowError: a time whose UTC form leaves years 1-9999 (0001-01-01T00:00+01:00).
         raise ValidationError(
             f"invalid {field} {text!r}; expected YYYY-MM-DD or an ISO 8601 time "
-            "such as 2026-11-29T14:00:00Z"
+            "such as 2026-11-29T14:00:00Z, between years 0001 and 9999"
         ) from None
-    return format_ts(moment)
 
 
 def parse_date(text: str, *, field: str = "date", today: date | None = None) -> str:
@@ -59,9 +75,14 @@ def parse_date(text: str, *, field: str = "date", today: date | None = None) -> 
     match = _OFFSET_RE.match(raw)
     if match:
         base = today or datetime.now(timezone.utc).date()
-        return (base + timedelta(days=int(match[1]) * _UNITS[match[2]])).isoformat()
+        try:
+            return format_day(base + timedelta(days=int(match[1]) * _UNITS[match[2]]))
+        except (OverflowError, ValueError):  # 1000000y: past year 9999
+            raise ValidationError(
+                f"invalid {field} {text!r}: the date would be after 9999-12-31"
+            ) from None
     try:
-        return date.fromisoformat(raw[:10] if len(raw) > 10 and raw[10] == "t" else raw).isoformat()
+        return format_day(date.fromisoformat(raw[:10] if len(raw) > 10 and raw[10] == "t" else raw))
     except ValueError:
         raise ValidationError(
             f"invalid {field} {text!r}; expected YYYY-MM-DD or an offset like 30d, 2w, 6m, 1y"
@@ -71,6 +92,9 @@ def parse_date(text: str, *, field: str = "date", today: date | None = None) -> 
 def to_ms(ts: str) -> int:
     """Milliseconds since the epoch for a timestamp (fast path for the wire format)."""
     if len(ts) != 24 or ts[19] != "." or ts[23] != "Z":
+        legacy = _SHORT_YEAR_RE.match(ts)
+        if legacy:  # written by a release whose strftime dropped the zero padding
+            ts = legacy[1].zfill(4) + ts[legacy.end(1) :]
         ts = parse_ts(ts, field="timestamp")
     moment = datetime(
         int(ts[0:4]),

@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "review": "cairn.cli.store_cmds",
     "ls": "cairn.cli.ls_cmd",
     "which": "cairn.cli.which_cmd",
+    "annotate": "cairn.cli.annotate_cmd",
     "check": "cairn.cli.check_cmd",
     "scan": "cairn.cli.scan_cmd",
     "serve": "cairn.cli.serve_cmd",

@@ -23,6 +23,7 @@ from cairn.cli._common import CairnError, emit_json, json_option, plural
 from cairn.core.gate import Report, Target, changed_lines
 from cairn.core.present import short_id
 from cairn.core.project import Project
+from cairn.gitrev import RevisionError, verify_range
 
 __all__ = ["changed_lines", "check", "parse_added_lines", "register"]
 
@@ -50,6 +51,14 @@ def register(group: click.Group) -> None:
     "disk count (agent hooks).",
 )
 @click.option(
+    "--threshold",
+    type=click.FloatRange(0.05, 1.0),
+    default=None,
+    metavar="SHARE",
+    help="Share of a revert's lines a change must bring back to count as that change "
+    "returning (default 0.6).",
+)
+@click.option(
     "--strict-removed",
     is_flag=True,
     help="Fail when the change re-introduces an entity whose status is removed "
@@ -61,6 +70,7 @@ def check(
     rev: str | None,
     staged: bool,
     stdin_name: Path | None,
+    threshold: float | None,
     strict_removed: bool,
     as_json: bool,
 ) -> None:
@@ -79,13 +89,13 @@ def check(
     if stdin_name is not None and (rev is not None or staged or paths):
         raise CairnError("--stdin-filename checks one file from stdin; drop PATHs/--diff/--staged")
     if stdin_name is not None:
-        report = check_stdin(stdin_name, sys.stdin.buffer.read())
+        report = check_stdin(stdin_name, sys.stdin.buffer.read(), threshold)
     elif rev is not None or staged:
-        report = check_diff(rev, staged, paths)
+        report = check_diff(rev, staged, paths, threshold)
     elif not paths:
-        report = check_worktree()
+        report = check_worktree(threshold)
     else:
-        report = check_paths(paths)
+        report = check_paths(paths, threshold)
     if strict_removed:
         report.make_removed_blocking()
     emit(report, as_json)
@@ -230,7 +240,12 @@ def collect_diff(
     if staged:
         args.append("--cached")
     if rev is not None:
-        args.append(rev)
+        # git gets the resolved commit ids, never the user's text (`--output=/tmp/x`).
+        try:
+            rev = verify_range(top, rev, what="--diff")
+        except RevisionError as exc:
+            raise CairnError(str(exc)) from None
+        args += ["--end-of-options", rev]
     args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
     added = parse_added_lines(_git(args, top))
     side = _new_side(rev, staged)
@@ -245,7 +260,7 @@ def collect_diff(
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
             data = subprocess.run(
-                ["git", "show", f"{side}{name}"], cwd=top, capture_output=True
+                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
             ).stdout
         text = _decode(data)
         if text is not None:
@@ -256,30 +271,32 @@ def collect_diff(
 # --- checking --------------------------------------------------------------------------
 
 
-def analyse(project: Project, targets: list[Target]) -> Report:
+def analyse(project: Project, targets: list[Target], threshold: float | None = None) -> Report:
     """The core's gate over the targets; a damaged or locked log is a one-line error."""
     from cairn.core.gate import check as gate_check
     from cairn.store import StoreError
 
     try:
-        return gate_check(project, targets)
+        return gate_check(project, targets, threshold=threshold)
     except StoreError as exc:  # do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
 
 
-def check_paths(paths: tuple[Path, ...]) -> Report:
+def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
     """`cairn check PATH...`."""
     project = _project()
-    return analyse(project, collect_paths(project, paths))
+    return analyse(project, collect_paths(project, paths), threshold)
 
 
-def check_diff(rev: str | None, staged: bool, paths: tuple[Path, ...]) -> Report:
+def check_diff(
+    rev: str | None, staged: bool, paths: tuple[Path, ...], threshold: float | None = None
+) -> Report:
     """`cairn check --diff REV` / `--staged`."""
     project = _project()
-    return analyse(project, collect_diff(project, rev, staged, paths))
+    return analyse(project, collect_diff(project, rev, staged, paths), threshold)
 
 
-def check_worktree() -> Report:
+def check_worktree(threshold: float | None = None) -> Report:
     """`cairn check` alone: what `git diff HEAD` shows (staged and unstaged), plus
     untracked files in full, since a new migration is usually not staged yet."""
     project = _project()
@@ -321,10 +338,10 @@ def check_worktree() -> Report:
             targets.append(Target(rel, text, None))
     # The log itself is Cairn's data, not code to judge.
     own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
-    return analyse(project, [t for t in targets if not t.relpath.startswith(own)])
+    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
 
 
-def check_stdin(name: Path, data: bytes) -> Report:
+def check_stdin(name: Path, data: bytes, threshold: float | None = None) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
     project = _project()
     rel = _relpath(project, name)
@@ -336,7 +353,7 @@ def check_stdin(name: Path, data: bytes) -> Report:
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)])
+    return analyse(project, [Target(rel, text, lines)], threshold)
 
 
 # --- output ----------------------------------------------------------------------------

@@ -139,15 +139,25 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The repository to read (default: the project root).",
 )
+@click.option(
+    "--window",
+    type=int,
+    default=3000,
+    show_default=True,
+    metavar="N",
+    help="How far back (in commits) a revert found by content may reach for what it undid.",
+)
 @dry_run_option
 @json_option
-def import_git_cmd(since: str | None, repo: Path | None, dry_run: bool, as_json: bool) -> None:
-    """Revert commits: `revert` events on what the reverted commit introduced."""
+def import_git_cmd(
+    since: str | None, repo: Path | None, window: int, dry_run: bool, as_json: bool
+) -> None:
+    """Reverts, found by marker or by content: `revert` events where they took lines out."""
     from cairn.importers.git import import_git, imported_counts
 
     def items(root: Path, hooks: list[ProgressHook], store: Any) -> Items:
         done = imported_counts(store.source_keys("git:"))
-        return import_git(repo or root, since, hooks, done)
+        return import_git(repo or root, since, hooks, done, window)
 
     _run("git", items, dry_run, as_json)
 

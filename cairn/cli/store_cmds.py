@@ -135,6 +135,8 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         click.echo(
             "cairn: warning: masked secrets before writing: " + ", ".join(result.masked), err=True
         )
+    for warning in result.warnings:
+        click.echo(f"cairn: warning: {warning}", err=True)
     today = datetime.now(timezone.utc).date().isoformat()  # the day `cairn review` uses
     if event.revisit_after and event.revisit_after[:10] <= today:
         click.echo(
@@ -175,10 +177,30 @@ def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
     )
 
 
+def _reason(given: str | None, entity: str, type_: str) -> str:
+    """The -r text, or a reason written in the editor on a template (as `git commit`)."""
+    if given is not None:
+        return given
+    from cairn.cli.reason_editor import ask_reason
+    from cairn.core.present import clip
+
+    with open_store() as store:
+        st = store.status(entity)
+    context = [f"status: {st.status.value} ({plural(st.event_count, 'event')})"]
+    if st.open_verdicts:
+        context.append("open verdicts:")
+        context += [
+            f"  {v.type.value} {_day(v.when)} {_short(v.id)} by {_who(v)}: "
+            + clip(v.reasoning, 100)
+            for v in st.open_verdicts
+        ]
+    return ask_reason(st.entity, type_, context)
+
+
 @click.command("log")
 @click.argument("entity")
 @click.argument("type_", metavar="TYPE")
-@click.option("-r", "--reason", required=True, help="Why: the reasoning (required, non-empty).")
+@click.option("-r", "--reason", help="Why: the reasoning (without -r: written in $EDITOR).")
 @click.option(
     "--alternative", default="", help="For reject: names the rejected approach (optional)."
 )
@@ -187,13 +209,15 @@ def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
     "--supersedes", default="", help="Id (or prefix) of the verdict a supersede re-opens."
 )
 @_write_options
-def log_cmd(entity: str, type_: str, reason: str, as_json: bool, **kw: Any) -> None:
+def log_cmd(entity: str, type_: str, reason: str | None, as_json: bool, **kw: Any) -> None:
     """Record a decision: TYPE is add, create, modify, retype, rename, migrate, index_add,
     remove, delete, index_remove, revert, reject or supersede.
 
     Example: cairn log users.email add -r "login needs a unique email"
     """
-    _append(_draft(type_, entity, reason, **kw), as_json)
+    if type_.strip().lower() == "annotate":
+        raise CairnError("a note on an event is written with `cairn annotate ID -r TEXT`")
+    _append(_draft(type_, entity, _reason(reason, entity, type_), **kw), as_json)
 
 
 @click.command("reject")
@@ -203,9 +227,9 @@ def log_cmd(entity: str, type_: str, reason: str, as_json: bool, **kw: Any) -> N
     default="",
     help="Names the rejected approach when ENTITY alone does not say it (optional).",
 )
-@click.option("-r", "--reason", required=True, help="Why it was rejected.")
+@click.option("-r", "--reason", help="Why it was rejected (without -r: written in $EDITOR).")
 @_write_options
-def reject_cmd(entity: str, alternative: str, reason: str, as_json: bool, **kw: Any) -> None:
+def reject_cmd(entity: str, alternative: str, reason: str | None, as_json: bool, **kw: Any) -> None:
     """Record that ENTITY was considered and rejected: ENTITY is what was rejected, and
     `cairn check` blocks a change that introduces it until a supersede re-opens it.
 
@@ -213,37 +237,42 @@ def reject_cmd(entity: str, alternative: str, reason: str, as_json: bool, **kw: 
     cairn reject deps/celery -r "we don't want to run a broker; RQ on our Redis is enough"
     cairn reject users.email_verified --alternative "a nullable flag" -r "breaks SSO signup"
     """
-    _append(_draft("reject", entity, reason, alternative=alternative, **kw), as_json)
+    why = _reason(reason, entity, "reject")
+    _append(_draft("reject", entity, why, alternative=alternative, **kw), as_json)
 
 
 @click.command("revert")
 @click.argument("entity")
-@click.option("-r", "--reason", required=True, help="Why the change was undone.")
+@click.option("-r", "--reason", help="Why the change was undone (without -r: written in $EDITOR).")
 @click.option(
     "--reverts", default="", help="Id (or prefix) of the change undone (default: none named)."
 )
 @_write_options
-def revert_cmd(entity: str, reason: str, reverts: str, as_json: bool, **kw: Any) -> None:
+def revert_cmd(entity: str, reason: str | None, reverts: str, as_json: bool, **kw: Any) -> None:
     """Record that an applied change was undone because it was wrong.
 
     Example: cairn revert users.email_verified -r "broke the signup flow"
     """
-    _append(_draft("revert", entity, reason, reverts=reverts, **kw), as_json)
+    why = _reason(reason, entity, "revert")
+    _append(_draft("revert", entity, why, reverts=reverts, **kw), as_json)
 
 
 @click.command("supersede")
 @click.argument("entity")
-@click.option("-r", "--reason", required=True, help="Why the verdict no longer holds.")
+@click.option(
+    "-r", "--reason", help="Why the verdict no longer holds (without -r: written in $EDITOR)."
+)
 @click.option(
     "--of", "of", default="", help="Id (or prefix) of the verdict; default: the only open one."
 )
 @_write_options
-def supersede_cmd(entity: str, reason: str, of: str, as_json: bool, **kw: Any) -> None:
+def supersede_cmd(entity: str, reason: str | None, of: str, as_json: bool, **kw: Any) -> None:
     """Re-open a revert or reject on ENTITY (the only open one, or the one named by --of).
 
     Example: cairn supersede users.email_verified -r "signup flow fixed in #412"
     """
-    _append(_draft("supersede", entity, reason, supersedes=of, **kw), as_json)
+    why = _reason(reason, entity, "supersede")
+    _append(_draft("supersede", entity, why, supersedes=of, **kw), as_json)
 
 
 @click.command("init")
@@ -366,7 +395,10 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             f"no decisions recorded on {esc(entity)}" + (f" as of {as_of}" if as_of else "")
         )
         return
-    for e in events:
+    from cairn.core.present import annotated_id, split_notes
+
+    plain, notes = split_notes(events)
+    for e in plain:
         when = _day(e.recorded_at)
         if e.occurred_at and _day(e.occurred_at) != when:
             when += f" (occurred {_day(e.occurred_at)})"
@@ -375,6 +407,8 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             links += f" re-opens {_short(e.supersedes)}"
         if e.reverts:
             links += f" reverts {_short(e.reverts)}"
+        if annotated_id(e):
+            links += f" annotates {_short(annotated_id(e))}"
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
@@ -383,6 +417,12 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         if e.alternative:
             console.print(f"    alternative: {esc(e.alternative)}")
         console.print(f"    {body(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
+        for n in notes.get(e.id, ()):
+            name = esc(_who(n))
+            console.print(
+                f"    [yellow]note[/] {_day(n.recorded_at)} {_short(n.id)} by {name}: "
+                + body(n.reasoning if not n.redacted else "(redacted)", " " * 6)
+            )
 
 
 def _attempt_line(a: Attempt) -> str:

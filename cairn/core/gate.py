@@ -3,7 +3,8 @@
 `cairn check` (files, a git diff, a proposed edit on stdin) and the agent tools'
 check gather `Target`s their own way and hand them here, so both give the same
 findings, in the same JSON shape, as the language server's diagnostics (the findings
-come from `cairn.core.findings`; what blocks is `Finding.blocking`).
+come from `cairn.core.findings`; what blocks is `Finding.blocking`), plus the
+change-fingerprint matches (`cairn.fingerprints`) only a whole change can show.
 
     report = check(project, [Target("db/002.sql", text, lines=None)])
     report.blocking            # the findings that fail the gate
@@ -17,13 +18,14 @@ hooks call this on every edit.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from cairn.core.project import Project
 
 if TYPE_CHECKING:
     from cairn.core.session import Session
+    from cairn.fingerprints import AddedLine, BringBack
     from cairn.indexer.model import Symbol
 
 
@@ -74,37 +76,84 @@ def changed_lines(old: str, new: str) -> frozenset[int]:
     return frozenset(lines)
 
 
-def check(project: Project, targets: list[Target], session: Session | None = None) -> Report:
+def check(
+    project: Project,
+    targets: list[Target],
+    session: Session | None = None,
+    *,
+    threshold: float | None = None,
+) -> Report:
     """Index each target, keep symbols on counted lines, turn them into findings.
 
-    Opens the project's log only when some symbol needs a status (and closes it
-    again) unless an open `session` is given. Store errors propagate.
+    Three things are found: a counted line that *names* an entity with an open verdict
+    (the gate: it re-introduces it), a changed line inside such an entity (shown, not
+    blocking), and added lines that bring back most of what one revert took out
+    (`cairn.fingerprints`; blocking, wherever they land; `threshold` is the share of a
+    revert's lines that must come back). Opens the project's log only when there is
+    something to look up (and closes it again) unless an open `session` is given.
+    Store errors propagate.
     """
-    from cairn.core.findings import findings_for
-    from cairn.indexer import index_text
+    from cairn.fingerprints import AddedLine
+    from cairn.indexer import Role, index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
 
     per_file: list[tuple[Target, list[Symbol]]] = []
     entities: set[str] = set()
+    added: list[AddedLine] = []
     for target in targets:
+        all_symbols = index_text(target.text, target.relpath)
         symbols = [
             s
-            for s in index_text(target.text, target.relpath)
+            for s in all_symbols
             if target.lines is None or s.name_range.start_line + 1 in target.lines
         ]
+        named = {s.entity for s in symbols}
+        try:
+            file_entity: str | None = canonicalise(target.relpath)
+        except EntityPathError:
+            file_entity = None
+        text_lines = target.text.split("\n")
+        counted = range(1, len(text_lines) + 1) if target.lines is None else sorted(target.lines)
+        enclosing: dict[str, Symbol] = {}
+        for number in counted:
+            if number > len(text_lines):
+                continue
+            around = innermost_symbol(all_symbols, number - 1)
+            if around is not None and around.entity not in named:
+                enclosing.setdefault(around.entity, around)
+            entity = around.entity if around is not None else file_entity
+            added.append(AddedLine(target.relpath, number - 1, text_lines[number - 1], entity))
+        # A change inside an entity's body is history of that entity: shown, never blocking.
+        symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
         per_file.append((target, symbols))
         entities.update(s.entity for s in symbols)
     report = Report(files_checked=len(targets))
-    if not entities:
+    if not entities and not added:
         return report
     if session is None:
         from cairn.core.session import Session
 
         with Session.open(project) as opened:
-            statuses = opened.statuses(sorted(entities))
-            removals = opened.removals(statuses)
+            _judge(opened, report, per_file, entities, added, threshold)
     else:
-        statuses = session.statuses(sorted(entities))
-        removals = session.removals(statuses)
+        _judge(session, report, per_file, entities, added, threshold)
+    return report
+
+
+def _judge(
+    session: Session,
+    report: Report,
+    per_file: list[tuple[Target, list[Symbol]]],
+    entities: set[str],
+    added: list[AddedLine],
+    threshold: float | None,
+) -> None:
+    from cairn.core.findings import findings_for
+
+    statuses = session.statuses(sorted(entities))
+    bring_backs = _bring_backs(session, added, threshold)
+    removals = session.removals(statuses)
     for target, symbols in per_file:
         for finding in findings_for(symbols, statuses, removals=removals):
             status = statuses.get(finding.entity)
@@ -135,4 +184,40 @@ def check(project: Project, targets: list[Target], session: Session | None = Non
                     "alternative": verdict.alternative if verdict is not None else None,
                 }
             )
-    return report
+    for back in bring_backs:
+        first = back.lines[0]
+        report.findings.append(
+            {
+                "file": first.file,
+                "line": first.line + 1,
+                "column": 1,
+                "end_line": first.line + 1,
+                "end_column": len(first.text) + 1,
+                "entity": back.entity,
+                "role": "introduce",
+                "kind": "fingerprint",
+                "severity": "error",
+                "blocking": True,
+                "message": back.message(),
+                "verdict_id": back.verdict_id,
+                "verdict_types": ["revert"],
+                "reasoning": None,
+                "alternative": None,
+                "lines": [ln.line + 1 for ln in back.lines],
+                "hits": back.hits,
+                "total": back.total,
+            }
+        )
+
+
+def _bring_backs(
+    session: Session, added: list[AddedLine], threshold: float | None
+) -> list[BringBack]:
+    """Reverts whose fingerprinted lines this change brings back (most of them)."""
+    from cairn.fingerprints import DEFAULT_THRESHOLD, match_prints, prints_from_statuses
+
+    if not added:
+        return []
+    store = session.store
+    prints = prints_from_statuses(store.status_many(store.entities()))
+    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)

@@ -7,8 +7,12 @@ everywhere. Inputs are the store's `Event` (or anything with its field names).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from cairn.store.model import Event
 
 SHORT_ID = 12  # hex characters: unambiguous at a million events (8 was not, reliably)
 
@@ -71,3 +75,27 @@ def clip(text: str | None, limit: int = 160) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:.") + "…"
+
+
+def annotated_id(event: Event) -> str:
+    """The id an `annotate` event explains (its `metadata.annotates`), else ''."""
+    if str(event.type) != "annotate":
+        return ""
+    metadata = event.metadata or {}
+    target = metadata.get("annotates") if isinstance(metadata, Mapping) else None
+    return target if isinstance(target, str) else ""
+
+
+def split_notes(events: Sequence[Event]) -> tuple[list[Event], dict[str, list[Event]]]:
+    """(events that are not notes on another listed event, notes by the id they explain):
+    history and hover show a note with its event, not as a decision of its own."""
+    ids = {e.id for e in events}
+    plain: list[Event] = []
+    notes: dict[str, list[Event]] = {}
+    for event in events:
+        target = annotated_id(event)
+        if target and target in ids:
+            notes.setdefault(target, []).append(event)
+        else:
+            plain.append(event)
+    return plain, notes

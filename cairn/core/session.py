@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True, slots=True)
 class Card:
     """What a hover card shows: the entity's status (rollup, due reviews) and its newest
-    events, newest first. Immutable, so it can cross from the store thread to the loop."""
+    events (with every note on them), newest first. Immutable, so it can cross from the
+    store thread to the loop."""
 
     status: EntityStatus
     newest: tuple[Event, ...] = ()
@@ -110,7 +111,11 @@ class Session:
         found = version.cards.get(entity)
         if found is None:
             status = self._with_reviews(version, self.store.status(entity))
-            events = self.store.history(entity)[-newest:] if status.event_count else []
+            events = self.store.history(entity) if status.event_count else []
+            # Notes (`cairn annotate`) ride along with the newest events: the card shows
+            # each with the event it explains, however old that event is.
+            notes = [e for e in events if str(e.type) == "annotate"]
+            events = [e for e in events if str(e.type) != "annotate"][-newest:] + notes
             ordered = sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
             found = version.cards[entity] = Card(status, tuple(ordered))
         return found

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from cairn.store.times import format_ts
+
 AGENT_PREFIX = "cairn-import/"
 BATCH_SIZE = 2000
 
@@ -118,7 +120,8 @@ def iso(value: datetime) -> str:
     """An aware datetime as ISO 8601 in UTC with a `Z`."""
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # Not strftime("%Y"): glibc writes year 999 as `999`, which no reader accepts.
+    return format_ts(value)[:19] + "Z"
 
 
 def normalise_time(raw: str) -> str:
@@ -127,10 +130,9 @@ def normalise_time(raw: str) -> str:
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
     try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise SourceError(f"not an ISO 8601 date: {raw!r}") from None
-    return iso(parsed)
+        return iso(datetime.fromisoformat(text))
+    except (ValueError, OverflowError):
+        raise SourceError(f"not an ISO 8601 date between years 0001 and 9999: {raw!r}") from None
 
 
 @contextmanager

@@ -1,63 +1,70 @@
-"""`cairn import git`: revert commits become `revert` events on what they undid.
+"""`cairn import git`: reverts in the history become `revert` events on what they undid.
 
-A revert is found by its subject (`Revert "…"`) or its body ("This reverts commit
-<sha>"). The entities are those the reverted commit *introduced*: the post-image of
-each file it changed is indexed and the symbols whose name falls on an added line are
-kept, so reverting "add users.email_verified" lands on `users.email_verified`, not on
-the migration's file name. A revert of a revert re-applies the change: it becomes a
-`supersede` naming the earlier revert, not another revert.
+A revert is found by what it does, not only by git's marker (see
+`cairn.importers.git_reverts`): `metadata.found_by` says how (`marker`,
+`inverse-patch`, `partial` with its `share`, or `message` when only the subject says
+so and no earlier commit could be matched).
+
+The entities are where the revert took lines out: each removed line belongs to the
+innermost symbol of the file before the revert that contains it (a method, a class, a
+constant, a model field, a dependency), or to the file when the indexer cannot read it
+or the line is outside every symbol. Each event keeps a fingerprint of the lines it took
+out (`metadata.fingerprint`, hashes only; `cairn.fingerprints`), so the same change
+coming back is recognised wherever it lands.
+
+A revert of a revert re-applies the change: it becomes a `supersede` of the earlier
+revert's events. The reasoning is the revert's own explanation, then the reverted
+commit's subject and body, then the issue/PR references; the author is the commit's.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.git_history import (
+    Blobs,
+    Commit,
+    FileDiff,
+    git,
+    read_diffs,
+    read_history,
+)
+from cairn.importers.git_reverts import (
+    DEFAULT_WINDOW,
+    REVERT_SUBJECT,
+    REVERTS_BODY,
+    Found,
+    by_blobs,
+    by_lines,
+    by_marker,
+    candidates_for,
+    hinted,
+)
+
+if TYPE_CHECKING:
+    from cairn.indexer import Symbol
+
+__all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "since_arg"]
 
 SOURCE = "git"
-MAX_FILE_BYTES = 1_000_000  # bigger post-images are generated or vendored; not indexed
-
-# Git writes these two lines itself; they are the documented revert markers.
-_REVERTS_BODY = re.compile(r"This reverts commit ([0-9a-f]{7,64})", re.I)
-_REVERT_SUBJECT = re.compile(r'^Revert "(.*)"\s*$')
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
+MAX_REASONING = 2000
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
 _RELATIVE = re.compile(r"^(\d+)[ .]*(second|minute|hour|day|week|month|year)s?[ .]*ago$", re.I)
-
-_SEP = "\x1f"
-_END = "\x1e"
-
-
-@dataclass
-class Commit:
-    """One commit as `git log` reports it."""
-
-    sha: str
-    parents: list[str]
-    date: str
-    author: str
-    subject: str
-    message: str
-    reverted: str | None = None  # full sha of the commit this one reverts
-    entities: list[tuple[str, str]] = field(default_factory=list)
-
-
-def git(root: Path, *args: str, check: bool = True) -> str:
-    """Run git in `root` and return stdout; a failure is a one-line SourceError."""
-    try:
-        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
-    except OSError as exc:
-        raise SourceError(f"cannot run git: {exc}") from None
-    if check and out.returncode != 0:
-        err = out.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SourceError(f"git {args[0]} failed: {err[-1] if err else out.returncode}")
-    return out.stdout.decode("utf-8", "replace")
+_BOILERPLATE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,64}\.?\s*$", re.I)
+_TRAILER = re.compile(
+    r"^\s*(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|Reviewed-on|"
+    r"Tested-by|Cc):",
+    re.I,
+)
+_REF = re.compile(r"(?<![\w/])#\d{1,7}\b|https?://[^\s)>\]]+")
 
 
 def since_arg(raw: str) -> str:
@@ -76,149 +83,30 @@ def since_arg(raw: str) -> str:
     return utc.replace("T", " ").replace("Z", " +0000")
 
 
-def read_log(root: Path, since: str | None) -> list[Commit]:
-    """Every commit reachable from HEAD, oldest first."""
-    fmt = _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"]) + _END
-    args = ["log", "--reverse", f"--format={fmt}"]
-    if since:
-        args.append(f"--since={since_arg(since)}")
-    out = git(root, *args)
-    commits: list[Commit] = []
-    for record in out.split(_END):
-        record = record.lstrip("\n")
-        if not record:
-            continue
-        sha, parents, date, author, subject, message = record.split(_SEP, 5)
-        commits.append(
-            Commit(sha, parents.split(), normalise_time(date), author, subject, message.strip())
+@dataclass
+class Entity:
+    """Where a revert took lines out: the entity and the removed lines inside it."""
+
+    path: str
+    kind: str
+    lines: list[str] = field(default_factory=list)
+
+
+def _check_repository(root: Path) -> None:
+    if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
+        raise SourceError(f"{root} is not a git repository")
+    promisor = git(
+        root,
+        "config",
+        "--get-regexp",
+        r"^(extensions\.partialclone|remote\..*\.promisor)$",
+        check=False,
+    )
+    if promisor.strip():
+        raise SourceError(
+            f"{root} is a partial clone: its blobs are fetched on demand and the import "
+            "never fetches; run `git fetch --refetch` (or use a full clone) first"
         )
-    return commits
-
-
-def find_reverted(
-    commit: Commit, by_sha: dict[str, Commit], by_subject: dict[str, Commit], root: Path
-) -> str | None:
-    """The full sha this commit reverts, or None when it is not a revert."""
-    m = _REVERTS_BODY.search(commit.message)
-    if m:
-        short = m.group(1)
-        if short in by_sha:
-            return short
-        full = git(root, "rev-parse", "--verify", "--quiet", f"{short}^{{commit}}", check=False)
-        return full.strip() or short
-    m = _REVERT_SUBJECT.match(commit.subject)
-    if m and m.group(1) in by_subject:
-        return by_subject[m.group(1)].sha
-    return None
-
-
-_COMMIT_MARK = "\x01commit "  # not \x1e: str.splitlines treats that as a line break
-_SHOW_BATCH = 400  # shas per `git show` (argv stays far below any limit)
-
-
-def added_lines(root: Path, shas: list[str]) -> dict[str, dict[str, set[int]]]:
-    """sha -> {file: the 1-based post-image lines that commit added} (first parent).
-
-    One `git show -U0` for many commits: hunk headers carry the line numbers, and one
-    process per few hundred commits instead of one per commit.
-    """
-    out: dict[str, dict[str, set[int]]] = {}
-    for start in range(0, len(shas), _SHOW_BATCH):
-        batch = shas[start : start + _SHOW_BATCH]
-        text = git(
-            root,
-            "-c",
-            "core.quotePath=false",
-            "show",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-renames",
-            "--diff-merges=first-parent",
-            "-U0",
-            f"--format={_COMMIT_MARK}%H",
-            *batch,
-        )
-        files: dict[str, set[int]] = {}
-        current: set[int] | None = None
-        for line in text.splitlines():
-            if line.startswith(_COMMIT_MARK):
-                files = out.setdefault(line[len(_COMMIT_MARK) :].strip(), {})
-                current = None
-            elif line.startswith("+++ "):
-                target = line[4:]
-                if target == "/dev/null":
-                    current = None  # deleted: nothing was introduced there
-                else:
-                    name = target[2:] if target.startswith("b/") else target
-                    current = files.setdefault(name, set())
-            elif line.startswith("@@ ") and current is not None:
-                m = _HUNK.match(line)
-                if m:
-                    first, count = int(m.group(1)), int(m.group(2) or "1")
-                    current.update(range(first, first + count))
-    return out
-
-
-class Blobs:
-    """File contents at a commit through one long-lived `git cat-file --batch`."""
-
-    def __init__(self, root: Path) -> None:
-        self._proc = subprocess.Popen(
-            ["git", "-C", str(root), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-        )
-
-    def read(self, sha: str, path: str) -> bytes | None:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(f"{sha}:{path}\n".encode())
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline().split()
-        if len(header) != 3:  # "<name> missing"
-            return None
-        data = self._proc.stdout.read(int(header[2]))
-        self._proc.stdout.read(1)  # the newline after the contents
-        return data
-
-    def close(self) -> None:
-        if self._proc.stdin is not None:
-            self._proc.stdin.close()
-        self._proc.wait()
-
-
-def introduced_entities(
-    commit: Commit, changed: dict[str, set[int]], blobs: Blobs
-) -> tuple[list[tuple[str, str]], list[Skipped]]:
-    """[(entity, kind)] that `commit` introduced on added lines, plus files not indexed."""
-    from cairn.indexer import index_text
-    from cairn.store.paths import EntityPathError, canonicalise
-
-    entities: list[tuple[str, str]] = []
-    skipped: list[Skipped] = []
-    seen: set[str] = set()
-    for path, lines in changed.items():
-        blob = blobs.read(commit.sha, path)
-        if blob is None or len(blob) > MAX_FILE_BYTES or b"\0" in blob[:8000]:
-            skipped.append(Skipped(f"{commit.sha[:10]} {path}", "binary or over 1 MB; not indexed"))
-            continue
-        found = False
-        for sym in index_text(blob, path):
-            if str(sym.role) == "introduce" and sym.name_range.start_line + 1 in lines:
-                found = True
-                if sym.entity not in seen:
-                    seen.add(sym.entity)
-                    entities.append((sym.entity, str(sym.kind)))
-        if not found:
-            # Nothing the indexer can name was added: the file itself is what changed.
-            try:
-                file_entity = canonicalise(path)
-            except EntityPathError as exc:
-                skipped.append(Skipped(f"{commit.sha[:10]} {path}", str(exc)))
-                continue
-            if file_entity not in seen:
-                seen.add(file_entity)
-                entities.append((file_entity, "file"))
-    return entities, skipped
 
 
 def import_git(
@@ -226,119 +114,357 @@ def import_git(
     since: str | None,
     unit_done: list | None = None,
     imported: dict[str, int] | None = None,
+    window: int = DEFAULT_WINDOW,
 ) -> tuple[int, Iterator[Proposed | Skipped | Known]]:
     """(number of commits, the proposals, oldest first).
 
     `imported` counts the events an earlier run imported per sha: commits never change,
     so their diffs are not read again (this is what makes a re-run cheap).
     """
-    if since is not None:
-        since_arg(since)  # a bad date is an error before git is asked anything
-    if not (root / ".git").exists() and not git(root, "rev-parse", "--git-dir", check=False):
-        raise SourceError(f"{root} is not a git repository")
+    if window < 1:
+        raise SourceError(f"--window {window} must be at least 1 commit")
+    since_value = since_arg(since) if since is not None else None
+    _check_repository(root)
     if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
         return 0, iter(())  # a repository without commits has no reverts yet
-    commits = read_log(root, since)
-    by_sha = {c.sha: c for c in commits}
-    by_subject: dict[str, Commit] = {}
-    for c in commits:
-        c.reverted = find_reverted(c, by_sha, by_subject, root)
-        by_subject[c.subject] = c
+    shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
+    commits = read_history(root, since_value)
+    done = imported or {}
+    found = find_reverts(root, commits, window, done)
 
     def items() -> Iterator[Proposed | Skipped | Known]:
+        if shallow:
+            yield Skipped(
+                "history",
+                "a shallow clone: reverts of commits older than its history are skipped; "
+                "`git fetch --unshallow` imports them",
+            )
         blobs = Blobs(root)
         try:
-            yield from walk(blobs)
+            yield from _walk(root, commits, found, done, blobs, unit_done or [])
         finally:
             blobs.close()
-
-    def walk(blobs: Blobs) -> Iterator[Proposed | Skipped | Known]:
-        cache: dict[str, list[tuple[str, str]]] = {}
-        todo = [c for c in commits if c.reverted is not None and c.sha not in (imported or {})]
-        chains = {c.sha: _chain(c, by_sha, root) for c in todo}
-        originals = list(dict.fromkeys(ch[0].sha for ch in chains.values() if ch is not None))
-        diffs = added_lines(root, originals)
-        for c in commits:
-            for hook in unit_done or []:
-                hook(1)
-            if c.reverted is None:
-                if _REVERT_SUBJECT.match(c.subject):
-                    yield Skipped(
-                        f"{c.sha[:10]} {c.subject}",
-                        "looks like a revert, but no earlier commit has that subject and "
-                        "the message names no commit",
-                    )
-                continue
-            if imported and c.sha in imported:
-                yield Known(imported[c.sha])
-                continue
-            chain = chains[c.sha]
-            if chain is None:
-                yield Skipped(
-                    f"{c.sha[:10]} {c.subject}",
-                    f"reverts {c.reverted[:10]}, which is not in this repository's history",
-                )
-                continue
-            original, depth = chain
-            if original.sha not in cache:
-                found, skipped = introduced_entities(original, diffs.get(original.sha, {}), blobs)
-                cache[original.sha] = found
-                yield from skipped
-            entities = cache[original.sha]
-            if not entities:
-                yield Skipped(f"{c.sha[:10]} {c.subject}", "the reverted commit changed no files")
-                continue
-            reapply = depth % 2 == 0
-            for entity, kind in entities:
-                meta = {
-                    "reverted_commit": c.reverted,
-                    "original_commit": original.sha,
-                    "original_subject": original.subject,
-                }
-                yield Proposed(
-                    source_key=f"{SOURCE}:{c.sha}:{entity}",
-                    type="supersede" if reapply else "revert",
-                    entity=entity,
-                    entity_kind=kind,
-                    reasoning=c.message,
-                    occurred_at=c.date,
-                    author=c.author,
-                    commit=c.sha,
-                    metadata=meta | ({"reapplies": True} if reapply else {}),
-                    supersedes_key=f"{SOURCE}:{c.reverted}:{entity}" if reapply else None,
-                )
 
     return len(commits), items()
 
 
-def _chain(c: Commit, by_sha: dict[str, Commit], root: Path) -> tuple[Commit, int] | None:
-    """(the original non-revert commit, how many reverts deep `c` is)."""
-    depth = 0
-    current = c
-    seen: set[str] = set()
-    while current.reverted is not None:
-        if current.sha in seen:
-            return None
-        seen.add(current.sha)
+def find_reverts(
+    root: Path, commits: list[Commit], window: int, done: dict[str, int]
+) -> dict[str, Found]:
+    """sha -> how that commit undoes an earlier one."""
+    by_sha = {c.sha: c for c in commits}
+    by_subject: dict[str, Commit] = {}
+    resolved: dict[str, str | None] = {}
+
+    def resolve(short: str) -> str | None:
+        if short not in resolved:
+            full = git(root, "rev-parse", "--verify", "--quiet", f"{short}^{{commit}}", check=False)
+            resolved[short] = full.strip() or None
+        return resolved[short]
+
+    found: dict[str, Found] = {}
+    for c in commits:
+        target = by_marker(c, by_sha, by_subject, resolve)
+        by_subject.setdefault(c.subject, c)
+        if target is not None:
+            found[c.sha] = Found(c, target, "marker")
+    blob_found = by_blobs(commits, window)
+    for sha, f in blob_found.items():
+        if sha in found:
+            m = found[sha]
+            if m.original == f.original and f.files is not None:
+                m.files, m.squash = f.files, f.squash  # a squash: only the undone files
+            continue
+        found[sha] = f
+    # Marker commits whose subject is not `Revert "…"` carry the marker inside a larger
+    # change (a squash): restrict them to the reverted commit's files.
+    for f in found.values():
+        if f.found_by == "marker" and not f.revert.subject.lower().startswith("revert"):
+            orig = by_sha.get(f.original or "")
+            if orig is not None:
+                theirs = {ch.path for ch in orig.changes}
+                mine = {ch.path for ch in f.revert.changes}
+                if mine - theirs:
+                    f.files, f.squash = frozenset(mine & theirs), True
+    # Subjects that say "revert"/"undo" without a marker: match their lines.
+    hinted_commits = [
+        c
+        for c in commits
+        if c.sha not in found and c.sha not in done and hinted(c) and len(c.parents) == 1
+    ]
+    if hinted_commits:
+        touched: dict[str, list[int]] = {}
+        by_pr: dict[str, int] = {}
+        pr_in_subject = re.compile(r"\(#(\d+)\)\s*$")
+        for c in commits:
+            for ch in c.changes:
+                touched.setdefault(ch.path, []).append(c.index)
+            pr = pr_in_subject.search(c.subject)
+            if pr:
+                by_pr.setdefault(pr.group(1), c.index)
+
+        def resolve_index(short: str) -> int | None:
+            full = resolve(short)
+            hit = by_sha.get(full or "")
+            return hit.index if hit is not None else None
+
+        plans = {
+            c.sha: candidates_for(c, commits, touched, by_pr, resolve_index, window)
+            for c in hinted_commits
+        }
+        need = {c.sha for c in hinted_commits} | {
+            commits[i].sha for idxs in plans.values() for i in idxs
+        }
+        diffs = read_diffs(root, sorted(need))
+        for c in hinted_commits:
+            cands = [commits[i] for i in plans[c.sha]]
+            match = by_lines(c, diffs, cands)
+            if match is None and _removes_code(diffs.get(c.sha, {})):
+                match = Found(c, None, "message")
+            if match is not None:
+                found[c.sha] = match
+    return found
+
+
+def _removes_code(diff: dict[str, FileDiff]) -> bool:
+    """Whether a commit takes out lines that say something (a fingerprint is possible)."""
+    from cairn.fingerprints import fingerprint
+
+    return any(fingerprint(fd.removed.values()) for fd in diff.values())
+
+
+def _walk(
+    root: Path,
+    commits: list[Commit],
+    found: dict[str, Found],
+    done: dict[str, int],
+    blobs: Blobs,
+    unit_done: list,
+) -> Iterator[Proposed | Skipped | Known]:
+    by_sha = {c.sha: c for c in commits}
+    todo = [f for sha, f in found.items() if sha not in done]
+    # The diffs of every revert to import (and of the originals of squashes, whose
+    # lines say which hunks of the squash were the revert).
+    need = {f.revert.sha for f in todo}
+    need |= {f.original for f in todo if f.squash and f.original}
+    diffs = read_diffs(root, sorted(need))
+    entity_cache: dict[str, list[Entity]] = {}
+
+    def entities_of(f: Found) -> tuple[list[Entity], list[Skipped]]:
+        if f.revert.sha in entity_cache:
+            return entity_cache[f.revert.sha], []
+        ents, skipped = _removed_entities(f, diffs, blobs)
+        entity_cache[f.revert.sha] = ents
+        return ents, skipped
+
+    for c in commits:
+        for hook in unit_done:
+            hook(1)
+        f = found.get(c.sha)
+        if f is None:
+            if REVERT_SUBJECT.match(c.subject):
+                yield Skipped(
+                    f"{c.sha[:10]} {c.subject}",
+                    "looks like a revert, but no earlier commit has that subject and "
+                    "the message names no commit",
+                )
+            continue
+        if c.sha in done:
+            yield Known(done[c.sha])
+            continue
+        if (
+            f.original is not None
+            and f.original not in by_sha
+            and _load_commit(root, f.original) is None
+        ):
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                f"reverts {f.original[:10]}, which is not in this repository's history",
+            )
+            continue
+        original = by_sha.get(f.original or "") or (
+            _load_commit(root, f.original) if f.original else None
+        )
+        if original is not None and original.sha not in by_sha:
+            # Outside `--since`: still a revert itself when it carries git's marker.
+            by_sha[original.sha] = original
+            m = REVERTS_BODY.search(original.message)
+            if m and original.sha not in found:
+                found[original.sha] = Found(original, m.group(1), "marker")
+        chain = _chain(f, found, by_sha)
+        if chain % 2 == 0 and f.original in found:
+            # A revert of a revert puts the change back: re-open the earlier verdicts.
+            earlier = found[f.original]
+            ents = entity_cache.get(earlier.revert.sha)
+            if ents is None:
+                if earlier.revert.sha not in diffs:
+                    diffs.update(read_diffs(root, [earlier.revert.sha]))
+                ents, skipped = entities_of(earlier)
+                yield from skipped
+            for ent in ents:
+                yield Proposed(
+                    source_key=f"{SOURCE}:{c.sha}:{ent.path}",
+                    type="supersede",
+                    entity=ent.path,
+                    entity_kind=ent.kind,
+                    reasoning=reasoning(c, original),
+                    occurred_at=c.date,
+                    author=c.author,
+                    commit=c.sha,
+                    metadata=_metadata(f, original) | {"reapplies": True},
+                    supersedes_key=f"{SOURCE}:{earlier.revert.sha}:{ent.path}",
+                )
+            continue
+        ents, skipped = entities_of(f)
+        yield from skipped
+        if not ents:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}", "the revert took out no lines Cairn can place"
+            )
+            continue
+        from cairn.fingerprints import fingerprint
+
+        for ent in ents:
+            meta = _metadata(f, original)
+            prints = fingerprint(ent.lines)
+            if prints:
+                meta["fingerprint"] = " ".join(prints)
+            yield Proposed(
+                source_key=f"{SOURCE}:{c.sha}:{ent.path}",
+                type="revert",
+                entity=ent.path,
+                entity_kind=ent.kind,
+                reasoning=reasoning(c, original),
+                occurred_at=c.date,
+                author=c.author,
+                commit=c.sha,
+                metadata=meta,
+            )
+
+
+def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
+    """How many reverts deep `f` is (1: reverts a plain change; 2: a revert of a revert)."""
+    depth = 1
+    seen = {f.revert.sha}
+    cur = f.original
+    while cur is not None and cur in found and cur not in seen:
+        seen.add(cur)
         depth += 1
-        target = by_sha.get(current.reverted)
-        if target is None:
-            target = _load_commit(root, current.reverted)
-            if target is None:
-                return None
-            by_sha[target.sha] = target
-            target.reverted = find_reverted(target, by_sha, {}, root)
-        current = target
-    return current, depth
+        cur = found[cur].original
+    return depth
+
+
+def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
+    meta: dict[str, object] = {"found_by": f.found_by, "revert_subject": f.revert.subject}
+    if f.share is not None:
+        meta["share"] = f.share
+    if f.squash:
+        meta["squash"] = True
+    if f.original:
+        meta["reverted_commit"] = f.original
+    if original is not None:
+        meta["original_subject"] = original.subject
+    return meta
+
+
+def _removed_entities(
+    f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
+) -> tuple[list[Entity], list[Skipped]]:
+    """The entities whose lines the revert took out, each with those lines."""
+    from cairn.indexer import index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    diff = diffs.get(f.revert.sha, {})
+    keep_lines: set[str] | None = None
+    if f.squash and f.original and f.original in diffs:
+        # Only the hunks of the squash that take out what the reverted commit added.
+        from cairn.fingerprints import normalise
+
+        keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
+    out: dict[str, Entity] = {}
+    skipped: list[Skipped] = []
+    label = f"{f.revert.sha[:10]}"
+    for path, fd in sorted(diff.items()):
+        if f.files is not None and path not in f.files:
+            continue
+        try:
+            file_entity = canonicalise(path)
+        except EntityPathError as exc:
+            skipped.append(Skipped(f"{label} {path}", str(exc)))
+            continue
+        if fd.binary or fd.huge:
+            reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
+            skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
+            out.setdefault(file_entity, Entity(file_entity, "file"))
+            continue
+        removed = fd.removed
+        if keep_lines is not None:
+            from cairn.fingerprints import normalise
+
+            removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
+        if not removed:
+            continue
+        symbols: list[Symbol] = []
+        blob = blobs.read(f"{f.revert.sha}^", path)
+        if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
+            symbols = index_text(blob, path)
+        by_name_line: dict[int, Symbol] = {}
+        for named in symbols:
+            if str(named.role) == "introduce":
+                by_name_line.setdefault(named.name_range.start_line, named)
+        file_lines: list[str] = []
+        placed = False
+        for number, text in sorted(removed.items()):
+            sym = by_name_line.get(number - 1) or innermost_symbol(symbols, number - 1)
+            if sym is None:
+                file_lines.append(text)
+                continue
+            placed = True
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
+            ent.lines.append(text)
+        from cairn.fingerprints import fingerprint
+
+        if file_lines and (fingerprint(file_lines) or not placed):
+            ent = out.setdefault(file_entity, Entity(file_entity, "file"))
+            ent.lines.extend(file_lines)
+    return list(out.values()), skipped
+
+
+def reasoning(revert: Commit, original: Commit | None) -> str:
+    """Why, in the order worth reading: the revert's own words beyond git's boilerplate,
+    the reverted change's subject and body, then the issue/PR references."""
+    parts: list[str] = [revert.subject]
+    own = _body(revert)
+    if own:
+        parts.append(own)
+    if original is not None:
+        text = f"Reverted change: {original.subject}"
+        body = _body(original)
+        parts.append(text + (f"\n{body}" if body else ""))
+    refs = list(
+        dict.fromkeys(_REF.findall(revert.message + "\n" + (original.message if original else "")))
+    )
+    if refs:
+        parts.append("Refs: " + " ".join(refs[:12]))
+    text = "\n\n".join(parts)
+    return text if len(text) <= MAX_REASONING else text[: MAX_REASONING - 1] + "…"
+
+
+def _body(c: Commit) -> str:
+    lines = c.message.split("\n")[1:]
+    kept = [ln for ln in lines if not _BOILERPLATE.match(ln) and not _TRAILER.match(ln)]
+    return "\n".join(kept).strip()
 
 
 def _load_commit(root: Path, sha: str) -> Commit | None:
     """A commit outside the `--since` window (the target of a revert inside it)."""
-    fmt = _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
-    out = git(root, "show", "-s", f"--format={fmt}", sha, check=False)
-    if not out:
+    sep = "\x1f"
+    fmt = sep.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
+    out = git(root, "show", "-s", f"--format={fmt}", sha, "--", check=False)
+    if not out or sep not in out:
         return None
-    sha_, parents, date, author, subject, message = out.split(_SEP, 5)
+    sha_, parents, date, author, subject, message = out.split(sep, 5)
     return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())
 
 

@@ -130,7 +130,7 @@ def test_stdin_counts_only_lines_that_differ_from_disk(project: Path) -> None:
     [
         (("--staged", "--diff", "main"), "--diff and --staged are exclusive"),
         (("missing.sql",), "no such file or directory: missing.sql"),
-        (("--diff", "no-such-branch"), "git diff failed"),
+        (("--diff", "no-such-branch"), "is not a commit in the repository"),
         (("--stdin-filename", "a.sql", "b.sql"), "--stdin-filename checks one file"),
         (("/etc/passwd",), "is outside the project"),
     ],

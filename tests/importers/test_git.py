@@ -87,7 +87,12 @@ def test_reverts_land_on_the_entities_the_reverted_commit_introduced(project: Pa
     assert revert.agent == "cairn-import/git"
     assert revert.author == "Ann Example <ann@example.com>"
     assert revert.reasoning.startswith('Revert "Add email verification"')
-    assert f"This reverts commit {shas['feature']}" in revert.reasoning
+    # git's boilerplate is gone; what was reverted is named, the sha kept in metadata
+    assert "This reverts commit" not in revert.reasoning
+    assert "Reverted change: Add email verification" in revert.reasoning
+    assert revert.metadata["reverted_commit"] == shas["feature"]
+    assert revert.metadata["found_by"] == "marker"
+    assert revert.metadata["fingerprint"]
     assert revert.metadata["source_key"] == key
     # the revert of the revert re-applies: it supersedes the revert, it is not a revert
     assert reapply.supersedes == revert.id

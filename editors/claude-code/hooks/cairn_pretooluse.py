@@ -104,7 +104,7 @@ def main() -> int:
     folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
     try:
         proc = subprocess.run(
-            [cairn, "check", "--json", "--stdin-filename", str(path)],
+            [cairn, "check", "--json", f"--stdin-filename={path}"],
             input=content.encode("utf-8"),
             cwd=folder,
             capture_output=True,

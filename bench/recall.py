@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Recall of the revert gate on real, long histories.
+
+For each repository (names and commits below, so a run is reproducible):
+
+  1. `cairn import git` over the whole history, timed, with the peak RSS of the process.
+  2. At every revert commit R: check out R, put the reverted change back in the working
+     tree (`git revert --no-commit R`) and ask `cairn check --diff HEAD` whether it
+     re-introduces something reverted (exit 1 = caught).
+  3. The same for a sample of ordinary commits C (check out C^, `git cherry-pick
+     --no-commit C`): a flag there is a false alarm.
+
+Reverts are classified by their message, independently of what the importer does:
+  marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
+  squashed  "This reverts commit <sha>" inside a commit that is not itself a revert
+  unmarked  no marker, but the subject's verb says it reverts/undoes/backs out/rolls back
+            (after an optional `scope:` prefix)
+
+The repositories come from local mirrors (no network): `--mirror-root` holds
+`<owner>+<name>/repo` bare repositories; the working copies are `git clone --shared`
+(no object is copied) under `--work`.
+
+Usage:
+  python bench/recall.py [--repo wagtail/wagtail] [--limit 20] [--ordinary 40] [--json out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CAIRN = ROOT / ".venv" / "bin" / "cairn"
+
+# (name, commit, ecosystem): the benchmark's fixed inputs.
+REPOS = [
+    ("wagtail/wagtail", "c2ae43b9265d085c95142cd1a1f8563ad2eb4de9", "Python/Django"),
+    ("prettier/prettier", "4f84a934201322ca87750e2b9b25baf296da6560", "JavaScript/TypeScript"),
+    ("caddyserver/caddy", "0cf03d32f7d99cf160d5375e8a40fbe3d910d515", "Go"),
+]
+
+MARKER_SUBJECT = re.compile(r'^Revert "')
+MARKER_BODY = re.compile(r"This reverts commit [0-9a-f]{7,40}", re.I)
+# The subject's verb (after an optional `scope:` prefix) says it takes something back.
+UNMARKED_SUBJECT = re.compile(
+    r"^(?:\[?[\w./,{}* -]{1,40}\]?:\s*)?"
+    r"(revert(s|ed|ing)?|undo(es|ne|ing)?|back(s|ed|ing)?[ -]?out|roll(s|ed|ing)?[ -]?back)\b",
+    re.I,
+)
+ENV = {**os.environ, "PYTHONSAFEPATH": "1", "GIT_TERMINAL_PROMPT": "0"}
+ENV.pop("CAIRN_DIR", None)
+
+
+@dataclass
+class Case:
+    sha: str
+    category: str  # marker | squashed | unmarked | ordinary
+    subject: str
+    outcome: str = ""  # caught | missed | flagged | clean | not-reappliable
+    why: list[str] = field(default_factory=list)
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=ENV)
+    if check and out.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {out.stderr.decode(errors='replace')}")
+    return out.stdout.decode("utf-8", "replace")
+
+
+def prepare(mirror: Path, work: Path, commit: str) -> None:
+    if not (work / ".git").exists():
+        work.parent.mkdir(parents=True, exist_ok=True)
+        git(work.parent, "clone", "-q", "--shared", "--no-checkout", str(mirror), work.name)
+    reset(work, commit)
+    exclude = work / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    if ".cairn/" not in exclude.read_text() if exclude.exists() else True:
+        with exclude.open("a") as fh:
+            fh.write("\n.cairn/\n")
+
+
+def reset(work: Path, commit: str) -> None:
+    git(work, "revert", "--abort", check=False)
+    git(work, "cherry-pick", "--abort", check=False)
+    git(work, "reset", "-q", "--hard")
+    git(work, "clean", "-qfd", "-e", ".cairn")
+    git(work, "checkout", "-q", "-f", "--detach", commit)
+
+
+def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
+    """Reverts by category and the ordinary (non-revert, never reverted) commit shas."""
+    fmt = "%H\x1f%P\x1f%s\x1f%b\x1e"
+    out = git(work, "log", f"--format={fmt}", commit)
+    cases: list[Case] = []
+    ordinary: list[str] = []
+    reverted: set[str] = set()
+    rows = []
+    for rec in out.split("\x1e"):
+        rec = rec.strip("\n")
+        if not rec:
+            continue
+        sha, parents, subject, body = rec.split("\x1f", 3)
+        rows.append((sha, parents.split(), subject, body))
+        for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body):
+            reverted.add(m.group(1)[:7])
+    for sha, parents, subject, body in rows:
+        if len(parents) != 1:
+            continue  # merges and the root are neither reverts nor ordinary changes
+        marker_body = MARKER_BODY.search(body)
+        if MARKER_SUBJECT.match(subject) or (marker_body and subject.lower().startswith("revert")):
+            cases.append(Case(sha, "marker", subject))
+        elif marker_body:
+            cases.append(Case(sha, "squashed", subject))
+        elif UNMARKED_SUBJECT.search(subject):
+            cases.append(Case(sha, "unmarked", subject))
+        elif sha[:7] not in reverted:
+            ordinary.append(sha)
+    return cases, ordinary
+
+
+def run_import(work: Path) -> dict[str, float | int | str]:
+    cairn_dir = work / ".cairn"
+    if cairn_dir.exists():
+        shutil.rmtree(cairn_dir)
+    subprocess.run([str(CAIRN), "init"], cwd=work, env=ENV, capture_output=True, check=True)
+    # `cairn init` may touch .gitignore/.gitattributes: keep the tree clean for checkouts.
+    git(work, "checkout", "-q", "--", ".")
+    t0 = time.perf_counter()
+    with (
+        open(work / ".git" / "cairn-import.json", "w+b") as out,
+        open(work / ".git" / "cairn-import.err", "w+b") as err,
+    ):
+        proc = subprocess.Popen(
+            [str(CAIRN), "import", "git", "--json"], cwd=work, env=ENV, stdout=out, stderr=err
+        )
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak RSS
+        seconds = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if status != 0:
+        raise RuntimeError(f"import failed: {stderr.decode(errors='replace')}")
+    summary = json.loads(stdout or b"{}")
+    rss = usage.ru_maxrss
+    events = summary.get("written", summary.get("imported", "?"))
+    return {"seconds": round(seconds, 1), "peak_rss_mb": round(rss / 1024), "events": events}
+
+
+def check(work: Path) -> tuple[int, list[str]]:
+    out = subprocess.run(
+        [str(CAIRN), "check", "--diff", "HEAD", "--json"], cwd=work, env=ENV, capture_output=True
+    )
+    why: list[str] = []
+    try:
+        doc = json.loads(out.stdout or b"{}")
+        for f in doc.get("findings", []):
+            if f.get("blocking"):
+                why.append(f"{f['entity']}: {f['message']}"[:200])
+    except json.JSONDecodeError:
+        why.append(f"error: {out.stderr.decode(errors='replace').strip()[:200]}")
+    return out.returncode, why
+
+
+def reapply(work: Path, case: Case) -> None:
+    if case.category == "ordinary":
+        reset(work, f"{case.sha}^")
+        ok = subprocess.run(
+            ["git", "cherry-pick", "--no-commit", case.sha], cwd=work, capture_output=True, env=ENV
+        )
+    else:
+        reset(work, case.sha)
+        ok = subprocess.run(
+            ["git", "revert", "--no-commit", case.sha], cwd=work, capture_output=True, env=ENV
+        )
+    if ok.returncode != 0:
+        case.outcome = "not-reappliable"
+        return
+    code, why = check(work)
+    case.why = why
+    if case.category == "ordinary":
+        case.outcome = "flagged" if code == 1 else "clean"
+    else:
+        case.outcome = "caught" if code == 1 else "missed"
+    if code not in (0, 1):
+        case.outcome = "error"
+
+
+def bench_repo(
+    name: str, commit: str, mirror_root: Path, work_root: Path, limit: int | None, n_ordinary: int
+) -> dict[str, object]:
+    mirror = mirror_root / name.replace("/", "+") / "repo"
+    work = work_root / name.replace("/", "+")
+    prepare(mirror, work, commit)
+    n_commits = int(git(work, "rev-list", "--count", commit).strip())
+    imported = run_import(work)
+    cases, ordinary = classify(work, commit)
+    rng = random.Random(10)  # a fixed sample: reruns pick the same commits
+    picked: list[Case] = []
+    for category in ("marker", "squashed", "unmarked"):
+        of_kind = [c for c in cases if c.category == category]
+        picked += of_kind if limit is None else rng.sample(of_kind, min(limit, len(of_kind)))
+    sample = rng.sample(ordinary, min(n_ordinary, len(ordinary)))
+    picked += [
+        Case(s, "ordinary", git(work, "log", "-1", "--format=%s", s).strip()) for s in sample
+    ]
+    for i, case in enumerate(picked, 1):
+        reapply(work, case)
+        print(
+            f"  [{i}/{len(picked)}] {case.category:9} {case.outcome:16} {case.sha[:10]} "
+            f"{case.subject[:70]}",
+            file=sys.stderr,
+        )
+    reset(work, commit)
+    table: dict[str, dict[str, int]] = {}
+    for case in picked:
+        row = table.setdefault(case.category, {})
+        row[case.outcome] = row.get(case.outcome, 0) + 1
+    return {
+        "repo": name,
+        "commit": commit,
+        "commits": n_commits,
+        "import": imported,
+        "table": table,
+        "cases": [asdict(c) for c in picked],
+    }
+
+
+def summarise(result: dict) -> str:
+    t = result["table"]
+
+    def rate(cat: str, hit: str) -> str:
+        row = t.get(cat, {})
+        n = sum(v for k, v in row.items() if k != "not-reappliable")
+        return f"{row.get(hit, 0)}/{n}" + (f" ({100 * row.get(hit, 0) / n:.0f}%)" if n else "")
+
+    imp = result["import"]
+    return (
+        f"| {result['repo']} @ {result['commit'][:10]} | {result['commits']} | "
+        f"{rate('marker', 'caught')} | {rate('unmarked', 'caught')} | "
+        f"{rate('squashed', 'caught')} | "
+        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s | {imp['peak_rss_mb']} MB |"
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--repo", action="append", help="only these repositories (owner/name)")
+    ap.add_argument("--limit", type=int, help="at most N reverts per category (a fixed sample)")
+    ap.add_argument("--ordinary", type=int, default=40, help="ordinary commits to re-apply")
+    ap.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--work", type=Path, default=Path("/tmp/cairn-recall"))
+    ap.add_argument("--json", type=Path, help="write every case and its outcome here")
+    args = ap.parse_args()
+    results = []
+    for name, commit, _eco in REPOS:
+        if args.repo and name not in args.repo:
+            continue
+        print(f"{name} @ {commit[:10]}", file=sys.stderr)
+        results.append(
+            bench_repo(name, commit, args.mirror_root, args.work, args.limit, args.ordinary)
+        )
+    print(
+        "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
+        "| ordinary flagged | import | peak RSS |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(summarise(r))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

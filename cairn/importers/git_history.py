@@ -1,0 +1,222 @@
+"""Reading a git history cheaply: commits with their file changes, diffs, blobs.
+
+One `git log --raw` gives every commit and, per file, the blob before and after: that
+is enough to find exact reverts (a file put back to the blob it had before an earlier
+commit) without computing a single line diff. Line diffs (`git show -U0`) are read only
+for the few commits that need them, a few hundred per process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.importers.base import SourceError, normalise_time
+
+ZERO = "0" * 40
+_SEP = "\x1f"
+_REC = "\x01commit "  # not \x1e: str.splitlines treats that as a line break
+_END = "\x02"
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_SHOW_BATCH = 300  # shas per `git show` (argv stays far below any limit)
+MAX_DIFF_LINES = 5000  # a file diff longer than this is generated; no line detail kept
+
+
+@dataclass(slots=True)
+class FileChange:
+    """One file in a commit: blob before and after (ZERO when absent), path(s)."""
+
+    path: str
+    old: str
+    new: str
+    old_path: str | None = None  # set when git saw a rename
+
+
+@dataclass
+class Commit:
+    """One commit as `git log` reports it."""
+
+    sha: str
+    parents: list[str]
+    date: str
+    author: str
+    subject: str
+    message: str
+    changes: list[FileChange] = field(default_factory=list)
+    index: int = -1  # position in the history, oldest first
+
+
+@dataclass(slots=True)
+class FileDiff:
+    """A file's line changes in one commit (first parent, no context)."""
+
+    path: str
+    removed: dict[int, str] = field(default_factory=dict)  # old-side 1-based line -> text
+    added: dict[int, str] = field(default_factory=dict)  # new-side 1-based line -> text
+    binary: bool = False
+    huge: bool = False
+    deleted: bool = False
+    created: bool = False
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    """Run git in `root` and return stdout; a failure is a one-line SourceError."""
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, check=False)
+    except OSError as exc:
+        raise SourceError(f"cannot run git: {exc}") from None
+    if check and out.returncode != 0:
+        err = out.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise SourceError(f"git {args[0]} failed: {err[-1] if err else out.returncode}")
+    return out.stdout.decode("utf-8", "replace")
+
+
+def read_history(root: Path, since: str | None, renames: bool = True) -> list[Commit]:
+    """Every commit reachable from HEAD, oldest first, with its file changes (first
+    parent for merges: what the merge brought into this line of history)."""
+    fmt = _REC + _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"]) + _END
+    args = [
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "--reverse",
+        "--raw",
+        "--no-abbrev",
+        "--diff-merges=first-parent",
+        f"--format={fmt}",
+    ]
+    args.append("-M" if renames else "--no-renames")
+    if since:
+        args.append(f"--since={since}")
+    out = git(root, *args)
+    commits: list[Commit] = []
+    for record in out.split(_REC):
+        if not record.strip():
+            continue
+        head, _, raw = record.partition(_END)
+        sha, parents, date, author, subject, message = head.split(_SEP, 5)
+        commit = Commit(
+            sha, parents.split(), normalise_time(date), author, subject, message.strip()
+        )
+        commit.index = len(commits)
+        for line in raw.splitlines():
+            if not line.startswith(":"):
+                continue
+            meta, _, paths = line.partition("\t")
+            parts = meta.split()
+            if len(parts) < 5:
+                continue
+            status = parts[4]
+            names = paths.split("\t")
+            if status.startswith(("R", "C")) and len(names) == 2:
+                commit.changes.append(FileChange(names[1], parts[2], parts[3], names[0]))
+            elif names:
+                commit.changes.append(FileChange(names[0], parts[2], parts[3]))
+        commits.append(commit)
+    return commits
+
+
+def read_diffs(root: Path, shas: list[str]) -> dict[str, dict[str, FileDiff]]:
+    """sha -> {path: FileDiff}: line changes against the first parent, no renames."""
+    out: dict[str, dict[str, FileDiff]] = {}
+    for start in range(0, len(shas), _SHOW_BATCH):
+        batch = shas[start : start + _SHOW_BATCH]
+        text = git(
+            root,
+            "-c",
+            "core.quotePath=false",
+            "show",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-renames",
+            "--diff-merges=first-parent",
+            "-U0",
+            f"--format={_REC}%H",
+            *batch,
+        )
+        _parse_show(text, out)
+    return out
+
+
+def _parse_show(text: str, out: dict[str, dict[str, FileDiff]]) -> None:
+    files: dict[str, FileDiff] = {}
+    cur: FileDiff | None = None
+    old_line = new_line = 0
+    old_name = ""
+    for line in text.split("\n"):
+        if line.startswith(_REC):
+            files = out.setdefault(line[len(_REC) :].strip(), {})
+            cur = None
+        elif line.startswith("diff --git "):
+            cur = None
+            old_name = ""
+        elif cur is None and line.startswith("--- "):
+            old_name = line[4:]
+        elif cur is None and line.startswith("+++ "):
+            target = line[4:]
+            source = old_name
+            if target == "/dev/null":
+                name = source[2:] if source.startswith("a/") else source
+                cur = files.setdefault(name, FileDiff(name, deleted=True))
+            else:
+                name = target[2:] if target.startswith("b/") else target
+                cur = files.setdefault(name, FileDiff(name, created=source == "/dev/null"))
+        elif line.startswith("Binary files ") and line.endswith(" differ"):
+            m = re.match(r"Binary files (?:a/)?(.*?) and (?:b/)?(.*?) differ$", line)
+            if m:
+                name = m.group(2) if m.group(2) != "/dev/null" else m.group(1)
+                files.setdefault(name, FileDiff(name, binary=True))
+            cur = None
+        elif cur is not None and line.startswith("@@"):
+            m = _HUNK.match(line)
+            if m:
+                old_line, new_line = int(m.group(1)), int(m.group(3))
+        elif cur is not None and line.startswith("-") and not cur.huge:
+            cur.removed[old_line] = line[1:]
+            old_line += 1
+            if len(cur.removed) > MAX_DIFF_LINES:
+                cur.huge, cur.removed, cur.added = True, {}, {}
+        elif cur is not None and line.startswith("+") and not cur.huge:
+            cur.added[new_line] = line[1:]
+            new_line += 1
+            if len(cur.added) > MAX_DIFF_LINES:
+                cur.huge, cur.removed, cur.added = True, {}, {}
+
+
+class Blobs:
+    """File contents at a revision through one long-lived `git cat-file --batch`."""
+
+    def __init__(self, root: Path) -> None:
+        self._proc = subprocess.Popen(
+            ["git", "-C", str(root), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def read(self, rev: str, path: str) -> bytes | None:
+        """The blob at `rev:path`, or None when it is missing (or not fetched)."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        if "\n" in path:
+            return None
+        try:
+            self._proc.stdin.write(f"{rev}:{path}\n".encode())
+            self._proc.stdin.flush()
+        except BrokenPipeError:
+            return None
+        header = self._proc.stdout.readline().split()
+        if len(header) != 3:  # "<name> missing", or the process ended
+            return None
+        data = self._proc.stdout.read(int(header[2]))
+        self._proc.stdout.read(1)  # the newline after the contents
+        return data
+
+    def close(self) -> None:
+        """End the `cat-file` process."""
+        if self._proc.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self._proc.stdin.close()
+        self._proc.wait()
