@@ -47,6 +47,7 @@ class Capture:
     table: str | None = None
     method: str | None = None
     scope: str | None = None
+    version: str = ""  # a dependency's declared version/constraint (`@version`)
 
     @property
     def call(self) -> Node | None:

@@ -6,14 +6,15 @@ from pathlib import Path
 
 from tree_sitter import Point, Tree
 
+from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
-from cairn.indexer.extract import ChunkCache, extract
+from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
 from cairn.indexer.splice import EditRecord, splice
-from cairn.indexer.text import MAX_BYTES, LineIndex, looks_binary, to_bytes
+from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
 
 
 class Document:
@@ -151,9 +152,11 @@ class Document:
                 best = symbol
         if best is not None:
             return best
+        # On equal ranges the definition wins: a decorated function and its route share
+        # the decorated range, and a position in the body means the function.
         for symbol in self.symbols:
             if symbol.range.contains(line, character) and (
-                best is None or _size(symbol.range) < _size(best.range)
+                best is None or _enclosing_key(symbol) < _enclosing_key(best)
             ):
                 best = symbol
         return best
@@ -183,6 +186,8 @@ class Document:
             return manifests.requirements(self.file, self.text)
         if self.language == "gomod":
             return manifests.go_mod(self.file, self.text)
+        if self.language == "dockerfile":
+            return manifests.dockerfile(self.file, self.text)
         if self._tree is None or self.language is None:
             return []
         queries = self._queries()
@@ -205,3 +210,7 @@ def index_text(
 ) -> list[Symbol]:
     """The symbols of one file's text; never raises on bad input."""
     return Document(file, text, user_queries_dir, _one_shot=True).symbols
+
+
+def _enclosing_key(symbol: Symbol) -> tuple[tuple[int, int], bool]:
+    return _size(symbol.range), symbol.kind not in CODE_KINDS

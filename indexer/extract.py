@@ -38,7 +38,7 @@ from cairn.store.paths import (
     table_path,
 )
 
-CODE_KINDS = frozenset({"function", "class", "method", "symbol"})
+CODE_KINDS = frozenset({"function", "class", "method", "symbol", "constant"})
 # Dotted ASCII identifiers are already canonical symbol names (the grammar only checks
 # them), so `file::name` is assembled directly; anything else goes through symbol_path.
 _PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
@@ -68,8 +68,10 @@ def extract(
     # File-wide context some resolvers read (a router's prefix) is part of every key.
     reader = CONTEXTS.get(ctx.language)
     context = reader(root, ctx) if reader is not None else b""
-    # The node type is part of the key, and a chunk with a syntax error is never reused:
+    # The node's and the root's types are part of the key (module-level patterns need
+    # a `module` root, not an ERROR), and a chunk with a syntax error is never reused:
     # error recovery can read the same bytes differently in another context.
+    context += root.type.encode() + b"\0"
     keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
     broken = {i for i, c in enumerate(chunks) if c.has_error}
     old = cache.entries if cache is not None else {}
@@ -168,15 +170,21 @@ def build_symbols(
 ) -> list[Symbol]:
     """Symbols for the captures of one region, settled and sorted. `outer` is the
     qualified name and kind of the scope enclosing the region, if any."""
-    symbols = _code_symbols(
-        ctx, lines, prefix, [c for c in captures if c.kind in CODE_KINDS], containers, outer
-    )
+    symbols = _code_symbols(ctx, lines, prefix, _definitions(captures), containers, outer)
     for capture in captures:
         if capture.kind not in CODE_KINDS:
             entity = _entity(capture)
             if entity is not None:
                 symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
     return _settle(symbols)
+
+
+def _definitions(captures: list[Capture]) -> list[Capture]:
+    """The captures that name code. An assignment whose value is a function or class
+    (`const f = () => ...`) is that definition, not also a constant."""
+    code = [c for c in captures if c.kind in CODE_KINDS]
+    named = {c.name_node.start_byte for c in code if c.kind != "constant"}
+    return [c for c in code if c.kind != "constant" or c.name_node.start_byte not in named]
 
 
 def _runs(chunks: list[Node], dirty: list[int]) -> list[tuple[int, int] | None]:
@@ -197,7 +205,13 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     """Drop duplicates, and a reference where another pattern saw the same name
     introduced or removed (`ALTER TABLE t RENAME TO u` removes `t`, it does not just
     mention it); then sort by position."""
-    unique = {(s.name_range, s.entity, s.role): s for s in symbols}
+    unique: dict[tuple[Range, str, Role], Symbol] = {}
+    for s in symbols:
+        # two patterns may see one dependency, one of them with its version: keep that
+        key = (s.name_range, s.entity, s.role)
+        seen = unique.get(key)
+        if seen is None or s.version or not seen.version:
+            unique[key] = s
     decided = {(s.name_range, s.entity) for s in unique.values() if s.role is not Role.REFERENCE}
     kept = [
         s
@@ -216,6 +230,7 @@ def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol
         symbol.role,
         _shift_range(symbol.name_range, old, new),
         _shift_range(symbol.range, old, new),
+        symbol.version,
     )
 
 
@@ -243,6 +258,7 @@ def _captures(
     override = nodes.get("name")
     range_nodes = nodes.get("range")
     table = nodes.get("table")
+    version = nodes.get("version")
     method = nodes.get("http.method")
     scope = nodes.get("scope")
     out: list[Capture] = []
@@ -257,15 +273,37 @@ def _captures(
                 role=role,
                 name=name,
                 name_node=text_node,
-                range_node=range_nodes[0] if range_nodes else name_node,
+                range_node=widen(range_nodes[0]) if range_nodes else name_node,
                 nodes=nodes,
                 settings=settings,
                 table=_text(table[0]) if table else None,
                 method=node_text(method[0]) if method else settings.get("method"),
                 scope=node_text(scope[0]) if scope else None,
+                version=(_text(version[0]) or "") if version else "",
             )
         )
     return out
+
+
+# Nodes that wrap a definition without being one: the definition's full range is the
+# wrapper's, so a changed decorator or `export` keyword belongs to what it decorates.
+_WRAPPERS = frozenset({"decorated_definition", "export_statement"})
+# Go declarations that hold one spec are the spec's whole definition (`const X = 1`).
+_ONE_SPEC = frozenset({"const_declaration", "var_declaration", "type_declaration"})
+
+
+def widen(node: Node) -> Node:
+    """The whole definition a construct belongs to: a decorated Python definition with
+    its decorators, an exported JS/TS declaration with `export`, a single Go spec with
+    its `const`/`var`/`type` keyword."""
+    parent = node.parent
+    if parent is None:
+        return node
+    if parent.type in _WRAPPERS:
+        return parent
+    if parent.type in _ONE_SPEC and parent.named_child_count == 1:
+        return parent
+    return node
 
 
 def _text(node: Node) -> str | None:
@@ -337,25 +375,27 @@ def _code_symbols(
             (node.start_byte, node.end_byte, definition.name, definition.kind, definition)
         )
     scopes.sort(key=lambda s: (s[0], -s[1], s[4] is not None))
-    stack: list[tuple[int, str, str]] = []  # (end byte, qualified name, kind)
+    stack: list[tuple[int, int, str, str]] = []  # (start, end byte, qualified name, kind)
     if outer is not None:
-        stack.append((1 << 62, *outer))
+        stack.append((-1, 1 << 62, *outer))
     out: list[Symbol] = []
     for start, end, name, kind, capture in scopes:
-        while stack and stack[-1][0] <= start:
+        while stack and stack[-1][1] <= start:
             stack.pop()
-        parent = stack[-1] if stack else None
+        # names declared together (`A, B = 1, 2`, `int X = 1, Y = 2;`) share one range:
+        # they are siblings, not one inside the other
+        parent = next((s for s in reversed(stack) if (s[0], s[1]) != (start, end)), None)
         if capture is not None and capture.scope:
             qualified = f"{capture.scope}.{name}"
             if kind == "function":
                 kind = "method"
         elif parent is not None:
-            qualified = f"{parent[1]}.{name}"
-            if kind == "function" and parent[2] in ("class", "container"):
+            qualified = f"{parent[2]}.{name}"
+            if kind == "function" and parent[3] in ("class", "container"):
                 kind = "method"
         else:
             qualified = name
-        stack.append((end, qualified, kind))
+        stack.append((start, end, qualified, kind))
         if capture is None:
             continue
         entity = code_entity(ctx.path, prefix, qualified)
@@ -372,6 +412,7 @@ def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, k
         capture.role,
         node_range(lines, capture.name_node),
         node_range(lines, capture.range_node),
+        capture.version if kind == "dependency" else "",
     )
 
 

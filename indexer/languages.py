@@ -27,7 +27,7 @@ GRAMMARS: dict[str, tuple[str, str]] = {
 }
 
 # Formats with no grammar wheel; a line parser reads them (see manifests.py).
-LINE_FORMATS = ("requirements", "gomod")
+LINE_FORMATS = ("requirements", "gomod", "dockerfile")
 
 _EXTENSIONS = {
     ".py": "python",
@@ -51,8 +51,22 @@ _EXTENSIONS = {
     ".yaml": "yaml",
     ".yml": "yaml",
 }
-_NAMES = {"Rakefile": "ruby", "Gemfile": "ruby", "go.mod": "gomod", "Pipfile": "toml"}
-_REQUIREMENTS = ("requirements*.txt", "requirements*.in", "constraints*.txt")
+_NAMES = {
+    "Rakefile": "ruby",
+    "Gemfile": "ruby",
+    "go.mod": "gomod",
+    "Pipfile": "toml",
+    "poetry.lock": "toml",
+    "uv.lock": "toml",
+    "Cargo.lock": "toml",
+}
+_REQUIREMENTS = (
+    "*requirements*.txt",
+    "*requirements*.in",
+    "constraints*.txt",
+    "requirements*.pip",
+)
+_DOCKERFILES = ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile")
 
 
 def language_for(path: str) -> str | None:
@@ -63,6 +77,8 @@ def language_for(path: str) -> str | None:
         return _NAMES[name]
     if any(fnmatch.fnmatchcase(name, pattern) for pattern in _REQUIREMENTS):
         return "requirements"
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in _DOCKERFILES):
+        return "dockerfile"
     if pure.suffix == ".txt" and pure.parent.name == "requirements":
         return "requirements"
     return _EXTENSIONS.get(pure.suffix.lower())

@@ -1,8 +1,10 @@
 """Line parsers for the manifests that have no tree-sitter grammar wheel.
 
-`requirements*.txt` and `go.mod` are line-oriented formats with a tiny grammar (pip's
-requirement lines; Go's `require` directives), so a few lines of Python read them
-exactly, with no extra dependency to ship or keep in step.
+`requirements*.txt`, `go.mod` and Dockerfiles are line-oriented formats with a tiny
+grammar for what we read (pip's requirement lines; Go's `require` directives; `FROM
+image:tag` and `RUN pip install pkg==x`), so a few lines of Python read them exactly,
+with no extra dependency to ship or keep in step. Each dependency carries its declared
+version or constraint (`Symbol.version`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from cairn.indexer.frameworks import pep508
 from cairn.indexer.model import Range, Role, Symbol
 from cairn.store.paths import EntityPathError, dependency_path
 
-_REQ_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+_TOKEN = re.compile(r"\S+")
+# pip options that take a value: the value is no requirement
+_PIP_VALUE_OPTIONS = frozenset(
+    {
+        "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i",
+        "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target",
+        "--prefix", "--root", "--platform", "--python-version", "--implementation",
+        "--abi", "--only-binary", "--no-binary", "--src", "--upgrade-strategy",
+        "--progress-bar", "--cache-dir", "--log", "--trusted-host", "--proxy", "--timeout",
+    }
+)  # fmt: skip
+_SHELL_SEPARATORS = frozenset({"&&", "||", ";", "|", "&"})
 _EGG = re.compile(r"#egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 _GO_REQUIRE = re.compile(r"^(\s*)(?:require\s+)?(\S+)\s+(v\S+)")
 
@@ -35,10 +49,11 @@ def requirements(file: str, text: str) -> list[Symbol]:
         if "://" in stripped and egg:
             out.extend(_dep(file, row, line, egg.start(1), egg.group(1), len(body)))
             continue
-        match = _REQ_NAME.match(stripped)
-        if match:
+        found = pep508.split(stripped)
+        if found:
             start = len(body) - len(stripped)
-            out.extend(_dep(file, row, line, start, match.group(0), len(body)))
+            name, version = found
+            out.extend(_dep(file, row, line, start, name, len(body), version))
     return out
 
 
@@ -61,11 +76,96 @@ def go_mod(file: str, text: str) -> list[Symbol]:
         match = _GO_REQUIRE.match(code)
         if match:
             start = match.start(2)
-            out.extend(_dep(file, row, line, start, match.group(2), len(code)))
+            out.extend(_dep(file, row, line, start, match.group(2), len(code), match.group(3)))
     return out
 
 
-def _dep(file: str, row: int, line: str, start: int, name: str, end: int) -> Iterator[Symbol]:
+def dockerfile(file: str, text: str) -> list[Symbol]:
+    """`FROM image:tag` -> `deps/image` at `tag` (stages, `scratch` and `$ARG` images
+    name nothing); `RUN pip install pkg==x` -> `deps/pkg` at `==x`."""
+    out: list[Symbol] = []
+    stages: set[str] = set()
+    continued = False
+    pip = 0  # 0: no pip command; 1: saw `pip`; 2: after `pip install`; 3: skip a value
+    for row, line in enumerate(text.splitlines()):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            continue  # comments are allowed even inside a continued instruction
+        tokens = [(m.start(), m.group(0)) for m in _TOKEN.finditer(line)]
+        instruction = ""
+        if not continued and tokens:
+            instruction = tokens[0][1].upper()
+            tokens = tokens[1:]
+            pip = 0
+            if instruction == "FROM":
+                out.extend(_from_image(file, row, line, tokens, stages))
+        continued = line.rstrip().endswith("\\")
+        if instruction not in ("", "RUN") or (not instruction and pip == -1):
+            pip = -1  # inside another instruction's continuation
+            continue
+        if pip == -1:
+            continue
+        for start, raw in tokens:
+            token = raw.rstrip(";")
+            if token in _SHELL_SEPARATORS or (raw.endswith(";") and pip):
+                pip = 0
+                continue
+            word = token.strip("\"'")
+            if pip == 0:
+                if re.fullmatch(r"pip[0-9.]*", word.rsplit("/", 1)[-1]):
+                    pip = 1
+            elif pip == 1:
+                pip = 2 if word == "install" else (1 if word.startswith("-") else 0)
+            elif pip == 3:
+                pip = 2
+            elif word.startswith("-"):
+                if word.split("=", 1)[0] in _PIP_VALUE_OPTIONS and "=" not in word:
+                    pip = 3
+            elif (
+                word
+                and word != "\\"
+                and not any(c in word for c in "/$*")
+                and not (word.endswith((".whl", ".tar.gz", ".zip")))
+            ):
+                found = pep508.split(word)
+                if found:
+                    offset = start + (len(raw) - len(raw.lstrip("\"'")))
+                    name, version = found
+                    out.extend(_dep(file, row, line, offset, name, offset + len(word), version))
+    return out
+
+
+def _from_image(
+    file: str, row: int, line: str, tokens: list[tuple[int, str]], stages: set[str]
+) -> Iterator[Symbol]:
+    words = [(start, word) for start, word in tokens if not word.startswith("--")]
+    if not words:
+        return
+    start, image = words[0]
+    if len(words) >= 3 and words[1][1].upper() == "AS":
+        stages.add(words[2][1].lower())
+    reference, _, digest = image.partition("@")
+    name, version = reference, ""
+    slash = reference.rfind("/")
+    colon = reference.rfind(":")
+    if colon > slash:
+        name, version = reference[:colon], reference[colon + 1 :]
+    if not version and digest:
+        version = "@" + digest
+    lowered = name.lower()
+    if not name or "$" in image or lowered == "scratch" or lowered in stages:
+        return
+    for prefix in ("docker.io/library/", "docker.io/", "library/"):
+        if lowered.startswith(prefix) and lowered != prefix:
+            skip = len(prefix)
+            start, name = start + skip, name[skip:]
+            break
+    yield from _dep(file, row, line, start, name, len(line.rstrip()), version)
+
+
+def _dep(
+    file: str, row: int, line: str, start: int, name: str, end: int, version: str = ""
+) -> Iterator[Symbol]:
     try:
         entity = dependency_path(name)
     except EntityPathError:
@@ -78,6 +178,7 @@ def _dep(file: str, row: int, line: str, start: int, name: str, end: int) -> Ite
         role=Role.INTRODUCE,
         name_range=Range(row, _utf16(line, start), row, _utf16(line, start + len(name))),
         range=Range(row, _utf16(line, indent), row, _utf16(line, end)),
+        version=version,
     )
 
 

@@ -47,7 +47,11 @@ class Range:
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
-    """One occurrence of an entity in a file."""
+    """One occurrence of an entity in a file.
+
+    `version` is a dependency's declared version or constraint exactly as the manifest
+    writes it (`==2.6.1`, `>=5,<6`, `^1.2.3`, `v1.9.0`, `23.1.0`, an image tag `3.12-slim`);
+    empty when none is declared and for every other kind."""
 
     file: str
     entity: str
@@ -55,10 +59,11 @@ class Symbol:
     role: Role
     name_range: Range
     range: Range
+    version: str = ""
 
     def as_json(self) -> dict[str, object]:
         """The `cairn scan --json` shape."""
-        return {
+        out: dict[str, object] = {
             "file": self.file,
             "entity": self.entity,
             "kind": self.kind,
@@ -66,6 +71,9 @@ class Symbol:
             "name_range": self.name_range.as_json(),
             "range": self.range.as_json(),
         }
+        if self.version:
+            out["version"] = self.version
+        return out
 
 
 class QueryError(ValueError):

@@ -35,14 +35,35 @@ from cairn.indexer.languages import GRAMMARS, grammar
 from cairn.indexer.model import QueryError, Role
 
 KINDS = frozenset(
-    {"table", "column", "function", "class", "method", "symbol", "route", "dependency", "env"}
+    {
+        "table",
+        "column",
+        "function",
+        "class",
+        "method",
+        "symbol",
+        "constant",
+        "route",
+        "dependency",
+        "env",
+    }
 )
 # Grammars that read another grammar's query file (the TSX grammar is TypeScript's).
 _QUERY_FILE = {"tsx": "typescript"}
 _INHERITS = re.compile(r"^;\s*inherits:\s*([\w, ]+)")
 ROLES = frozenset({"introduce", "define", "reference", "remove"})
 HELPERS = frozenset(
-    {"range", "table", "name", "scope", "http.method", "call", "container", "container.name"}
+    {
+        "range",
+        "table",
+        "name",
+        "scope",
+        "http.method",
+        "call",
+        "container",
+        "container.name",
+        "version",
+    }
 )
 SETTINGS = frozenset({"resolver", "files", "method"})
 ROLE_OF = {

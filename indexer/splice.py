@@ -18,7 +18,13 @@ from dataclasses import dataclass
 from tree_sitter import Node, QueryCursor, Tree
 
 from cairn.indexer.capture import Capture, FileContext
-from cairn.indexer.extract import CODE_KINDS, build_symbols, file_prefix, match_captures
+from cairn.indexer.extract import (
+    CODE_KINDS,
+    build_symbols,
+    file_prefix,
+    match_captures,
+    widen,
+)
 from cairn.indexer.model import Range, Symbol
 from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
@@ -61,9 +67,11 @@ def splice(
     edit: EditRecord,
 ) -> list[Symbol] | None:
     """The new symbols after `edit`, or None when the edit is not confined to a function."""
-    unit = _enclosing_function(tree.root_node, edit)
-    if unit is None:
+    function = _enclosing_function(tree.root_node, edit)
+    if function is None:
         return None
+    # the function's symbol spans its decorators / `export` too (extract.widen)
+    unit = widen(function)
     new_start = (unit.start_point.row, lines.utf16_column(*unit.start_point))
     new_end = (unit.end_point.row, lines.utf16_column(*unit.end_point))
     old_start, old_end = new_start, _unmap(new_end, edit)
@@ -147,6 +155,7 @@ def _moved(symbol: Symbol, edit: EditRecord) -> Symbol:
         symbol.role,
         _moved_range(symbol.name_range, edit),
         _moved_range(symbol.range, edit),
+        symbol.version,
     )
 
 

@@ -7,7 +7,9 @@ Runs anywhere (CI, piped output): rich falls back to plain text without a termin
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -111,38 +113,99 @@ def build_project(root: Path) -> dict[str, str]:
     return {"revert": ids[1], "reject": ids[2], "supersede": ids[5]}
 
 
+# The re-adding migration stays uncommitted in a kept project, as it would be while you
+# write it: the gate and the editor both have something to say about it.
+PENDING = "db/migrations/0007_email_verified.sql"
+
+
+def make_repository(root: Path) -> bool:
+    """Commit the sample (all but the pending migration) so `cairn check`, `check --staged`
+    and `import git` can be tried; False when git is not installed."""
+    ident = ["-c", "user.name=Cairn demo", "-c", "user.email=demo@example.invalid"]
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *ident, *args], cwd=root, check=True, capture_output=True)
+
+    try:
+        git("init", "-q")
+    except (OSError, subprocess.CalledProcessError):
+        return False
+    git("add", "--", ".", f":(exclude){PENDING}")
+    git("commit", "-q", "-m", "Shop: users, models, password hashing and the decision log")
+    return True
+
+
 def run_demo(keep: Path | None = None, console: Console | None = None) -> None:
-    """Build, serve, drive, print. With `keep`, the project stays in that folder."""
+    """Build, serve, drive, print. With `keep`, the project stays in that folder as a git
+    repository where the warning still stands: the quick fix runs on a copy."""
     out = console or Console()
+    scratch = Path(tempfile.mkdtemp(prefix="cairn-demo-"))
     if keep is not None:
         keep = keep.resolve()
         if keep.exists() and any(keep.iterdir()):
+            shutil.rmtree(scratch, ignore_errors=True)
             raise ValueError(f"{keep} is not empty; choose a new folder for --keep")
         keep.mkdir(parents=True, exist_ok=True)
-        root = keep
-    else:
-        root = Path(tempfile.mkdtemp(prefix="cairn-demo-")) / "shop"
-        root.mkdir()
+    root = scratch / "shop"
     try:
-        ids = build_project(root)
+        if keep is not None:
+            build_project(keep)
+            repository = make_repository(keep)
+            shutil.copytree(keep, root, ignore=shutil.ignore_patterns("index.db*", "lock"))
+            ids = _ids(root)
+        else:
+            root.mkdir()
+            ids = build_project(root)
         out.print(
             Panel(
                 Text.from_markup(
-                    f"A sample project with a decision history in [bold]{root}[/]:\n"
+                    f"A sample project with a decision history in [bold]{keep or root}[/]:\n"
                     "a migration re-adding a reverted column, a SQLAlchemy model, password "
                     "hashing that was reverted and re-opened, and a rejected dependency.\n"
                     "Starting the real language server (`cairn serve`) and acting as an "
                     "editor…"
+                    + (
+                        "\nThe quick fix below runs on a copy: in your folder the warning "
+                        "still stands."
+                        if keep is not None
+                        else ""
+                    )
                 ),
                 title="cairn demo",
                 border_style="cyan",
             )
         )
         asyncio.run(_drive(root, ids, out))
-        _how_to_open(root if keep else None, out)
+        _how_to_open(keep, out)
+        if keep is not None:
+            _try_next(keep, repository, out)
     finally:
-        if keep is None:
-            shutil.rmtree(root.parent, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _ids(root: Path) -> dict[str, str]:
+    """The ids `build_project` returned, read back from a copy's log (one writer appended
+    DECISIONS in order, one line each)."""
+    lines = (root / ".cairn" / "decisions.jsonl").read_text(encoding="utf-8").splitlines()
+    ids = [json.loads(line)["id"] for line in lines if line.strip()]
+    return {"revert": ids[1], "reject": ids[2], "supersede": ids[5]}
+
+
+def _try_next(kept: Path, repository: bool, out: Console) -> None:
+    lines = [
+        f"[bold]cd {kept}[/], then:",
+        "1. [bold]cairn check[/]: exit 1, the uncommitted migration re-adds a reverted column"
+        + ("" if repository else " (needs git)"),
+        "2. [bold]cairn ls[/]: the entities the log knows, with status and counts",
+        '3. [bold]cairn supersede users.email_verified -r "why it is back"[/]: re-open it '
+        "with a reason, and [bold]cairn check[/] passes",
+    ]
+    if repository:
+        lines.append(
+            "The folder is a git repository: the migration is not committed yet, so "
+            "[bold]git add -A && cairn check --staged[/] is what the pre-commit hook runs."
+        )
+    out.print(Panel(Text.from_markup("\n".join(lines)), title="Try next", border_style="green"))
 
 
 async def _drive(root: Path, ids: dict[str, str], out: Console) -> None:

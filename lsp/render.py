@@ -87,6 +87,19 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     return "\n\n".join([*blocks, link])
 
 
+def quiet_hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
+    """The one-line card of an entity whose history deserves no attention (the quiet
+    rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
+    count = int(getattr(status, "event_count", 0) or 0)
+    noun = "decision" if count == 1 else "decisions"
+    line = f"**`{entity}`** · {getattr(status, 'status', 'unknown')} · {count} {noun}"
+    if newest:
+        event = newest[0]
+        reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
+        line += f" · {when(event)} {event.type}{by(event)}{reason}"
+    return line + " · " + command_link("history", "cairn.history", {"entity": entity})
+
+
 def no_decisions_markdown(entity: str) -> str:
     """The card for an entity without history (only when the setting asks for it)."""
     log = command_link("Log one", "cairn.log", {"entity": entity, "type": "modify"})

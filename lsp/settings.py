@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from cairn.core.attention import DEFAULT_BUSY_AFTER, AttentionPolicy
 from cairn.core.findings import Severities, Severity
 from cairn.core.limits import MAX_FILE_BYTES
 
@@ -24,12 +25,21 @@ class Settings:
     severity: Severities = field(default_factory=Severities)
     debounce_ms: int = 150  # quiet time after the last keystroke before re-analysing
     code_lens: bool = True
+    # the quiet rule (cairn.core.attention): lenses and full hover cards only where history
+    # matters; off, every entity with history gets them
+    quiet: bool = True
+    quiet_max_decisions: int = DEFAULT_BUSY_AFTER  # more decisions than this is worth a lens
     hover_no_decisions: bool = False  # hover "no decisions yet" on entities without history
     # auto: pull when the client can pull and be refreshed, push otherwise (never both)
     diagnostic_mode: str = "auto"
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
     # larger documents are not analysed; the setting can lower the one limit, not raise it
     max_file_bytes: int = MAX_FILE_BYTES
+
+    @property
+    def attention(self) -> AttentionPolicy:
+        """The quiet rule's settings, in the core's terms."""
+        return AttentionPolicy(quiet=self.quiet, busy_after=self.quiet_max_decisions)
 
     @classmethod
     def from_options(cls, raw: object, base: Settings | None = None) -> tuple[Settings, list[str]]:
@@ -103,6 +113,8 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "severity": ("severity", _severities),
     "debounceMs": ("debounce_ms", _non_negative_int),
     "codeLens": ("code_lens", _bool),
+    "quiet": ("quiet", _bool),
+    "quietMaxDecisions": ("quiet_max_decisions", _non_negative_int),
     "hoverNoDecisions": ("hover_no_decisions", _bool),
     "diagnosticMode": ("diagnostic_mode", _mode),
     "pollIntervalMs": ("poll_interval_ms", _non_negative_int),

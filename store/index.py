@@ -635,6 +635,20 @@ class Index:
             for p, st, cnt, detail in self.db.execute(sql, (json.dumps(paths),))
         ]
 
+    def verdict_rows_newest_first(self) -> Iterator[Row]:
+        """Revert and reject events, the newest recorded first (digests, "what was refused")."""
+        codes = (TYPE_CODES["revert"], TYPE_CODES["reject"])
+        sql = _ROW_SQL + " WHERE ty IN (?, ?) ORDER BY rec DESC, seq DESC"
+        for t in self.db.execute(sql, codes):
+            yield _row(t)
+
+    def open_verdict_seqs(self, ent: int) -> set[int]:
+        """Sequence numbers of an entity's open verdicts, from its stored status row."""
+        found = self.db.execute("SELECT detail FROM est WHERE ent = ?", (ent,)).fetchone()
+        if not found or found[0] is None:
+            return set()
+        return {int(s) for s in json.loads(found[0])[0]}
+
     def ent_of(self, path: str) -> int | None:
         """The dictionary id of a canonical path, or None when nothing was logged on it."""
         found = self.db.execute("SELECT id FROM ent WHERE path = ?", (path,)).fetchone()

@@ -11,6 +11,7 @@ same case rule by construction. The grammar is written down in docs/entity-paths
 | directory            | `dir/`                    | `src/`                        |
 | file                 | repo-relative path        | `src/auth.py`                 |
 | function/class/method| `file::Qualified.name`    | `src/auth.py::Session.login`  |
+| constant             | `file::Qualified.NAME`    | `app/settings.py::DEBUG`      |
 | route                | `route/METHOD path`       | `route/GET /users/{id}`       |
 | dependency           | `deps/name`               | `deps/stripe`                 |
 | environment variable | `env/NAME`                | `env/STRIPE_KEY`              |
@@ -61,8 +62,10 @@ class EntityPathError(ValueError):
 
 
 class EntityKind(str, Enum):
-    """What an entity path names. FUNCTION/CLASS/METHOD are refinements of SYMBOL that
-    only the indexer (or a writer who knows) can supply; the grammar itself sees SYMBOL."""
+    """What an entity path names. FUNCTION/CLASS/METHOD/CONSTANT are refinements of
+    SYMBOL that only the indexer (or a writer who knows) can supply; the grammar itself
+    sees SYMBOL. A CONSTANT is a module- or class-level assignment (`settings.py::DEBUG`,
+    `models.py::Order.STATUS_CHOICES`), written exactly like any other symbol."""
 
     TABLE = "table"
     COLUMN = "column"
@@ -72,6 +75,7 @@ class EntityKind(str, Enum):
     FUNCTION = "function"
     CLASS = "class"
     METHOD = "method"
+    CONSTANT = "constant"
     ROUTE = "route"
     DEPENDENCY = "dependency"
     ENV = "env"
@@ -79,7 +83,7 @@ class EntityKind(str, Enum):
     @property
     def coarse(self) -> EntityKind:
         """The kind the grammar can infer from the path alone."""
-        if self in (EntityKind.FUNCTION, EntityKind.CLASS, EntityKind.METHOD):
+        if self in (EntityKind.FUNCTION, EntityKind.CLASS, EntityKind.METHOD, EntityKind.CONSTANT):
             return EntityKind.SYMBOL
         return self
 

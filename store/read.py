@@ -191,6 +191,24 @@ class Reader:
         rows = self.index.rows_by_seq([h[0] for h in hits])
         return [SearchHit(self.event(rows[seq]), score) for seq, score in hits if seq in rows]
 
+    def recent_verdicts(self, limit: int) -> list[Event]:
+        """See `Store.recent_verdicts`. Walks verdict rows newest first and keeps those the
+        entity's stored status still counts as open: the cost is the verdicts skipped,
+        not the size of the log."""
+        out: list[Event] = []
+        if limit <= 0:
+            return out
+        open_by_ent: dict[int, set[int]] = {}
+        for row in self.index.verdict_rows_newest_first():
+            seqs = open_by_ent.get(row.ent)
+            if seqs is None:
+                seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+            if row.seq in seqs:
+                out.append(self.event(row))
+                if len(out) >= limit:
+                    break
+        return out
+
     def due_reviews(self, today: date | None) -> list[Review]:
         """See `Store.due_reviews`."""
         day = (today or datetime.now(timezone.utc).date()).isoformat()

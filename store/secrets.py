@@ -44,9 +44,10 @@ _RULES: tuple[_Rule, ...] = (
         0,
     ),
     # scheme://user:password@host -> keep the user and host so the text still says where.
+    # The user may be empty (`redis://:password@host`, Redis's own form).
     (
         "url-password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:(?P<secret>[^\s/]+)@(?=[^\s@/])"),
+        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s/]+)@(?=[^\s@/])"),
         "secret",
     ),
     (
@@ -104,7 +105,7 @@ _RULES: tuple[_Rule, ...] = (
 # last word is the keyword (so `tokenizer=` and `max_tokens=` are not keys).
 _ASSIGNMENT = re.compile(
     r"(?P<key>(?<![A-Za-z0-9_])(?:[A-Za-z0-9]+[_\-.])*"
-    r"(?i:password|passwd|passphrase|pwd|secret|secret[_\-]?key|client[_\-]?secret|token"
+    r"(?i:password|passwd|passphrase|passcode|pass|pwd|pw|pswd|secret|secret[_\-]?key|client[_\-]?secret|token"
     r"|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?key|apikey"
     r"|access[_\-]?key|private[_\-]?key|credentials?))"
     r"(?![A-Za-z0-9_])[\"']?[ \t]*(?P<op>:=|=>|[:=])[ \t]*"
@@ -181,9 +182,9 @@ _SECRET_MARKERS = (
     "AIza", "npm_", "eyJ", "earer", "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA",
     "AIPA", "ANPA", "ANVA", "APKA",
 )  # fmt: skip
-_KEYWORDS = ("passw", "passphrase", "pwd", "secret", "token", "credential", "key")
+_KEYWORDS = ("pass", "pw", "pswd", "secret", "token", "credential", "key")
 _ASSIGNED = re.compile(
-    r"(?:passw|passphrase|pwd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])"
+    r"(?:pass|pw|pswd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])"
 )
 
 

@@ -247,6 +247,15 @@ class Store:
             self.refresh()
             return self._reader.search(query, match, limit)
 
+    def recent_verdicts(self, limit: int = 20) -> list[Event]:
+        """The newest open verdicts (reverts and rejects no supersede names) project-wide.
+
+        The digest's project-wide section (`cairn digest`).
+        """
+        with self._lock:
+            self.refresh()
+            return self._reader.recent_verdicts(limit)
+
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""
         with self._lock:

@@ -100,14 +100,6 @@ class Preparer:
         # A reject's ENTITY is what was rejected; `alternative` optionally names the
         # approach when the entity alone does not say it.
         alternative = (draft.alternative or "").strip()
-        texts = {}
-        for name, value in (
-            ("reasoning", reasoning),
-            ("alternative", alternative),
-            ("diff", draft.diff or ""),
-            ("stale_when", (draft.stale_when or "").strip()),
-        ):
-            texts[name] = _masked(value, masked)
         supersedes = reverts = ""
         if draft.supersedes and etype is not EventType.SUPERSEDE:
             raise ValidationError("--supersedes only goes with type supersede")
@@ -131,7 +123,6 @@ class Preparer:
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
         _check_json(metadata, "metadata")
-        metadata = _mask_strings(metadata, masked)
         author = (draft.author or "").strip() or self._default_author()
         header: dict[str, Any] = {
             "parents": parents,
@@ -143,19 +134,23 @@ class Preparer:
             "author": author,
             "agent": (draft.agent or "").strip(),
             "session": (draft.session or "").strip(),
-            "commit": (draft.commit or "").strip(),
+            "commit": commit_id(draft.commit or ""),
             "recorded_at": recorded_at,
             "occurred_at": occurred_at,
             "revisit_after": revisit,
             "expires_when": expires,
-            "stale_when": texts["stale_when"],
+            "stale_when": (draft.stale_when or "").strip(),
         }
-        content = {
-            "reasoning": texts["reasoning"],
-            "alternative": texts["alternative"],
-            "diff": texts["diff"],
+        content: dict[str, Any] = {
+            "reasoning": reasoning,
+            "alternative": alternative,
+            "diff": draft.diff or "",
             "metadata": metadata,
         }
+        check_sizes(header, content)
+        refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
+        header = mask_fields(header, masked)
+        content = mask_fields(content, masked)
         try:
             header = prune(header)
             eid, line = encode_event(header, prune(content))
@@ -167,21 +162,21 @@ class Preparer:
             entity=entity,
             parents=tuple(parents),
             entity_kind=kind or inferred_kind,
-            reasoning=texts["reasoning"],
-            alternative=texts["alternative"],
-            diff=texts["diff"],
+            reasoning=content.get("reasoning", ""),
+            alternative=content.get("alternative", ""),
+            diff=content.get("diff", ""),
             supersedes=supersedes,
             reverts=reverts,
-            author=author,
+            author=header.get("author", ""),
             agent=header.get("agent", ""),
             session=header.get("session", ""),
             commit=header.get("commit", ""),
             recorded_at=recorded_at,
             occurred_at=occurred_at,
             revisit_after=revisit,
-            expires_when=expires,
-            stale_when=texts["stale_when"],
-            metadata=metadata,
+            expires_when=header.get("expires_when", ""),
+            stale_when=header.get("stale_when", ""),
+            metadata=content.get("metadata") or {},
         )
         ctx.add(event)
         return Pending(event, line)
@@ -312,12 +307,116 @@ def _line_dict(e: Event) -> dict[str, Any]:
     }
 
 
+# Fields whose value has a proven shape by the time it is masked (ids, times, an enum
+# value, the canonical entity path, a hex commit id): masking cannot apply to them.
+# EVERY other field is masked, whatever its name, so a field added to the event later is
+# masked without anyone remembering to (tests/hardening/test_secret_fields.py checks
+# each field of EVENT_FIELDS with a secret in it).
+SHAPED_FIELDS = frozenset(
+    {
+        "id",
+        "parents",
+        "type",
+        "entity",
+        "entity_kind",
+        "supersedes",
+        "reverts",
+        "commit",
+        "recorded_at",
+        "occurred_at",
+        "revisit_after",
+    }
+)
+
+# Size limits, in UTF-8 bytes: a decision's why is prose, not an attachment. Larger text
+# belongs in the repository (link to it); the limit keeps one line of the log, and every
+# reader that loads it, bounded.
+MAX_REASONING_BYTES = 64 * 1024
+MAX_DIFF_BYTES = 1024 * 1024
+MAX_LABEL_BYTES = 1024  # author, agent, session
+_LIMITS = {
+    "reasoning": MAX_REASONING_BYTES,
+    "alternative": MAX_REASONING_BYTES,
+    "stale_when": MAX_REASONING_BYTES,
+    "expires_when": MAX_REASONING_BYTES,
+    "diff": MAX_DIFF_BYTES,
+    "author": MAX_LABEL_BYTES,
+    "agent": MAX_LABEL_BYTES,
+    "session": MAX_LABEL_BYTES,
+}
+_COMMIT_RE = re.compile(r"^[0-9a-f]{4,64}$")
+
+
+def commit_id(raw: str) -> str:
+    """A commit id as the log stores it (lower-case hex, 4-64 digits), or ValidationError."""
+    text = raw.strip().lower()
+    if text and not _COMMIT_RE.match(text):
+        raise ValidationError(
+            f"--commit {raw[:80]!r} is not a commit id; give its hex id (4 to 64 hex digits), "
+            "e.g. the output of `git rev-parse HEAD`"
+        )
+    return text
+
+
+def check_sizes(header: dict[str, Any], content: dict[str, Any]) -> None:
+    """ValidationError naming the first field over its limit (nothing is written)."""
+    for fields in (content, header):
+        for name, value in fields.items():
+            limit = _LIMITS.get(name)
+            if limit is None or not isinstance(value, str) or len(value) * 4 <= limit:
+                continue  # at most 4 bytes a character: short text needs no encoding
+            size = len(value.encode("utf-8", "surrogatepass"))
+            if size > limit:
+                raise ValidationError(
+                    f"{name} is {size:,} bytes; the limit is {limit // 1024:,} KB. Keep the "
+                    "decision and its why here and link to longer material"
+                )
+
+
+def refuse_secret_in(*paths: str) -> None:
+    """An entity path names a thing; one that holds a credential is refused, not masked
+    (a masked path would be a different entity). Both the path as given and its
+    canonical form are checked: canonicalising can hide a URL (`//` folds to `/`)."""
+    for path in paths:
+        if not might_hold_secret(path):
+            continue
+        _, kinds = mask_secrets(path)
+        if kinds:
+            raise ValidationError(
+                f"the entity path looks like it holds a secret ({', '.join(kinds)}); "
+                "name the thing the decision is about, not its credential"
+            )
+
+
+def mask_fields(fields: dict[str, Any], masked: list[str]) -> dict[str, Any]:
+    """`fields` with every string in every field not in SHAPED_FIELDS masked (a copy)."""
+    return {
+        name: value if name in SHAPED_FIELDS else _mask_strings(value, masked)
+        for name, value in fields.items()
+    }
+
+
 def _masked(value: str, masked: list[str]) -> str:
     """`value` with its secrets masked; the kinds found are added to `masked`."""
-    if value and might_hold_secret(value):
-        value, kinds = mask_secrets(value)
-        masked.extend(k for k in kinds if k not in masked)
+    if not value:
+        return value
+    if len(value) <= 256:  # labels (author, agent, session) repeat across a bulk load
+        value, kinds = _mask_short(value)
+    elif might_hold_secret(value):
+        value, found = mask_secrets(value)
+        kinds = tuple(found)
+    else:
+        return value
+    masked.extend(k for k in kinds if k not in masked)
     return value
+
+
+@lru_cache(maxsize=4096)
+def _mask_short(value: str) -> tuple[str, tuple[str, ...]]:
+    if not might_hold_secret(value):
+        return value, ()
+    text, kinds = mask_secrets(value)
+    return text, tuple(kinds)
 
 
 def _mask_strings(value: Any, masked: list[str]) -> Any:
@@ -325,7 +424,8 @@ def _mask_strings(value: Any, masked: list[str]) -> Any:
     if isinstance(value, str):
         return _masked(value, masked)
     if isinstance(value, dict):
-        return {k: _mask_strings(v, masked) for k, v in value.items()}
+        # Keys too: a metadata key is text that reaches the log like any other.
+        return {_mask_strings(k, masked): _mask_strings(v, masked) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_mask_strings(v, masked) for v in value]
     return value

@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "doctor": "cairn.cli.trust_cmds",
     "import": "cairn.cli.import_cmds",
     "export": "cairn.cli.import_cmds",
+    "digest": "cairn.cli.agent_cmds",
+    "mcp": "cairn.cli.agent_cmds",
 }
 
 

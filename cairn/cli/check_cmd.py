@@ -341,9 +341,12 @@ def check_worktree(threshold: float | None = None) -> Report:
     return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
 
 
-def check_stdin(name: Path, data: bytes, threshold: float | None = None) -> Report:
-    """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk."""
-    project = _project()
+def check_stdin(
+    name: Path, data: bytes, threshold: float | None = None, project: Project | None = None
+) -> Report:
+    """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
+    (also the MCP `cairn_check` tool, which passes the project it serves)."""
+    project = project or _project()
     rel = _relpath(project, name)
     text = _decode(data)
     if text is None:

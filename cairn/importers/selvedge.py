@@ -13,6 +13,7 @@ reported, never dropped silently.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,7 +203,7 @@ def import_selvedge(
                     diff=col(row, "diff") or None,
                     occurred_at=when,
                     session=col(row, "session_id") or None,
-                    commit=col(row, "git_commit") or None,
+                    commit=_commit_or_note(col(row, "git_commit"), metadata),
                     revisit_after=col(row, "revisit_after") or None,
                     expires_when=expires or None,
                     stale_when=col(row, "stale_when") or None,
@@ -241,3 +242,15 @@ def _links_first(items: Iterator[Proposed | Skipped]) -> Iterator[Proposed | Ski
         yield from release(item)
     for stuck in waiting.values():  # a cycle of supersedes: let the runner report them
         yield from stuck
+
+
+_HEX_COMMIT = re.compile(r"^[0-9a-fA-F]{4,64}$")
+
+
+def _commit_or_note(raw: str, metadata: dict[str, Any]) -> str | None:
+    """A Selvedge `git_commit` that is a hex id; anything else (a branch name, free text)
+    is kept in the metadata, since Cairn's `commit` field holds only commit ids."""
+    if not raw or _HEX_COMMIT.match(raw.strip()):
+        return raw or None
+    metadata.setdefault("selvedge", {})["git_commit"] = raw
+    return None

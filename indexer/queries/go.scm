@@ -11,7 +11,15 @@
              (pointer_type (generic_type type: (type_identifier) @scope))]))
   name: (field_identifier) @method.introduce) @range
 
-(type_declaration (type_spec name: (type_identifier) @class.introduce)) @range
+(type_declaration (type_spec name: (type_identifier) @class.introduce) @range)
+
+; package-level `const` and `var`, alone or in a block (`const ( A = iota; B )`)
+(source_file
+  (const_declaration (const_spec name: (identifier) @constant.introduce) @range))
+(source_file
+  (var_declaration (var_spec name: (identifier) @constant.introduce) @range))
+(source_file
+  (var_declaration (var_spec_list (var_spec name: (identifier) @constant.introduce) @range)))
 
 ((call_expression
   function: (selector_expression operand: (identifier) @_os field: (field_identifier) @_fn)

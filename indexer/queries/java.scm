@@ -8,6 +8,15 @@
 (method_declaration name: (identifier) @method.introduce) @range
 (constructor_declaration name: (identifier) @method.introduce) @range
 
+; constants: `static final` fields, and interface fields (implicitly static final)
+((field_declaration
+  (modifiers) @_modifiers
+  declarator: (variable_declarator name: (identifier) @constant.introduce)) @range
+  (#match? @_modifiers "(^|\\s)static(\\s|$)")
+  (#match? @_modifiers "(^|\\s)final(\\s|$)"))
+(constant_declaration
+  declarator: (variable_declarator name: (identifier) @constant.introduce)) @range
+
 ; --- JPA -------------------------------------------------------------------------------
 (class_declaration
   (modifiers

@@ -17,13 +17,18 @@
     name: (identifier) @function.introduce
     value: [(arrow_function) (function_expression) (generator_function)])) @range
 
-; exported constants that are not functions are still named API
-(export_statement
-  declaration: (lexical_declaration
-    (variable_declarator
-      name: (identifier) @symbol.introduce
-      value: (_) @_value))
-  (#not-match? @_value "^(async\\s*)?(function|\\(|[A-Za-z_$][A-Za-z0-9_$]*\\s*=>)")) @range
+; module-level constants, exported or not: `const TIMEOUT = 30`, `export const API = {...}`
+; (a constant whose value is a function is that function, see above)
+(program
+  (lexical_declaration
+    "const"
+    (variable_declarator name: (identifier) @constant.introduce)) @range)
+
+(program
+  (export_statement
+    declaration: (lexical_declaration
+      "const"
+      (variable_declarator name: (identifier) @constant.introduce))) @range)
 
 ; --- routes: app.get('/path', handler) -------------------------------------------------
 ((call_expression

@@ -5,6 +5,34 @@
 (function_definition name: (identifier) @function.introduce) @range
 (class_definition name: (identifier) @class.introduce) @range
 
+; --- constants and settings: module- and class-level assignments ------------------------
+; `TIMEOUT = 30`, `DEBUG: bool = False`, `A, B = 1, 2` at module level (also inside a
+; top-level if/try, as settings modules do) and in a class body (`Order.STATUS_CHOICES`).
+(module
+  (expression_statement
+    (assignment left: [(identifier) @constant.introduce
+                       (pattern_list (identifier) @constant.introduce)])) @range)
+
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment left: [(identifier) @constant.introduce
+                         (pattern_list (identifier) @constant.introduce)])) @range))
+
+(module
+  [(if_statement consequence: (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range))
+   (if_statement alternative: (elif_clause consequence: (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range)))
+   (if_statement alternative: (else_clause body: (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range)))
+   (try_statement body: (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range))
+   (try_statement (except_clause (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range)))
+   (try_statement (else_clause body: (block
+     (expression_statement (assignment left: (identifier) @constant.introduce)) @range)))])
+
 ; --- SQLAlchemy declarative ------------------------------------------------------------
 (class_definition
   body: (block

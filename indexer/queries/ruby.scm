@@ -5,6 +5,11 @@
 (method name: (identifier) @function.introduce) @range
 (singleton_method name: (identifier) @function.introduce) @range
 
+; constants: `TIMEOUT = 30` at top level or in a class/module body (Ruby forbids them
+; inside methods)
+(program (assignment left: (constant) @constant.introduce) @range)
+(body_statement (assignment left: (constant) @constant.introduce) @range)
+
 ; --- Rails migrations ------------------------------------------------------------------
 ((call
   method: (identifier) @_fn
@@ -83,3 +88,16 @@
   (#any-of? @http.method "get" "post" "put" "patch" "delete")
   (#set! files "routes.rb")
   (#set! resolver "leading-slash"))
+
+; --- Gemfile: gem "rails", "~> 7.0" -> deps/rails (the first version argument) ----------
+((call
+  method: (identifier) @_gem
+  arguments: (argument_list . (string) @dependency.introduce)) @range
+  (#eq? @_gem "gem")
+  (#set! files "Gemfile"))
+
+((call
+  method: (identifier) @_gem
+  arguments: (argument_list . (string) @dependency.introduce . (string) @version)) @range
+  (#eq? @_gem "gem")
+  (#set! files "Gemfile"))

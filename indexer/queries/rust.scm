@@ -7,6 +7,15 @@
 (trait_item name: (type_identifier) @class.introduce) @range
 (union_item name: (type_identifier) @class.introduce) @range
 
+; `const` and `static` items at module level and in impl/trait/mod bodies
+; (`impl Config { const MAX: u32 = 8; }` -> Config.MAX)
+(source_file
+  [(const_item name: (identifier) @constant.introduce)
+   (static_item name: (identifier) @constant.introduce)] @range)
+(declaration_list
+  [(const_item name: (identifier) @constant.introduce)
+   (static_item name: (identifier) @constant.introduce)] @range)
+
 ; an impl block qualifies its functions: impl<T> Stack<T> { fn push } -> Stack.push
 (impl_item
   type: [(type_identifier) @container.name

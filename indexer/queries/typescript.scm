@@ -4,3 +4,4 @@
 (abstract_class_declaration name: (type_identifier) @class.introduce) @range
 (interface_declaration name: (type_identifier) @class.introduce) @range
 (function_signature name: (identifier) @function.introduce) @range
+(abstract_method_signature name: (property_identifier) @method.introduce) @range

@@ -1,16 +1,52 @@
-"""textDocument/codeLens: "3 decisions · reverted 2026-04-02" above entities with history.
+"""textDocument/codeLens: "3 decisions · reverted 2026-04-02" above entities whose
+history deserves attention.
 
-One lens per entity per line, from the document's current analysis; a lens runs
-`cairn.history`. The `codeLens` setting turns lenses off.
+Which entities get a lens is the quiet rule (`cairn.core.attention`): an open verdict, a
+conflict, a due review, a re-opened verdict, a removal later re-added, many decisions,
+or a table whose columns have such history. An entity whose only history is its
+creation by an imported migration gets none. The `quiet` setting turns the rule off
+(a lens on every entity with history); `codeLens` turns lenses off. A lens runs
+`cairn.history`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 
+from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
 from cairn.lsp.analysis import ensure_fresh, lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
+from cairn.lsp.stores import StoreUnavailable
+from cairn.lsp.workspace import OpenDocument
+from cairn.store.paths import covers
+
+
+async def attention_by_entity(server: CairnServer, doc: OpenDocument) -> dict[str, Attention]:
+    """The rule's verdict for every entity with history in the analysed document.
+
+    History is read only for the few entities whose status cannot decide (a removal
+    later re-added shows only in the events)."""
+    policy: AttentionPolicy = server.settings.attention
+    statuses: dict[str, Any] = {e: s for e, s in doc.statuses.items() if s.event_count}
+    if not statuses:
+        return {}
+    wanted = sorted(e for e, s in statuses.items() if needs_history(s, policy))
+    histories: dict[str, list[Any]] = {}
+    if wanted and doc.project is not None:
+        try:
+            histories = await server.hub.call(
+                doc.project.cairn_dir, lambda s: {e: s.store.history(e) for e in wanted}
+            )
+        except StoreUnavailable as exc:
+            server.log(f"code lens: {exc}", types.MessageType.Warning)
+    out: dict[str, Attention] = {}
+    for entity, status in statuses.items():
+        children = [s for e, s in doc.statuses.items() if e != entity and covers(entity, e)]
+        out[entity] = attention(status, histories.get(entity), policy, children)
+    return out
 
 
 def register(server: CairnServer) -> None:
@@ -24,15 +60,18 @@ def register(server: CairnServer) -> None:
         if doc is None or doc.doc is None:
             return []
         await ensure_fresh(server, doc)
+        deserving = await attention_by_entity(server, doc)
         lenses: list[types.CodeLens] = []
         seen: set[tuple[str, int]] = set()
         for symbol in doc.symbols:
             status = doc.statuses.get(symbol.entity)
             key = (symbol.entity, symbol.name_range.start_line)
-            if status is None or not status.event_count or key in seen:
+            if status is None or not deserving.get(symbol.entity) or key in seen:
                 continue
             seen.add(key)
             title = lens_title(status)
+            if Reason.READDED in deserving[symbol.entity].reasons:
+                title += " · re-added after removal"
             lenses.append(
                 types.CodeLens(
                     range=lsp_range(symbol.name_range),

@@ -4,17 +4,21 @@ Fast path: the symbol comes from the document's cached symbols; the card's data 
 cached per log version (`Session.card`), so a repeated hover costs one `stat`
 of the log and no thread hop; a miss costs two indexed queries on the store thread.
 Symbols without history get no hover, unless the `hoverNoDecisions` setting asks for
-a "no decisions yet" card.
+a "no decisions yet" card. An entity whose history deserves no attention (the quiet
+rule, `cairn.core.attention`; the `quiet` setting) gets a one-line card.
 """
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
+from cairn.core.attention import attention, needs_history
 from cairn.lsp.analysis import NEWEST, lsp_range
-from cairn.lsp.render import hover_markdown, no_decisions_markdown
+from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 
@@ -51,8 +55,27 @@ def register(server: CairnServer) -> None:
                 return None
             markdown = no_decisions_markdown(entity)
         else:
-            markdown = hover_markdown(entity, status, card.newest)
+            newest = list(card.newest)
+            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
+                markdown = hover_markdown(entity, status, newest)
+            else:
+                markdown = quiet_hover_markdown(entity, status, newest)
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
             range=lsp_range(symbol.name_range),
         )
+
+
+async def _deserves_attention(
+    server: CairnServer, cairn_dir: Path, entity: str, status: Any, history: list[Any]
+) -> bool:
+    """The quiet rule for one card; the full history only when the rule needs it and
+    the card's newest events may not hold the removal."""
+    policy = server.settings.attention
+    events = history
+    if needs_history(status, policy) and len(history) < status.event_count:
+        try:
+            events = await server.hub.call(cairn_dir, lambda s: s.store.history(entity))
+        except StoreUnavailable:
+            events = history
+    return bool(attention(status, events, policy))

@@ -31,6 +31,7 @@ KIND = {
     "function": types.SymbolKind.Function,
     "method": types.SymbolKind.Method,
     "class": types.SymbolKind.Class,
+    "constant": types.SymbolKind.Constant,
     "symbol": types.SymbolKind.Function,
     "route": types.SymbolKind.Interface,
     "dependency": types.SymbolKind.Package,

@@ -67,7 +67,16 @@ def test_claude_code_plugin() -> None:
     assert [server["command"], *server["args"]] == ["cairn", "serve"]
     assert set(server["extensionToLanguage"]) >= EXTENSIONS
     assert server["extensionToLanguage"][".sql"] == "sql"
-    hooks = load_json(root / "hooks" / "hooks.json")["hooks"]["PreToolUse"]
+    assert manifest["mcpServers"]["cairn"] == {"command": "cairn", "args": ["mcp"]}
+    events = load_json(root / "hooks" / "hooks.json")["hooks"]
+    assert set(events) == {"SessionStart", "PreCompact", "PreToolUse"}
+    starts = events["SessionStart"][0]
+    assert set(starts["matcher"].split("|")) == {"startup", "resume", "clear", "compact"}
+    assert set(events["PreCompact"][0]["matcher"].split("|")) == {"manual", "auto"}
+    for group in (starts, events["PreCompact"][0]):
+        found = re.search(r"\$\{CLAUDE_PLUGIN_ROOT\}/(\S+?)\"?$", group["hooks"][0]["command"])
+        assert found is not None and (root / found.group(1)).is_file()
+    hooks = events["PreToolUse"]
     assert len(hooks) == 1
     assert set(hooks[0]["matcher"].split("|")) == {"Write", "Edit", "MultiEdit"}
     command = hooks[0]["hooks"][0]["command"]

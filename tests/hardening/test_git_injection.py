@@ -115,20 +115,26 @@ def subprocess_call_sites() -> set[str]:
         for path in sorted((REPO / top).rglob("*.py")):
             if "node_modules" in path.parts or "e2e" in path.parts:
                 continue
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for fn in ast.walk(tree):
-                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    continue
-                for node in ast.walk(fn):
-                    if (
-                        isinstance(node, ast.Call)
-                        and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in _CALLS
-                        and isinstance(node.func.value, ast.Name)
-                        and node.func.value.id in ("subprocess", "os")
-                    ):
-                        sites.add(f"{path.relative_to(REPO).as_posix()}:{fn.name}")
+            rel = path.relative_to(REPO).as_posix()
+            _visit(ast.parse(path.read_text(encoding="utf-8")), "<module>", rel, sites)
     return sites
+
+
+def _visit(node: ast.AST, function: str, rel: str, sites: set[str]) -> None:
+    """Record each call under its innermost enclosing function."""
+    for child in ast.iter_child_nodes(node):
+        inner = function
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner = child.name
+        elif (
+            isinstance(child, ast.Call)
+            and isinstance(child.func, ast.Attribute)
+            and child.func.attr in _CALLS
+            and isinstance(child.func.value, ast.Name)
+            and child.func.value.id in ("subprocess", "os")
+        ):
+            sites.add(f"{rel}:{function}")
+        _visit(child, inner, rel, sites)
 
 
 def audited_sites() -> set[str]:
@@ -140,7 +146,6 @@ def audited_sites() -> set[str]:
 def test_every_subprocess_call_is_audited() -> None:
     found = subprocess_call_sites()
     listed = audited_sites()
-    # Nested helpers are reported under each enclosing function; one listing suffices.
     missing = {s for s in found if s not in listed}
     assert not missing, f"audit these calls in docs/threat-model.md: {sorted(missing)}"
     stale = {s for s in listed if s not in found}

@@ -30,7 +30,7 @@ cache.get('key');
 def test_definitions_routes_and_env(path: str) -> None:
     symbols = index_text(SERVER, path)
     assert entities(symbols) == [
-        (f"{path}::API_URL", "symbol", "introduce"),
+        (f"{path}::API_URL", "constant", "introduce"),
         ("env/API_URL", "env", "reference"),
         (f"{path}::handler", "function", "introduce"),
         ("env/TOKEN", "env", "reference"),
@@ -39,6 +39,7 @@ def test_definitions_routes_and_env(path: str) -> None:
         (f"{path}::UserService", "class", "introduce"),
         (f"{path}::UserService.find", "method", "introduce"),
         (f"{path}::UserService.create", "method", "introduce"),
+        (f"{path}::app", "constant", "introduce"),
         ("route/GET /users/{id}", "route", "introduce"),
         ("route/POST /orders", "route", "introduce"),
         ("route/DELETE /orders/{orderId}", "route", "introduce"),
@@ -60,6 +61,7 @@ def test_typescript_only_declarations() -> None:
     symbols = index_text(text, "src/repo.ts")
     assert entities(symbols) == [
         ("src/repo.ts::Repo", "class", "introduce"),
+        ("src/repo.ts::Repo.get", "method", "introduce"),
         ("src/repo.ts::Repo.save", "method", "introduce"),
         ("src/repo.ts::Shape", "class", "introduce"),
     ]

@@ -30,10 +30,48 @@ def test_demo_prints_what_an_editor_shows_without_a_terminal(tmp_path: Path) -> 
     assert "Diagnostics in the migration now: none" in text
     assert "2 decisions · reverted 2026-03-05" in text and "3 decisions · reopened" in text
     assert "nvim " + str(keep.resolve()) in text
-    # The kept project holds the log, including the supersede the quick fix wrote.
+    # The quick fix ran on a copy: the kept log has no supersede of the column.
     events = [json.loads(x) for x in (keep / ".cairn" / "decisions.jsonl").read_text().splitlines()]
-    assert [e["type"] for e in events][-1] == "supersede"
-    assert events[-1]["entity"] == "users.email_verified"
+    assert [e["type"] for e in events if e["entity"] == "users.email_verified"] == [
+        "add",
+        "revert",
+    ]
+
+
+def test_kept_folder_is_a_git_repository_where_the_warning_still_stands(tmp_path: Path) -> None:
+    keep = tmp_path / "shop"
+    out = subprocess.run(
+        [CAIRN, "demo", "--keep", str(keep)], env=ENV, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", out.stdout).split())
+    assert "The quick fix below runs on a copy" in text
+    steps = ["1. cairn check:", "2. cairn ls:", '3. cairn supersede users.email_verified -r "']
+    assert all(step in text for step in steps), text
+    assert "cd " + str(keep.resolve()) in text
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(args, cwd=keep, env=ENV, capture_output=True, text=True)
+
+    assert run("git", "status", "--porcelain").stdout.splitlines() == [
+        "?? db/migrations/0007_email_verified.sql"
+    ]
+    assert run("git", "log", "--oneline").stdout.count("\n") == 1
+    # The three commands the demo prints, as printed.
+    check = run(CAIRN, "check")
+    assert check.returncode == 1
+    assert "db/migrations/0007_email_verified.sql:2:30: error: users.email_verified" in check.stdout
+    listing = run(CAIRN, "ls")
+    assert listing.returncode == 0
+    assert ["users.email_verified", "reverted"] in [
+        r.split()[:2] for r in listing.stdout.splitlines()
+    ]
+    fixed = run(CAIRN, "supersede", "users.email_verified", "-r", "why it is back")
+    assert fixed.returncode == 0, fixed.stderr
+    assert run(CAIRN, "check").returncode == 0
+    # What the pre-commit hook runs.
+    run("git", "add", "-A")
+    assert run(CAIRN, "check", "--staged").returncode == 0
 
 
 def test_demo_refuses_a_non_empty_keep_folder(tmp_path: Path) -> None:

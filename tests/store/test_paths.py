@@ -15,6 +15,7 @@ from cairn.store.paths import (
     covers,
     kind_of,
     route_path,
+    symbol_path,
 )
 
 ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
@@ -143,3 +144,34 @@ def test_route_parameters_fold_across_frameworks() -> None:
     assert {route_path("get", f) for f in forms} == {"route/GET /users/{id}"}
     assert covers("route/GET /users", "route/GET /users/{id}")
     assert not covers("route/GET /users", "route/GET /users_admin")
+
+
+constant_names = st.from_regex(r"[A-Z_][A-Z0-9_]{0,10}", fullmatch=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ident, min_size=1, max_size=3), st.lists(ident, max_size=2), constant_names)
+def test_constants_are_symbols_covered_by_their_file_and_class(
+    dirs: list[str], scope: list[str], name: str
+) -> None:
+    file = "/".join(dirs) + ".py"
+    qualified = ".".join([*scope, name])
+    constant = symbol_path(file, qualified)
+    assert constant == f"{canonicalise(file)}::{qualified}"
+    assert canonicalise(constant) == constant
+    assert kind_of(constant) is EntityKind.SYMBOL  # the grammar sees a symbol
+    assert EntityKind.CONSTANT.coarse is EntityKind.SYMBOL
+    assert covers(file, constant)
+    if scope:
+        assert covers(f"{file}::{'.'.join(scope)}", constant)
+    # a constant covers neither a sibling sharing its prefix nor its class
+    assert not covers(constant, constant + "_X")
+    assert not covers(constant, f"{file}::{'.'.join(scope) or 'x'}")
+
+
+def test_constant_examples() -> None:
+    assert canonicalise("./app//settings.py::DEBUG") == "app/settings.py::DEBUG"
+    assert canonicalise("shop/models.py::Order.STATUS_CHOICES") == (
+        "shop/models.py::Order.STATUS_CHOICES"
+    )
+    assert EntityKind("constant") is EntityKind.CONSTANT

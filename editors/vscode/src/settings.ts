@@ -6,6 +6,8 @@ export const SERVER_KEYS = [
   "removed",
   "debounceMs",
   "codeLens",
+  "quiet",
+  "quietMaxDecisions",
   "hoverNoDecisions",
   "diagnosticMode",
   "pollIntervalMs",

@@ -46,6 +46,11 @@ local defaults = {
   legacy_start = false,
   -- Show "N decisions" lenses over entities with history (Neovim refreshes none by itself).
   codelens = true,
+  -- The quiet rule: lenses and full hover cards only where history deserves attention
+  -- (an open verdict, a conflict, a due review, a re-opened verdict, a removal later
+  -- re-added, many decisions). false: a lens on every entity with history. Sent to the
+  -- server as initializationOptions.quiet; nil leaves the server's default (true).
+  quiet = nil,
   settings = {},
   init_options = nil,
   on_attach = nil,
@@ -133,6 +138,15 @@ local function enable_codelens(group)
   })
 end
 
+--- What the server gets as initializationOptions: the user's, plus the plugin's `quiet`.
+function M.init_options()
+  local cfg = M.config
+  if cfg.quiet == nil then
+    return cfg.init_options
+  end
+  return vim.tbl_extend("force", cfg.init_options or {}, { quiet = cfg.quiet })
+end
+
 local function client_config()
   local cfg = M.config
   local capabilities = vim.tbl_deep_extend(
@@ -146,7 +160,7 @@ local function client_config()
     cmd = cfg.cmd,
     filetypes = cfg.filetypes,
     settings = cfg.settings,
-    init_options = cfg.init_options,
+    init_options = M.init_options(),
     on_attach = cfg.on_attach,
     capabilities = capabilities,
     handlers = { ["workspace/diagnostic/refresh"] = on_diagnostic_refresh },

@@ -9,12 +9,16 @@ test("only the server's keys are forwarded, nested severities included", () => {
     trace: { server: "off" },
     severity: { introduce: "error", reference: "hint", conflict: "warning", review: "off" },
     codeLens: false,
+    quiet: false,
+    quietMaxDecisions: 5,
     hoverNoDecisions: true,
     debounceMs: 50,
   };
   assert.deepEqual(serverSettings(section), {
     severity: { introduce: "error", reference: "hint", conflict: "warning", review: "off" },
     codeLens: false,
+    quiet: false,
+    quietMaxDecisions: 5,
     hoverNoDecisions: true,
     debounceMs: 50,
   });
