@@ -12,7 +12,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find cairn store indexer lsp \( -name '*.py' -o -name '*.scm' -o -name py.typed -o -path '*/site_assets/*' \) -not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort)
 STAMP  := $(VENV)/.installed-$(shell { cat pyproject.toml; echo $(SOURCES); } | cksum | cut -d' ' -f1)
 
-.PHONY: venv demo test test-fast test-vscode lint typecheck bench clean
+.PHONY: venv demo test test-fast test-vscode docs-images lint typecheck bench clean
 
 venv: $(STAMP)
 
@@ -40,6 +40,12 @@ typecheck: venv
 
 test-vscode: venv
 	$(MAKE) -C editors/vscode test-e2e
+
+# The README's pictures, taken by the end-to-end tests themselves so they stay true:
+# the decision site in headless Chromium, then VS Code (code-server) if you pass VSCODE=1.
+docs-images: venv
+	CAIRN_DOCS_IMAGES=1 CAIRN_REQUIRE_CHROMIUM=1 $(BIN)/pytest -q -p no:cacheprovider tests/decision_site/test_site_in_chromium.py
+	if [ -n "$(VSCODE)" ]; then CAIRN_DOCS_IMAGES=1 $(MAKE) -C editors/vscode test-e2e; fi
 
 bench: venv
 	$(BIN)/python bench/store.py

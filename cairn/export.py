@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cairn.core.present import short_id, who
+from cairn.core.present import short_id
 from cairn.store import Event, Store, canonical_json
 from cairn.store.log import LOG_NAME
 
@@ -82,6 +82,7 @@ def _when(event: Event) -> str:
 
 
 def _one_line(text: str) -> str:
+    """One Markdown line: a newline in stored text must not start a list item."""
     return " ".join(text.split())
 
 
@@ -104,7 +105,8 @@ def export_markdown(store: Store) -> str:
         label = status.status.value if status is not None else "unknown"
         sections.append(f"## `{entity}`")
         sections.append("")
-        sections.append(f"Status: **{label}** · {len(events)} event(s)")
+        noun = "event" if len(events) == 1 else "events"
+        sections.append(f"Status: **{label}** · {len(events)} {noun}")
         sections.append("")
         for e in events:
             sections.extend(_event_lines(e))
@@ -115,9 +117,9 @@ def export_markdown(store: Store) -> str:
 
 
 def _event_lines(e: Event) -> list[str]:
-    name = who(e) if e.author else ""  # the agent has its own "via" below
-    by = f" by {name}" if name else ""
-    agent = f" via {e.agent}" if e.agent else ""
+    who = _one_line(e.author.split(" <", 1)[0]) if e.author else ""
+    by = f" by {who}" if who else ""
+    agent = f" via {_one_line(e.agent)}" if e.agent else ""
     day = _when(e)[:10]
     head = f"- **{e.type.value}** {day}{by}{agent} `{short_id(e.id)}`"
     lines = [head]

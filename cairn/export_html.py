@@ -433,17 +433,17 @@ def _event_html(
         links.append("Undoes " + _id_link(event.reverts, owner, root, here))
     if event.id in reopened_by:
         links.append("Re-opened by " + _id_link(reopened_by[event.id], owner, root, here))
-    if event.type == EventType.REDACT:
-        target = event.metadata.get("redacts") if isinstance(event.metadata, dict) else None
-        if isinstance(target, str):
-            links.append("Erased the content of " + _id_link(target, owner, root, here))
+    metadata = event.metadata if isinstance(event.metadata, dict) else {}
+    for key, label in (("redacts", "Erased the content of"), ("annotates", "A reason for")):
+        target = metadata.get(key)
+        if isinstance(target, str) and event.type.value in ("redact", "annotate"):
+            links.append(f"{label} " + _id_link(target, owner, root, here))
     if event.commit:
         links.append(f"Commit <code>{esc(event.commit[:12])}</code>")
     if event.revisit_after:
         links.append(f"Revisit after {esc(event.revisit_after)}")
     if event.expires_when:
         links.append(f"Expires when {esc(event.expires_when)}")
-    metadata = event.metadata if isinstance(event.metadata, dict) else {}
     adr = metadata.get("adr")
     if isinstance(adr, str):
         links.append(f"Record <code>{esc(adr)}</code>")
@@ -463,7 +463,7 @@ def _id_link(event_id: str, owner: dict[str, _Entity], root: str, here: str) -> 
 
 def _category(event: Event, reopened_by: dict[str, str]) -> str:
     """The timeline lane and colour: applied, removed, reverted, rejected, superseded
-    (a verdict someone re-opened), supersede, redact."""
+    (a verdict someone re-opened), supersede, redact, note (a reason added later)."""
     if event.type.is_verdict:
         if event.id in reopened_by:
             return "superseded"
@@ -474,6 +474,8 @@ def _category(event: Event, reopened_by: dict[str, str]) -> str:
         return "removed"
     if event.type == EventType.REDACT:
         return "redact"
+    if event.type == EventType.ANNOTATE:
+        return "note"
     return "applied"
 
 
@@ -484,6 +486,7 @@ _LANES = (
     ("removed", "removed"),
     ("verdict", "verdicts"),
     ("supersede", "re-opened"),
+    ("note", "notes"),
 )
 _LANE_OF = {
     "applied": "applied",
@@ -493,6 +496,7 @@ _LANE_OF = {
     "superseded": "verdict",
     "supersede": "supersede",
     "redact": "removed",
+    "note": "note",
 }
 _WIDTH, _LEFT, _RIGHT, _TOP, _LANE_H = 760, 96, 24, 16, 30
 
@@ -502,7 +506,9 @@ def timeline_svg(events: Iterable[Event], reopened_by: dict[str, str]) -> str:
     mark a link to the event below; a supersede is joined to the verdict it re-opened."""
     dated = [(e, _instant(_when(e))) for e in events]
     known = [t for _, t in dated if t is not None]
-    height = _TOP + _LANE_H * len(_LANES) + 34
+    notes = any(_category(e, reopened_by) == "note" for e, _ in dated)
+    lanes = [lane for lane in _LANES if notes or lane[0] != "note"]
+    height = _TOP + _LANE_H * len(lanes) + 34
     if not dated:
         return ""
     start = min(known) if known else None
@@ -517,19 +523,19 @@ def timeline_svg(events: Iterable[Event], reopened_by: dict[str, str]) -> str:
             )
         return _LEFT + inner * (moment - start).total_seconds() / span
 
-    lane_y = {name: _TOP + _LANE_H * i + _LANE_H / 2 for i, (name, _) in enumerate(_LANES)}
+    lane_y = {name: _TOP + _LANE_H * i + _LANE_H / 2 for i, (name, _) in enumerate(lanes)}
     out = [
         f'<svg class="timeline" viewBox="0 0 {_WIDTH} '
         f'{height}" width="{_WIDTH}" height="{height}" role="img" '
         f'aria-label="Timeline of {len(dated)} events">'
     ]
-    for name, label in _LANES:
+    for name, label in lanes:
         y = lane_y[name]
         out.append(
             f'<line class="lane" x1="{_LEFT}" y1="{y:.1f}" x2="{_WIDTH - _RIGHT}" y2="{y:.1f}"/>'
             f'<text class="lane-label" x="8" y="{y + 4:.1f}">{label}</text>'
         )
-    axis_y = _TOP + _LANE_H * len(_LANES) + 4
+    axis_y = _TOP + _LANE_H * len(lanes) + 4
     out.append(
         f'<line class="axis" x1="{_LEFT}" y1="{axis_y}" x2="{_WIDTH - _RIGHT}" y2="{axis_y}"/>'
     )

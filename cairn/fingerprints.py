@@ -29,6 +29,9 @@ __all__ = [
     "AddedLine",
     "BringBack",
     "RevertPrint",
+    "all_hashes",
+    "bring_back_findings",
+    "candidate_lines",
     "fingerprint",
     "line_hash",
     "match_prints",
@@ -225,3 +228,72 @@ def match_prints(
             lines = inside
         found.append(BringBack(rp, hits, total, tuple(lines)))
     return found
+
+
+def all_hashes(prints: Iterable[RevertPrint]) -> set[str]:
+    """Every hash any open revert carries: lines outside it need no further look."""
+    out: set[str] = set()
+    for rp in prints:
+        out |= rp.hashes
+    return out
+
+
+def candidate_lines(
+    file: str, numbered: Iterable[tuple[int, str]], symbols: Sequence[Any], wanted: set[str]
+) -> list[AddedLine]:
+    """The lines (0-based number, text) whose hash some revert carries, each with the
+    innermost entity around it (the file when none): the input of `match_prints`.
+
+    Only hashed lines are placed, so a 5,000-line file costs one hash per line."""
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    if not wanted:
+        return []
+    try:
+        file_entity: str | None = canonicalise(file)
+    except EntityPathError:
+        file_entity = None
+    out: list[AddedLine] = []
+    for number, text in numbered:
+        norm = normalise(text)
+        if not significant(norm) or line_hash(norm) not in wanted:
+            continue
+        around = innermost_symbol(symbols, number)
+        out.append(AddedLine(file, number, text, around.entity if around else file_entity))
+    return out
+
+
+def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> list[Any]:
+    """Findings (`cairn.findings.Finding`) for reverted changes coming back: at the first
+    line that came back, with the severity of code that re-introduces a verdict."""
+    from cairn.core.findings import Finding, FindingKind, Severities
+    from cairn.indexer import Range
+
+    sev = (severities or Severities()).introduce
+    out = []
+    for back in backs:
+        first = back.lines[0]
+        width = len(first.text.encode("utf-16-le")) // 2
+        out.append(
+            Finding(
+                entity=back.entity,
+                verdict_id=back.verdict_id,
+                severity=sev,
+                message=back.message(),
+                name_range=Range(first.line, 0, first.line, width),
+                role="introduce",
+                data={
+                    "entity": back.entity,
+                    "kind": FindingKind.FINGERPRINT.value,
+                    "role": "introduce",
+                    "verdict_ids": [back.verdict_id],
+                    "verdict_types": ["revert"],
+                    "hits": back.hits,
+                    "total": back.total,
+                    "file": first.file,
+                    "lines": [ln.line for ln in back.lines],
+                },
+            )
+        )
+    return [f for f in out if f.severity.value != "off"]

@@ -138,6 +138,9 @@ async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], 
     except StoreUnavailable as exc:
         server.log(f"no decisions for {doc.relpath}: {exc}", types.MessageType.Warning)
         return symbols, {}
+    damage = server.hub.damage(doc.project.cairn_dir)
+    if damage:
+        server.warn_once(f"damage:{doc.project.cairn_dir}", f"Cairn: {damage}")
     return symbols, dict(statuses)
 
 

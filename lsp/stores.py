@@ -112,6 +112,11 @@ class StoreHub:
             except StoreUnavailable:
                 return  # the next real request reports it
 
+    def damage(self, cairn_dir: Path) -> str:
+        """What is wrong with this log as far as the last answer knew ("" when sound)."""
+        session = self._sessions.get(cairn_dir)
+        return session.known_damage() if session is not None else ""
+
     def call_sync(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """The same, for code already off the event loop (the benchmark, the demo)."""
         return self._executor.submit(self._run, cairn_dir, fn).result()

@@ -17,7 +17,9 @@ import hashlib
 import json
 from typing import Any
 
-__all__ = ["proves_id"]
+from cairn.store.model import line_id
+
+__all__ = ["line_damage", "proves_id"]
 
 # Present content fields, in the canonical (sorted) order.
 _CONTENT = ("alternative", "diff", "metadata", "reasoning")
@@ -71,3 +73,20 @@ def proves_id(line: str, raw: dict[str, Any]) -> bool:
         return False
     body = f'{header[:at]}"content_digest":"{digest}",{header[at:]}'
     return _sha256(body.encode("utf-8")).hexdigest() == claimed
+
+
+def line_damage(text: str, raw: dict[str, Any]) -> str | None:
+    """Why a parsed line cannot be trusted (`verify`'s problem code), or None when its id
+    is proven: the fast path first, then the one definition (`line_id`).
+
+    Readers and `verify` ask this same question, so a line verify rejects never
+    changes an answer.
+    """
+    if raw.get("redacted") and any(raw.get(k) for k in _CONTENT):
+        return "redacted-with-content"
+    if proves_id(text, raw):
+        return None
+    try:
+        return None if line_id(raw) == raw.get("id") else "id-mismatch"
+    except (TypeError, ValueError):
+        return "malformed"

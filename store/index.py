@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
+from cairn.store.fastid import line_damage
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -40,10 +41,11 @@ __all__ = [
     "write_meta",
 ]
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 50_000
+READ_CHUNK = 8 << 20  # a rebuild streams the log in pieces this big (bounded memory)
 
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
@@ -66,6 +68,9 @@ CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, detail TEXT);
+CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
+  off INTEGER NOT NULL, len INTEGER NOT NULL, code TEXT NOT NULL);
+CREATE INDEX damage_h ON damage(h);
 """
 
 
@@ -132,11 +137,12 @@ def _row(t: tuple[Any, ...]) -> Row:
 
 @dataclass(slots=True)
 class Record:
-    """A parsed line on its way into the index."""
+    """A parsed line on its way into the index; `damage` says why it cannot be trusted."""
 
     off: int
     len: int
     raw: dict[str, Any]
+    damage: str | None = None
 
 
 class Index:
@@ -236,7 +242,8 @@ class Index:
         self.heads = set(json.loads(meta.get("heads", "[]")))
         self.consumed = int(meta.get("consumed", 0))
         self.bad_lines = int(meta.get("bad_lines", 0))
-        self.next_seq = (self.db.execute("SELECT max(seq) FROM ev").fetchone()[0] or 0) + 1
+        top = "SELECT max(m) FROM (SELECT max(seq) m FROM ev UNION ALL SELECT max(seq) FROM damage)"
+        self.next_seq = (self.db.execute(top).fetchone()[0] or 0) + 1
         dag = Dag()
         for ch, start in self.db.execute("SELECT ch, start FROM chain ORDER BY ch"):
             dag.starts[ch] = [(int(p[0]), int(p[1])) for p in json.loads(start)]
@@ -295,7 +302,7 @@ class Index:
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_log()
-        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "est"):
+        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "est", "damage"):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
@@ -307,40 +314,58 @@ class Index:
     # --- reading the log --------------------------------------------------------------
 
     def read_records(self, start: int, stop: int) -> tuple[list[Record], int, int]:
-        """Parse complete lines in [start, stop); returns records, new offset, bad lines.
-
-        A writer may be mid-line at the end: only bytes up to the last newline count.
-        """
+        """Parse complete lines in [start, stop); returns records, new offset, bad lines."""
         records: list[Record] = []
         bad = 0
+        consumed = start
+        for chunk, at, n_bad in self._chunks(start, stop):
+            records.extend(chunk)
+            bad += n_bad
+            consumed = at
+        return records, consumed, bad
+
+    def _chunks(self, start: int, stop: int) -> Iterator[tuple[list[Record], int, int]]:
+        """(records, offset after them, malformed lines) for the complete lines in
+        [start, stop), a few megabytes at a time.
+
+        A writer may be mid-line at the end: only bytes up to the last newline count.
+        Every line's id is checked here (`line_damage`): a line verification rejects
+        is kept as damage, never as an event.
+        """
+        loads = json.loads
         with open(self.log_path, "rb") as fh:
             fh.seek(start)
-            data = fh.read(max(0, stop - start))
-        end = data.rfind(b"\n") + 1
-        pos = 0
-        loads = json.loads
-        while pos < end:
-            nl = data.index(b"\n", pos)
-            line = data[pos:nl]
-            if line.strip():
-                try:
-                    raw = loads(line)
-                    if not isinstance(raw, dict):
-                        raise ValueError
-                    records.append(Record(start + pos, nl - pos, raw))
-                except ValueError:
-                    bad += 1
-            pos = nl + 1
-        return records, start + end, bad
-
-    def catch_up(self, start: int, stop: int) -> int:
-        """Ingest the complete lines of the log in [start, stop); returns the new offset
-        (also kept as `consumed` for `record_position`). Caller holds the transaction."""
-        records, consumed, bad = self.read_records(start, stop)
-        self.bad_lines += bad
-        self.ingest(records)
-        self.consumed = consumed
-        return consumed
+            at = start
+            carry = b""
+            while at < stop:
+                piece = fh.read(min(READ_CHUNK, stop - at))
+                if not piece:
+                    break
+                base = at - len(carry)
+                data = carry + piece if carry else piece
+                at += len(piece)
+                end = data.rfind(b"\n") + 1
+                carry = data[end:]
+                records: list[Record] = []
+                bad = 0
+                pos = 0
+                while pos < end:
+                    nl = data.index(b"\n", pos)
+                    line = data[pos:nl]
+                    if line.strip():
+                        try:
+                            text = line.decode("utf-8")
+                            raw = loads(text)
+                            if not isinstance(raw, dict):
+                                raise ValueError
+                        except ValueError:
+                            bad += 1
+                        else:
+                            rec = Record(base + pos, nl - pos, raw)
+                            rec.damage = line_damage(text, raw)
+                            records.append(rec)
+                    pos = nl + 1
+                yield records, base + end, bad
 
     def _read(self, off: int, length: int) -> bytes:
         """The bytes of a known span of the log.
@@ -398,26 +423,56 @@ class Index:
 
     def ingest(self, records: Iterable[Record], *, dedupe: bool = True) -> int:
         """Index records (any order: a child waits for its parents). Caller commits."""
-        batch = _Batch()
-        pending: dict[int, list[Record]] = {}
-        count = 0
-        canon: dict[str, str | None] = {}
+        session = self._session(dedupe)
+        self._feed(session, records)
+        return self._finish(session)
+
+    def catch_up(self, start: int, stop: int) -> int:
+        """Ingest the complete lines of the log in [start, stop), streaming it in chunks;
+        returns the new offset (also kept as `consumed` for `record_position`). Caller
+        holds the transaction."""
+        session = self._session(True)
+        consumed = start
+        for records, at, bad in self._chunks(start, stop):
+            self.bad_lines += bad
+            self._feed(session, records)
+            consumed = at
+        self._finish(session)
+        self.consumed = consumed
+        return consumed
+
+    def _session(self, dedupe: bool) -> _Session:
+        session = _Session(dedupe)
+        # With no event indexed yet (a rebuild), every earlier copy of a line is in
+        # the session's own set: no need to ask the database per line.
+        session.ask_db = (
+            dedupe and self.db.execute("SELECT 1 FROM ev LIMIT 1").fetchone() is not None
+        )
+        return session
+
+    def _feed(self, session: _Session, records: Iterable[Record]) -> None:
         for rec in records:
-            count += self._ingest_released(rec, batch, pending, canon, dedupe)
-            if len(batch.rows) >= FLUSH_EVERY:
-                self._flush(batch)
-                batch = _Batch()
-        # Parents that never appeared (a damaged log): index the waiting events anyway.
+            session.count += self._ingest_released(rec, session)
+            if len(session.batch.rows) + len(session.batch.damage) >= FLUSH_EVERY:
+                self._flush(session.batch)
+                session.batch = _Batch()
+
+    def _finish(self, session: _Session) -> int:
+        # Parents that never appeared: the waiting lines are damage (verify calls them
+        # forged or orphaned), placed so their own children still find them.
+        pending = session.pending
         while pending:
             key = next(iter(pending))
             waiting = pending.pop(key)
-            batch.missing.add(key)
+            session.missing.add(key)
             for rec in waiting:
-                count += self._ingest_released(rec, batch, pending, canon, dedupe)
-        self._flush(batch)
+                if rec.damage is None:
+                    rec.damage = "missing-parent"
+                session.count += self._ingest_released(rec, session)
+        self._flush(session.batch)
         self.derive_statuses(self._touched_ents)
         self._touched_ents = set()
-        return count
+        return session.count
 
     def derive_statuses(self, ents: Iterable[int]) -> None:
         """Recompute the stored status row of these entities (caller holds the transaction).
@@ -448,22 +503,19 @@ class Index:
             detail = json.dumps([derived.open_verdicts, conflict, derived.reopened])
         return ent, _STATUS_CODES[derived.status], count, detail
 
-    def _ingest_released(
-        self,
-        rec: Record,
-        batch: _Batch,
-        pending: dict[int, list[Record]],
-        canon: dict[str, str | None],
-        dedupe: bool,
-    ) -> int:
+    def _ingest_released(self, rec: Record, session: _Session) -> int:
         """Ingest one record, then every record that was waiting for it (iteratively: a
-        reversed log releases a whole chain at once, deeper than any recursion limit)."""
+        reversed log releases a whole chain at once, deeper than any recursion limit).
+        Returns how many events (not damage) were indexed."""
         count = 0
         stack = [rec]
+        pending = session.pending
         while stack:
-            key = self._ingest_one(stack.pop(), batch, pending, canon, dedupe)
+            one = stack.pop()
+            key = self._ingest_one(one, session)
             if key is not None:
-                count += 1
+                if one.damage is None:
+                    count += 1
                 waiting = pending.pop(key, None)
                 if waiting:
                     stack.extend(reversed(waiting))
@@ -474,20 +526,20 @@ class Index:
         if hit is not None:
             return hit
         found = self.db.execute("SELECT seq, ch, pos FROM ev WHERE h = ?", (key,)).fetchone()
+        if found is None:
+            found = self.db.execute(
+                "SELECT seq, ch, pos FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
+            ).fetchone()
         if found:
             return found[0], (found[1], found[2])
         return None
 
-    def _ingest_one(
-        self,
-        rec: Record,
-        batch: _Batch,
-        pending: dict[int, list[Record]],
-        canon: dict[str, str | None],
-        dedupe: bool,
-    ) -> int | None:
-        """Index one record; its id key when placed, None when skipped or waiting."""
+    def _ingest_one(self, rec: Record, session: _Session) -> int | None:
+        """Index one record; its id key when placed in the DAG, None when skipped or
+        waiting for a parent. A damaged record is placed (its children find it) but
+        written as a `damage` row: no answer reads it."""
         raw = rec.raw
+        batch = session.batch
         try:
             eid = raw["id"]
             key = id_key(eid)
@@ -496,25 +548,31 @@ class Index:
             recorded = to_ms(raw["recorded_at"])
             occurred_raw = raw.get("occurred_at")
             occurred = to_ms(occurred_raw) if occurred_raw else None
+            parent_ids = raw.get("parents") or ()
+            parent_keys = [id_key(p) for p in parent_ids]
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
             return None
-        if dedupe and (key in batch.placed or key in self.tip_by_key or self._known(key)):
-            return None  # a duplicate line (e.g. after a union merge) is harmless
-        entity = canon.get(entity_raw, "")
+        damage = rec.damage
+        if session.dedupe and (key in session.good or (session.ask_db and self._known(key))):
+            # A duplicate line (e.g. after a union merge) is harmless; a damaged copy of
+            # a sound event is recorded, not placed.
+            if damage is not None:
+                batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
+            return None
+        entity = session.canon.get(entity_raw, "")
         if entity == "":
             entity = _canonical_or_none(entity_raw) if isinstance(entity_raw, str) else None
-            canon[entity_raw] = entity
+            session.canon[entity_raw] = entity
         if entity is None:
             self.bad_lines += 1
             return None
         parents: list[ChainPos] = []
-        for parent in raw.get("parents") or ():
-            pkey = id_key(parent)
+        for pkey in parent_keys:
             hit = self._resolve(pkey, batch)
             if hit is None:
-                if pkey not in batch.missing:
-                    pending.setdefault(pkey, []).append(rec)
+                if pkey not in session.missing:
+                    session.pending.setdefault(pkey, []).append(rec)
                     return None
                 continue
             parents.append(hit[1])
@@ -523,8 +581,7 @@ class Index:
             batch.chains.append((cp[0], json.dumps(parents)))
         if merged:
             batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
-        seq = self.next_seq
-        self.next_seq += 1
+        seq = self._take_seq()
         # The chain's previous tip is no longer one.
         old_tip = self.tip_key.get(cp[0])
         if old_tip is not None:
@@ -533,7 +590,11 @@ class Index:
         self.tip_by_key[key] = (seq, cp)
         batch.placed[key] = (seq, cp)
         batch.touched.add(cp[0])
-        for parent in raw.get("parents") or ():
+        if damage is not None:
+            batch.damage.append((seq, key, cp[0], cp[1], rec.off, rec.len, damage))
+            return key
+        session.good.add(key)
+        for parent in parent_ids:
             self.heads.discard(parent)
         self.heads.add(eid)
         ref_id = raw.get("supersedes") or raw.get("reverts")
@@ -559,7 +620,13 @@ class Index:
             batch.srckeys.append((meta["source_key"],))
         return key
 
+    def _take_seq(self) -> int:
+        seq = self.next_seq
+        self.next_seq += 1
+        return seq
+
     def _known(self, key: int) -> bool:
+        """True when a sound event with this key is already indexed."""
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
 
     def _flush(self, batch: _Batch) -> None:
@@ -577,6 +644,8 @@ class Index:
             db.executemany("INSERT INTO review VALUES (?, ?, ?)", batch.reviews)
         if batch.srckeys:
             db.executemany("INSERT OR IGNORE INTO srckey VALUES (?)", batch.srckeys)
+        if batch.damage:
+            db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
         tips = [
             (self.tip_by_key[k][0], self.dag.tips[c], k, c)
             for c, k in self.tip_key.items()
@@ -717,6 +786,18 @@ class Index:
         """How many events are indexed."""
         return int(self.db.execute("SELECT count(*) FROM ev").fetchone()[0])
 
+    def damage_counts(self) -> dict[str, int]:
+        """Lines the index keeps out because verification rejects them, by problem code."""
+        found = {
+            str(c): int(n)
+            for c, n in self.db.execute(
+                "SELECT code, count(*) FROM damage GROUP BY code ORDER BY code"
+            )
+        }
+        if self.bad_lines:
+            found["malformed"] = found.get("malformed", 0) + self.bad_lines
+        return found
+
     def event_keys(self) -> list[int]:
         """The id key of every indexed event (verify compares them with the log)."""
         return [int(h) for (h,) in self.db.execute("SELECT h FROM ev")]
@@ -782,8 +863,9 @@ def names_a_summarised_change(rows: list[Row]) -> bool:
 
 @dataclass(slots=True)
 class _Batch:
+    """Rows on their way into the database (flushed every FLUSH_EVERY events)."""
+
     placed: dict[int, tuple[int, ChainPos]]
-    missing: set[int]
     ents: list[tuple[int, str]]
     rows: list[tuple[Any, ...]]
     fts: list[tuple[int, str]]
@@ -791,11 +873,11 @@ class _Batch:
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]
     srckeys: list[tuple[str]]
+    damage: list[tuple[Any, ...]]
     touched: set[int]
 
     def __init__(self) -> None:
         self.placed = {}
-        self.missing = set()
         self.ents = []
         self.rows = []
         self.fts = []
@@ -803,7 +885,22 @@ class _Batch:
         self.merges = []
         self.reviews = []
         self.srckeys = []
+        self.damage = []
         self.touched = set()
+
+
+class _Session:
+    """One ingest: what outlives a flush (lines waiting for parents, keys seen)."""
+
+    def __init__(self, dedupe: bool) -> None:
+        self.dedupe = dedupe
+        self.batch = _Batch()
+        self.pending: dict[int, list[Record]] = {}
+        self.missing: set[int] = set()
+        self.good: set[int] = set()
+        self.canon: dict[str, str | None] = {}
+        self.count = 0
+        self.ask_db = dedupe
 
 
 # --- the index file, for tools that must not catch it up (verify, doctor) -------------

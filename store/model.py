@@ -15,6 +15,7 @@ __all__ = [
     "EVENT_FIELDS",
     "AppendResult",
     "Attempt",
+    "Damage",
     "EntityStatus",
     "Event",
     "EventDraft",
@@ -368,3 +369,31 @@ class Review:
             "detail": self.detail or None,
             "event": self.event.to_dict(),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """Lines of the log that verification rejects, kept out of every answer.
+
+    `counts` maps `cairn verify`'s problem codes (`id-mismatch`, `missing-parent`,
+    `malformed`, `redacted-with-content`) to how many lines have them.
+    """
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def lines(self) -> int:
+        """How many lines are damaged."""
+        return sum(self.counts.values())
+
+    def __bool__(self) -> bool:
+        return self.lines > 0
+
+    def message(self) -> str:
+        """One line for a human: what is wrong and what to run."""
+        n = self.lines
+        kinds = ", ".join(f"{code} {count}" for code, count in sorted(self.counts.items()))
+        return (
+            f"the log is damaged: {n} line{'s' if n != 1 else ''} fail verification "
+            f"({kinds}) and are ignored; run `cairn verify` for details"
+        )

@@ -20,6 +20,7 @@ from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
     AppendResult,
     Attempt,
+    Damage,
     EntityStatus,
     Event,
     EventDraft,
@@ -285,6 +286,13 @@ class Store:
         with self._lock:
             self.refresh()
             return self.index.entity_paths()
+
+    @property
+    def damage(self) -> Damage:
+        """Lines that verification rejects; readers ignore them (falsy when none)."""
+        with self._lock:
+            self.refresh()
+            return Damage(self.index.damage_counts())
 
     def __len__(self) -> int:
         with self._lock:

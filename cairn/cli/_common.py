@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from cairn.core.project import Project, ProjectNotFound, find_project
+from cairn.terminal import printable
 
 
 class CairnError(Exception):
@@ -21,8 +22,20 @@ class CairnError(Exception):
 
 def report_error(message: str) -> None:
     """One line on stderr, red on a terminal."""
-    line = " ".join(message.split())  # never more than one line
+    line = " ".join(printable(message).split())  # never more than one line, no escapes
     click.secho(f"cairn: error: {line}", err=True, fg="red" if sys.stderr.isatty() else None)
+
+
+def warn_if_damaged(damage: str) -> None:
+    """One line on stderr when the log holds lines that verification rejects (they are
+    ignored by every answer; `cairn verify` says which). `damage` is the session's
+    (`Session.damage()`) or the gate report's message, "" when the log is sound."""
+    if damage:
+        click.secho(
+            f"cairn: warning: {printable(damage)}",
+            err=True,
+            fg="yellow" if sys.stderr.isatty() else None,
+        )
 
 
 def current_project() -> Project:
@@ -36,6 +49,12 @@ def current_project() -> Project:
 def emit_json(value: Any) -> None:
     """Machine output: stable key order, UTF-8, one document on stdout."""
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str))
+
+
+def say(message: object = "", *, err: bool = False, nl: bool = True) -> None:
+    """Plain human output that may quote stored text: control and bidi characters are
+    shown as escapes (`cairn.terminal`). Rich output escapes with `esc`/`body` instead."""
+    click.echo(printable(str(message)), err=err, nl=nl)
 
 
 def plural(count: int, noun: str, many: str = "") -> str:

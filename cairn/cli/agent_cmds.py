@@ -7,7 +7,7 @@ from datetime import date
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
 
 MCP_MISSING = (
     "`cairn mcp` needs the MCP SDK, which is an optional extra: "
@@ -55,7 +55,7 @@ def digest_cmd(max_chars: int, paths: tuple[str, ...], today: str | None, as_jso
     if as_json:
         emit_json(digest.to_dict())
     else:
-        click.echo(digest.text)
+        say(digest.text)
 
 
 @click.command("mcp")

@@ -19,7 +19,14 @@ from pathlib import Path
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option, plural
+from cairn.cli._common import (
+    CairnError,
+    emit_json,
+    json_option,
+    plural,
+    say,
+    warn_if_damaged,
+)
 from cairn.core.gate import Report, Target, changed_lines
 from cairn.core.present import short_id
 from cairn.core.project import Project
@@ -265,7 +272,14 @@ def collect_diff(
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines)))
-    return targets
+    return _not_the_log(project, targets)
+
+
+def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
+    """The log itself (`.cairn/`) is Cairn's data, not code to judge: a commit that
+    records a decision with the change it explains checks only the change."""
+    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    return [t for t in targets if not t.relpath.startswith(own)]
 
 
 # --- checking --------------------------------------------------------------------------
@@ -277,9 +291,11 @@ def analyse(project: Project, targets: list[Target], threshold: float | None = N
     from cairn.store import StoreError
 
     try:
-        return gate_check(project, targets, threshold=threshold)
+        report = gate_check(project, targets, threshold=threshold)
     except StoreError as exc:  # do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
+    warn_if_damaged(report.damage)
+    return report
 
 
 def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
@@ -336,9 +352,7 @@ def check_worktree(threshold: float | None = None) -> Report:
         text = _decode(absolute.read_bytes())
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
-    # The log itself is Cairn's data, not code to judge.
-    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
-    return analyse(project, [t for t in targets if not t.relpath.startswith(own)], threshold)
+    return analyse(project, _not_the_log(project, targets), threshold)
 
 
 def check_stdin(
@@ -370,7 +384,7 @@ def emit(report: Report, as_json: bool) -> None:
     for f in report.findings:
         label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
-        click.echo(
+        say(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
             f"[{kinds} {short_id(f['verdict_id'])}]"
         )
@@ -378,21 +392,21 @@ def emit(report: Report, as_json: bool) -> None:
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
-        click.echo(f"cairn check: ok, {files} checked{extra}")
+        say(f"cairn check: ok, {files} checked{extra}")
         return
     entities = sorted({f["entity"] for f in blocking})
-    click.echo(
+    say(
         f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
         f"the change re-introduces {', '.join(entities)}."
     )
     name = entities[0] if len(entities) == 1 else "ENTITY"
     if all(f["kind"] == "removed" for f in blocking):
-        click.echo(
+        say(
             f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
             f"see the history with `cairn history {name}`."
         )
         return
-    click.echo(
+    say(
         f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
         f"see the history with `cairn history {name}`."
     )

@@ -1,4 +1,4 @@
-"""`cairn import sql|alembic|rails|git|adr|selvedge` and `cairn export markdown|jsonl|html`."""
+"""`cairn import <source>` (sql, alembic, django, rails, git, adr, selvedge) and `cairn export`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural, say
 from cairn.importers.base import (
     ImportReport,
     Known,
@@ -62,13 +62,13 @@ def _print_report(report: ImportReport, as_json: bool) -> None:
         return
     verb = "would import" if report.dry_run else "imported"
     for event in report.imported:
-        click.echo(f"  {event['type']:<10} {event['entity']}  ({event['source_key']})")
+        say(f"  {event['type']:<10} {event['entity']}  ({event['source_key']})")
     for n in report.notes:
-        click.echo(f"  note: {n.item}: {n.reason}")
+        say(f"  note: {n.item}: {n.reason}")
     for s in report.skipped:
-        click.echo(f"  skipped: {s.item}: {s.reason}")
+        say(f"  skipped: {s.item}: {s.reason}")
     click.echo(
-        f"{report.source}: {verb} {len(report.imported)} event(s), "
+        f"{report.source}: {verb} {plural(len(report.imported), 'event')}, "
         f"{report.already} already imported, {len(report.skipped)} skipped"
     )
 
@@ -114,6 +114,26 @@ def import_alembic_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
     )
 
 
+@import_group.command("django")
+@click.argument("paths", nargs=-1, required=True, type=existing_path)
+@dry_run_option
+@json_option
+def import_django_cmd(paths: tuple[Path, ...], dry_run: bool, as_json: bool) -> None:
+    """Django migrations (<app>/migrations/NNNN_*.py) in dependency-graph order.
+
+    PATH is a project, an app, a migrations folder or migration files; table names
+    follow Django's rule (<app_label>_<model>, or db_table when the migration states it).
+    """
+    from cairn.importers.django import import_django
+
+    _run(
+        "django",
+        lambda root, hooks, _store: import_django(list(paths), root, hooks),
+        dry_run,
+        as_json,
+    )
+
+
 @import_group.command("rails")
 @click.argument("directory", type=existing_path)
 @dry_run_option
@@ -152,7 +172,8 @@ def import_rails_cmd(directory: Path, dry_run: bool, as_json: bool) -> None:
 def import_git_cmd(
     since: str | None, repo: Path | None, window: int, dry_run: bool, as_json: bool
 ) -> None:
-    """Reverts, found by marker or by content: `revert` events where they took lines out."""
+    """Reverts, found by marker or by content: `revert` events where they took lines out;
+    dependencies added or dropped by commits whose messages name them: `add`/`remove`."""
     from cairn.importers.git import import_git, imported_counts
 
     def items(root: Path, hooks: list[ProgressHook], store: Any) -> Items:
@@ -221,7 +242,7 @@ def export_markdown_cmd(output: Path | None) -> None:
     try:
         with Store.open(project.cairn_dir) as store:
             text = export_markdown(store)
-        write_output(text, output, click.echo)
+        write_output(text, output, say)
     except StoreError as exc:
         raise CairnError(str(exc)) from None
     except OSError as exc:
@@ -243,7 +264,7 @@ def export_jsonl_cmd(output: Path | None) -> None:
         raise CairnError(f"cannot write {output}: {exc.strerror or exc}") from None
     if bad:
         click.echo(
-            f"cairn: warning: left out {bad} unreadable line(s); `cairn verify` says more",
+            f"cairn: warning: left out {plural(bad, 'unreadable line')}; `cairn verify` says more",
             err=True,
         )
 

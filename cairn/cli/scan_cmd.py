@@ -11,8 +11,9 @@ from pathlib import Path
 
 import click
 
-from cairn.cli._common import CairnError, json_option
+from cairn.cli._common import CairnError, json_option, say
 from cairn.core.project import ProjectNotFound, find_project
+from cairn.terminal import printable
 
 
 def register(group: click.Group) -> None:
@@ -65,10 +66,11 @@ def scan(paths: tuple[Path, ...], queries_dir: Path | None, as_json: bool) -> No
     for result in results:
         if not result.symbols:
             continue
-        click.echo(click.style(result.file, bold=True) if sys.stdout.isatty() else result.file)
+        name = printable(result.file)  # a file name may hold any byte but NUL and slash
+        click.echo(click.style(name, bold=True) if sys.stdout.isatty() else name)
         for s in result.symbols:
             where = f"{s.name_range.start_line + 1}:{s.name_range.start_character + 1}"
-            click.echo(f"  {where:<9} {s.role.value:<9} {s.kind:<10} {s.entity}")
+            say(f"  {where:<9} {s.role.value:<9} {s.kind:<10} {s.entity}")
 
 
 def project_root(cwd: Path) -> tuple[Path, Path | None]:

@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, plural
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    plural,
+    warn_if_damaged,
+)
 from cairn.core.present import short_id, who
 from cairn.core.session import Session
 from cairn.store import (
@@ -29,6 +36,7 @@ from cairn.store import (
 from cairn.store.paths import EntityPathError
 from cairn.store.review import EXPIRES_GRAMMAR
 from cairn.store.times import parse_date
+from cairn.terminal import for_terminal
 
 STATUS_STYLE = {
     Status.ACTIVE: "green",
@@ -47,6 +55,7 @@ def open_session() -> Iterator[Session]:
     project = current_project()
     try:
         with Session.open(project) as session:
+            warn_if_damaged(session.damage())
             yield session
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
@@ -69,15 +78,18 @@ def _console() -> Any:
 
 
 def esc(text: str) -> str:
-    """User text is never rich markup: `[brackets]` in reasoning stay as typed."""
+    """Stored text for the terminal: never rich markup (`[brackets]` stay as typed), no
+    control or bidi characters, continuation lines indented (see cairn.terminal)."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(for_terminal(text))
 
 
 def body(value: str, indent: str = "    ") -> str:
     """User text, escaped, with its continuation lines indented under the entry."""
-    return esc(value).replace("\n", "\n" + indent)
+    from rich.markup import escape
+
+    return escape(for_terminal(value, indent))
 
 
 def _who(event: Event) -> str:
@@ -148,7 +160,7 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         emit_json({**event.to_dict(), "masked": result.masked})
         return
     console = _console()
-    line = f"logged [bold]{event.type.value}[/] on [cyan]{event.entity}[/]  {_short(event.id)}"
+    line = f"logged [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
     if event.supersedes:
         line += f"  (re-opens {_short(event.supersedes)})"
     if event.reverts:

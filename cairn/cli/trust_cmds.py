@@ -7,7 +7,7 @@ import os
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option
+from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
 from cairn.doctor import run_checks
 from cairn.gitrefs import refs_holding
 from cairn.store.errors import StoreError
@@ -59,9 +59,9 @@ def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> N
         emit_json(report.to_dict())
     else:
         for finding in report.problems:
-            click.echo(f"problem: {finding}")
+            say(f"problem: {finding}")
         for finding in report.notices:
-            click.echo(f"notice: {finding}")
+            say(f"notice: {finding}")
         if report.ok:
             click.echo(
                 f"ok: {report.events} events verified, {len(report.heads)} "
@@ -149,9 +149,9 @@ def doctor_cmd(ctx: click.Context, fix: bool, as_json: bool) -> None:
     else:
         for check in checks:
             mark = "ok  " if check.ok else "FAIL"
-            click.echo(f"{mark} {check.name}: {check.detail}")
+            say(f"{mark} {check.name}: {check.detail}")
             if not check.ok and check.fix:
-                click.echo(f"     fix: {check.fix}")
+                say(f"     fix: {check.fix}")
             if check.fixed:
                 click.echo("     fixed")
     if failed:

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.cli._common import CairnError, emit_json, json_option, say, warn_if_damaged
+from cairn.core.session import damage_message
 
 
 def register(group: click.Group) -> None:
@@ -78,7 +79,7 @@ def which_cmd(position: str, as_json: bool) -> None:
         return
     width = max(len(r["entity"]) for r in rows)
     for r in rows:
-        click.echo(f"{r['entity'].ljust(width)}  {r['kind']:<10} {r['role']:<9} {r['status']}")
+        say(f"{r['entity'].ljust(width)}  {r['kind']:<10} {r['role']:<9} {r['status']}")
 
 
 def _at(doc: Any, line: int, column: int | None, lines: list[str]) -> list[Any]:
@@ -100,6 +101,7 @@ def _statuses(cairn_dir: Path | None, entities: list[str]) -> dict[str, str]:
 
     try:
         with Store.open(cairn_dir) as store:
+            warn_if_damaged(damage_message(store))
             found = store.status_many(entities)
     except StoreError as exc:
         raise CairnError(f"cannot read the decision log: {exc}") from None

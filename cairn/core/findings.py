@@ -85,6 +85,7 @@ class FindingKind(str, Enum):
     CONFLICT = "conflict"  # the entity was re-applied after a verdict without a supersede
     REVIEW = "review"  # a decision asked to be revisited and the date has passed
     REMOVED = "removed"  # code re-introduces an entity whose status is `removed`
+    FINGERPRINT = "fingerprint"  # code brings back most of the lines a revert took out
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +197,9 @@ def latest_removal(events: Iterable[Event | None]) -> Event | None:
 def _removed_message(entity: str, removal: Event | None) -> str:
     if removal is None:
         return f"{entity} was removed before; re-adding it brings it back."
-    why = clip(removal.reasoning)
+    # A commit message's subject and body read as one sentence: "Drop x: because …".
+    subject, _, rest = (removal.reasoning or "").partition("\n\n")
+    why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
     head = f"{entity} was removed on {when(removal)}{by(removal)}" + (f": {why}" if why else "")
     head = head if head.endswith((".", "!", "?")) else head + "."
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."

@@ -44,6 +44,7 @@ class Report:
 
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
+    damage: str = ""  # what is wrong with the log (lines verification rejects), for a warning
 
     def make_removed_blocking(self) -> None:
         """`--strict-removed`: re-introducing a removed entity fails the gate too
@@ -89,18 +90,14 @@ def check(
     (the gate: it re-introduces it), a changed line inside such an entity (shown, not
     blocking), and added lines that bring back most of what one revert took out
     (`cairn.fingerprints`; blocking, wherever they land; `threshold` is the share of a
-    revert's lines that must come back). Opens the project's log only when there is
-    something to look up (and closes it again) unless an open `session` is given.
-    Store errors propagate.
+    revert's lines that must come back). Opens the project's log (and closes it again)
+    unless an open `session` is given. Store errors propagate.
     """
-    from cairn.fingerprints import AddedLine
     from cairn.indexer import Role, index_text
     from cairn.indexer.enclosing import innermost_symbol
-    from cairn.store.paths import EntityPathError, canonicalise
 
-    per_file: list[tuple[Target, list[Symbol]]] = []
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]] = []
     entities: set[str] = set()
-    added: list[AddedLine] = []
     for target in targets:
         all_symbols = index_text(target.text, target.relpath)
         symbols = [
@@ -108,53 +105,46 @@ def check(
             for s in all_symbols
             if target.lines is None or s.name_range.start_line + 1 in target.lines
         ]
-        named = {s.entity for s in symbols}
-        try:
-            file_entity: str | None = canonicalise(target.relpath)
-        except EntityPathError:
-            file_entity = None
-        text_lines = target.text.split("\n")
-        counted = range(1, len(text_lines) + 1) if target.lines is None else sorted(target.lines)
-        enclosing: dict[str, Symbol] = {}
-        for number in counted:
-            if number > len(text_lines):
-                continue
-            around = innermost_symbol(all_symbols, number - 1)
-            if around is not None and around.entity not in named:
-                enclosing.setdefault(around.entity, around)
-            entity = around.entity if around is not None else file_entity
-            added.append(AddedLine(target.relpath, number - 1, text_lines[number - 1], entity))
-        # A change inside an entity's body is history of that entity: shown, never blocking.
-        symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
-        per_file.append((target, symbols))
+        if target.lines is not None:
+            # A change inside an entity's body is history of that entity: shown (as a
+            # reference), never blocking. A whole file already names every entity.
+            named = {s.entity for s in symbols}
+            enclosing: dict[str, Symbol] = {}
+            for number in sorted(target.lines):
+                around = innermost_symbol(all_symbols, number - 1)
+                if around is not None and around.entity not in named:
+                    enclosing.setdefault(around.entity, around)
+            symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
+        per_file.append((target, symbols, all_symbols))
         entities.update(s.entity for s in symbols)
     report = Report(files_checked=len(targets))
-    if not entities and not added:
+    if not targets:
         return report
     if session is None:
         from cairn.core.session import Session
 
         with Session.open(project) as opened:
-            _judge(opened, report, per_file, entities, added, threshold)
+            _judge(opened, report, per_file, entities, threshold)
     else:
-        _judge(session, report, per_file, entities, added, threshold)
+        _judge(session, report, per_file, entities, threshold)
     return report
 
 
 def _judge(
     session: Session,
     report: Report,
-    per_file: list[tuple[Target, list[Symbol]]],
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]],
     entities: set[str],
-    added: list[AddedLine],
     threshold: float | None,
 ) -> None:
     from cairn.core.findings import findings_for
+    from cairn.fingerprints import bring_back_findings
 
-    statuses = session.statuses(sorted(entities))
-    bring_backs = _bring_backs(session, added, threshold)
+    report.damage = session.damage()
+    statuses = session.statuses(sorted(entities)) if entities else {}
+    backs = _bring_backs(session, per_file, threshold)
     removals = session.removals(statuses)
-    for target, symbols in per_file:
+    for target, symbols, _all in per_file:
         for finding in findings_for(symbols, statuses, removals=removals):
             status = statuses.get(finding.entity)
             verdict = (
@@ -184,40 +174,55 @@ def _judge(
                     "alternative": verdict.alternative if verdict is not None else None,
                 }
             )
-    for back in bring_backs:
-        first = back.lines[0]
+    for finding in bring_back_findings(backs):
+        rng = finding.name_range
         report.findings.append(
             {
-                "file": first.file,
-                "line": first.line + 1,
+                "file": finding.data["file"],
+                "line": rng.start_line + 1,
                 "column": 1,
-                "end_line": first.line + 1,
-                "end_column": len(first.text) + 1,
-                "entity": back.entity,
-                "role": "introduce",
-                "kind": "fingerprint",
-                "severity": "error",
-                "blocking": True,
-                "message": back.message(),
-                "verdict_id": back.verdict_id,
+                "end_line": rng.end_line + 1,
+                "end_column": rng.end_character + 1,
+                "entity": finding.entity,
+                "role": finding.role,
+                "kind": finding.kind.value,
+                "severity": "error" if finding.blocking else finding.severity.value,
+                "blocking": finding.blocking,
+                "message": finding.message,
+                "verdict_id": finding.verdict_id,
                 "verdict_types": ["revert"],
                 "reasoning": None,
                 "alternative": None,
-                "lines": [ln.line + 1 for ln in back.lines],
-                "hits": back.hits,
-                "total": back.total,
+                "lines": [n + 1 for n in finding.data["lines"]],
+                "hits": finding.data["hits"],
+                "total": finding.data["total"],
             }
         )
 
 
 def _bring_backs(
-    session: Session, added: list[AddedLine], threshold: float | None
+    session: Session,
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]],
+    threshold: float | None,
 ) -> list[BringBack]:
     """Reverts whose fingerprinted lines this change brings back (most of them)."""
-    from cairn.fingerprints import DEFAULT_THRESHOLD, match_prints, prints_from_statuses
+    from cairn.fingerprints import (
+        DEFAULT_THRESHOLD,
+        all_hashes,
+        candidate_lines,
+        match_prints,
+        prints_from_statuses,
+    )
 
-    if not added:
-        return []
     store = session.store
     prints = prints_from_statuses(store.status_many(store.entities()))
+    wanted = all_hashes(prints)
+    if not wanted:
+        return []
+    added: list[AddedLine] = []
+    for target, _symbols, all_symbols in per_file:
+        lines = target.text.split("\n")
+        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
+        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
     return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)

@@ -46,6 +46,7 @@ class _Version:
 
     key: object
     reviews: dict[str, list[Review]]  # entity -> its due reviews
+    damage: str = ""  # lines verification rejects (ignored by every answer), for a notice
     statuses: dict[str, EntityStatus] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)
     removals: dict[str, Event | None] = field(default_factory=dict)
@@ -153,6 +154,17 @@ class Session:
         version = self._fresh()
         return None if version is None else version.cards.get(entity)
 
+    def damage(self) -> str:
+        """What is wrong with the log ("" when sound): lines verification rejects,
+        which every answer ignores; surfaces show it once as a warning."""
+        return self._current().damage
+
+    def known_damage(self) -> str:
+        """`damage()` as the last answer knew it, without touching the store (safe from
+        another thread, like the `cached_*` reads)."""
+        version = self._version
+        return version.damage if version is not None else ""
+
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions due for review (the store's rule)."""
         return self.store.due_reviews(today=today)
@@ -197,7 +209,7 @@ class Session:
             reviews: dict[str, list[Review]] = {}
             for review in self.store.due_reviews():
                 reviews.setdefault(review.event.entity, []).append(review)
-            version = self._version = _Version(key, reviews)
+            version = self._version = _Version(key, reviews, damage_message(self.store))
         return version
 
     @staticmethod
@@ -213,3 +225,9 @@ def log_version(project: Project) -> object:
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino, date.today().toordinal())
+
+
+def damage_message(store: Store) -> str:
+    """The store's note about lines verification rejects, "" when there are none."""
+    damage = store.damage
+    return damage.message() if damage else ""

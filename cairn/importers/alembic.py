@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import copy
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_dates, file_author, file_date
+from cairn.importers.dates import absolute, added_dates, added_messages, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 from cairn.importers.sql import changes_to_proposed, relative
 from cairn.store.paths import EntityPathError, column_path, table_path
@@ -146,30 +147,19 @@ def _callee(call: ast.Call) -> str:
 
 
 def upgrade_changes(rev: Revision) -> tuple[list[Change], list[str]]:
-    """The schema changes in `upgrade()`, in source order; plus calls not understood."""
+    """The schema changes in `upgrade()`, in execution order; plus calls not understood.
+
+    Names bound to literals — at module level (`tables = ["a", "b"]`) or earlier in
+    `upgrade()` — are substituted, and `for x in <literal list>:` loops are unrolled, so
+    `for table in tables: op.add_column(table, ...)` reads as one call per table."""
     fn = _func(rev.tree, "upgrade")
     if fn is None:
         return [], ["no upgrade() function"]
     changes: list[Change] = []
     unknown: list[str] = []
     batches: dict[str, str] = {}  # `with op.batch_alter_table("t") as batch_op` aliases
-    calls: list[ast.Call] = []
-    for node in ast.walk(fn):
-        if isinstance(node, ast.With):
-            for item in node.items:
-                call = item.context_expr
-                if (
-                    isinstance(call, ast.Call)
-                    and _callee(call).endswith("batch_alter_table")
-                    and isinstance(item.optional_vars, ast.Name)
-                ):
-                    table = _str(_arg(call, 0, "table_name"))
-                    if table:
-                        batches[item.optional_vars.id] = table
-        if isinstance(node, ast.Call):
-            calls.append(node)
-    calls.sort(key=lambda c: (c.lineno, c.col_offset))
-    for index, call in enumerate(calls):
+    env = _module_env(rev.tree)
+    for index, call in enumerate(_calls(fn.body, env, batches)):
         func = call.func
         if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
             continue
@@ -191,6 +181,158 @@ def upgrade_changes(rev: Revision) -> tuple[list[Change], list[str]]:
         except EntityPathError as exc:
             unknown.append(f"{code[:60]}: {exc}")
     return changes, unknown
+
+
+_UNKNOWN = object()
+# how many values an unrolled loop may take: a migration is no place for 10,000 tables
+_MAX_UNROLL = 1000
+
+
+def _module_env(tree: ast.Module) -> dict[str, Any]:
+    """Module-level names bound to literals (strings, numbers, lists/tuples/dicts)."""
+    env: dict[str, Any] = {}
+    for node in tree.body:
+        _bind_assignment(node, env)
+    return env
+
+
+def _bind_assignment(node: ast.stmt, env: dict[str, Any]) -> None:
+    target: ast.expr | None = None
+    value: ast.expr | None = None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign):
+        target, value = node.target, node.value
+    if not isinstance(target, ast.Name):
+        return
+    resolved = _resolve(value, env) if value is not None else _UNKNOWN
+    if resolved is _UNKNOWN:
+        env.pop(target.id, None)  # rebound to something we cannot read: forget it
+    else:
+        env[target.id] = resolved
+
+
+class _Substitute(ast.NodeTransformer):
+    """Names bound to literals become those literals."""
+
+    def __init__(self, env: dict[str, Any]) -> None:
+        self.env = env
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if isinstance(node.ctx, ast.Load) and node.id in self.env:
+            return ast.copy_location(_constant(self.env[node.id]), node)
+        return node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.expr:
+        # f"{prefix}_users" with every part known is just a string
+        self.generic_visit(node)
+        parts: list[str] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                parts.append(value.value)
+            elif (
+                isinstance(value, ast.FormattedValue)
+                and isinstance(value.value, ast.Constant)
+                and value.format_spec is None
+                and value.conversion == -1
+            ):
+                parts.append(str(value.value.value))
+            else:
+                return node
+        return ast.copy_location(ast.Constant("".join(parts)), node)
+
+
+def _constant(value: Any) -> ast.expr:
+    if isinstance(value, list):
+        return ast.List([_constant(v) for v in value], ast.Load())
+    if isinstance(value, tuple):
+        return ast.Tuple([_constant(v) for v in value], ast.Load())
+    if isinstance(value, dict):
+        return ast.Dict([_constant(k) for k in value], [_constant(v) for v in value.values()])
+    return ast.Constant(value)
+
+
+def _substituted(node: ast.AST, env: dict[str, Any]) -> Any:
+    if not env:
+        return node
+    return _Substitute(env).visit(copy.deepcopy(node))
+
+
+def _resolve(node: ast.AST, env: dict[str, Any]) -> Any:
+    try:
+        return ast.literal_eval(_substituted(node, env))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNKNOWN
+
+
+def _calls(
+    stmts: list[ast.stmt], env: dict[str, Any], batches: dict[str, str]
+) -> Iterator[ast.Call]:
+    """The calls `stmts` make, in execution order, with known names substituted and
+    loops over literal sequences unrolled."""
+    for stmt in stmts:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a nested helper runs only if called; its body is no statement here
+        if isinstance(stmt, ast.For):
+            values = _resolve(stmt.iter, env)
+            if isinstance(values, dict):
+                values = list(values)
+            if isinstance(values, (list, tuple)) and len(values) <= _MAX_UNROLL:
+                for value in values:
+                    inner = dict(env)
+                    if _bind_target(stmt.target, value, inner):
+                        yield from _calls(stmt.body, inner, batches)
+                continue
+            yield from _expression_calls(stmt.iter, env)
+            yield from _calls(stmt.body, env, batches)
+            yield from _calls(stmt.orelse, env, batches)
+            continue
+        if isinstance(stmt, ast.With):
+            for item in stmt.items:
+                call = _substituted(item.context_expr, env)
+                if (
+                    isinstance(call, ast.Call)
+                    and _callee(call).endswith("batch_alter_table")
+                    and isinstance(item.optional_vars, ast.Name)
+                ):
+                    table = _str(_arg(call, 0, "table_name"))
+                    if table:
+                        batches[item.optional_vars.id] = table
+                yield from _expression_calls(item.context_expr, env)
+            yield from _calls(stmt.body, env, batches)
+            continue
+        if isinstance(stmt, (ast.If, ast.While)):
+            yield from _expression_calls(stmt.test, env)
+            yield from _calls(stmt.body, env, batches)
+            yield from _calls(stmt.orelse, env, batches)
+            continue
+        if isinstance(stmt, ast.Try):
+            yield from _calls(stmt.body, env, batches)
+            for handler in stmt.handlers:
+                yield from _calls(handler.body, env, batches)
+            yield from _calls(stmt.orelse, env, batches)
+            yield from _calls(stmt.finalbody, env, batches)
+            continue
+        yield from _expression_calls(stmt, env)
+        _bind_assignment(stmt, env)
+
+
+def _bind_target(target: ast.expr, value: Any, env: dict[str, Any]) -> bool:
+    if isinstance(target, ast.Name):
+        env[target.id] = value
+        return True
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (list, tuple)):
+        if len(target.elts) != len(value):
+            return False
+        return all(_bind_target(t, v, env) for t, v in zip(target.elts, value, strict=True))
+    return False
+
+
+def _expression_calls(node: ast.AST, env: dict[str, Any]) -> Iterator[ast.Call]:
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    calls.sort(key=lambda c: (c.lineno, c.col_offset))
+    for call in calls:
+        yield _substituted(call, env)
 
 
 def _batch_op(table: str, op: str, call: ast.Call, emit: Any, unknown: list[str]) -> None:
@@ -330,6 +472,7 @@ def import_alembic(
         raise SourceError(f"{versions}: no Alembic revision files found")
     ordered, graph_notes = order_revisions(revisions)
     dates = added_dates([r.path for r in ordered])
+    messages = added_messages([r.path for r in ordered])
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -346,7 +489,8 @@ def import_alembic(
                 changes,
                 source=SOURCE,
                 rel=rel,
-                reasoning=f"Alembic revision {rev.revision}: {rev.message}",
+                reasoning=messages.get(absolute(rev.path))
+                or f"Alembic revision {rev.revision}: {rev.message}",
                 occurred_at=when,
                 extra={
                     "revision": rev.revision,

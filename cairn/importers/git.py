@@ -142,6 +142,10 @@ def import_git(
         blobs = Blobs(root)
         try:
             yield from _walk(root, commits, found, done, blobs, unit_done or [])
+            # Dependencies added or dropped by commits that say why (not reverts).
+            from cairn.importers.git_deps import dependency_changes
+
+            yield from dependency_changes(commits, blobs, skip=set(found))
         finally:
             blobs.close()
 
@@ -357,7 +361,7 @@ def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
 def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
     meta: dict[str, object] = {"found_by": f.found_by, "revert_subject": f.revert.subject}
     if f.share is not None:
-        meta["share"] = f.share
+        meta["share"] = f"{round(f.share * 100)}%"  # the log keeps no floats
     if f.squash:
         meta["squash"] = True
     if f.original:

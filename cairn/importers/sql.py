@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cairn.importers.base import Proposed, Skipped, SourceError, iso
-from cairn.importers.dates import absolute, added_dates, file_author, file_date
+from cairn.importers.dates import absolute, added_dates, added_messages, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 
 SOURCE = "sql"
@@ -139,7 +139,8 @@ def changes_to_proposed(
         if used[key] > 1:
             key = f"{key}#{used[key]}"
         notes = [n for n in (header, ch.comment) if n]
-        why = reasoning + (": " + " ".join(dict.fromkeys(notes)) if notes else "")
+        sep = "\n\n" if "\n" in reasoning else ": "  # a commit message with a body
+        why = reasoning + (sep + " ".join(dict.fromkeys(notes)) if notes else "")
         yield Proposed(
             source_key=key,
             type=ch.type,
@@ -159,6 +160,7 @@ def import_sql(
     """(number of files, the proposals in apply order)."""
     migrations, skipped = ordered_migrations(paths)
     dates = added_dates([m.path for m in migrations])
+    messages = added_messages([m.path for m in migrations])
 
     def items() -> Iterator[Proposed | Skipped]:
         for s in skipped:
@@ -185,7 +187,9 @@ def import_sql(
                 changes,
                 source=SOURCE,
                 rel=rel,
-                reasoning=f"Migration {m.path.name} ({m.description})",
+                # The commit that added the file says why; the file name says only what.
+                reasoning=messages.get(absolute(m.path))
+                or f"Migration {m.path.name} ({m.description})",
                 occurred_at=when,
                 extra={"date_from": origin},
                 author=file_author(m.path, dates),

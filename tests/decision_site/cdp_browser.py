@@ -81,6 +81,7 @@ class Browser:
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
         self.session = ""
+        self.size = (800, 600)
         target = self._page_target()
         attached = self.call("Target.attachToTarget", targetId=target, flatten=True)
         self.session = attached["sessionId"]
@@ -157,6 +158,7 @@ class Browser:
     # -- page helpers
 
     def viewport(self, width: int, height: int) -> None:
+        self.size = (width, height)
         self.call(
             "Emulation.setDeviceMetricsOverride",
             width=width,
@@ -212,10 +214,18 @@ class Browser:
             )
 
     def screenshot(self, path: Path, *, full_page: bool = False) -> Path:
+        """A PNG of the viewport, or of the whole page (the viewport grown to fit it)."""
         params: dict[str, Any] = {"format": "png"}
         if full_page:
-            params["captureBeyondViewport"] = True
-        data = self.call("Page.captureScreenshot", **params)["data"]
+            width, height = self.size
+            full = int(self.js("document.documentElement.scrollHeight"))
+            self.viewport(width, max(height, full))
+            try:
+                data = self.call("Page.captureScreenshot", **params)["data"]
+            finally:
+                self.viewport(width, height)
+        else:
+            data = self.call("Page.captureScreenshot", **params)["data"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(data))
         return path

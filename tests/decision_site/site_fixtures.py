@@ -18,6 +18,7 @@ CAIRN = str(Path(sys.executable).with_name("cairn"))
 HOSTILE = 'Tried <script>alert("pwned")</script> & <img src=x onerror=alert(1)> in a reason'
 REVERT_REASON = "Verification mails bounced for 30% of users; reverted until batching lands"
 REJECT_REASON = "Card numbers in our database put us in PCI scope"
+NOTE_REASON = "Product asked for it after the spam wave of March"
 SECRET_REASON = "Temporary note with the staging password hunter2 in it"
 
 
@@ -53,6 +54,7 @@ def make_project(root: Path) -> Path:
         "--occurred-at",
         "2024-03-02",
     )
+    cairn(root, "annotate", added, "-r", NOTE_REASON)
     log(
         root,
         "users.email_verified",

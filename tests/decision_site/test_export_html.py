@@ -10,7 +10,15 @@ import re
 from pathlib import Path
 
 import pytest
-from site_fixtures import HOSTILE, REJECT_REASON, REVERT_REASON, SECRET_REASON, cairn, make_project
+from site_fixtures import (
+    HOSTILE,
+    NOTE_REASON,
+    REJECT_REASON,
+    REVERT_REASON,
+    SECRET_REASON,
+    cairn,
+    make_project,
+)
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +30,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def site(project: Path) -> Path:
     out = project.parent / "site"
     proc = cairn(project, "export", "html", str(out))
-    assert "wrote 8 entity pages" in proc.stderr
+    assert "wrote 8 entity pages (14 events)" in proc.stderr
     return out
 
 
@@ -94,6 +102,9 @@ def test_reverted_column_page_and_revert_link(site: Path) -> None:
     assert "Open verdicts" in page and REVERT_REASON in page
     assert re.search(r'Undoes <a href="#ev-[0-9a-f]+">', page)
     assert '<span class="badge s-reverted">reverted</span>' in page
+    # a reason added later (cairn annotate) sits on its own lane and links its event
+    assert 'class="mark m-note"' in page and ">notes</text>" in page
+    assert NOTE_REASON in page and re.search(r'A reason for <a href="#ev-[0-9a-f]+">', page)
     # breadcrumbs up the tree: the table
     assert re.search(r'All decisions</a> › <a href="../e/users-[0-9a-f]+\.html">', page)
 
@@ -101,7 +112,7 @@ def test_reverted_column_page_and_revert_link(site: Path) -> None:
 def test_index_has_tree_filters_and_integrity(project: Path, site: Path) -> None:
     index = (site / "index.html").read_text()
     verify = json.loads(cairn(project, "verify", "--json").stdout)
-    assert "✓ The log verifies: 13 events" in index
+    assert "✓ The log verifies: 14 events" in index
     for head in verify["heads"]:
         assert f"<code>{head}</code>" in index
     for name, count in (("reverted", 1), ("rejected", 0), ("conflict", 1), ("reopened", 1)):

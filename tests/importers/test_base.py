@@ -24,8 +24,8 @@ def proposals() -> list[Proposed | Skipped | Known]:
             "bounced",
             occurred_at="2023-02-01T00:00:00Z",
         ),
-        # the store refuses a reject without the approach that was rejected
-        Proposed("t:3:deps/stripe", "reject", "deps/stripe", "PCI scope"),
+        # the store refuses a reject without a reason
+        Proposed("t:3:deps/stripe", "reject", "deps/stripe", "   "),
         Proposed(
             "t:4:users.email",
             "supersede",
@@ -81,7 +81,9 @@ def test_dry_run_reports_what_the_store_would_refuse_and_writes_nothing(tmp_path
     # the dry run lists exactly what the real run writes, and skips what it refuses
     assert [e["source_key"] for e in dry.imported] == [e["source_key"] for e in real.imported]
     dry_reasons = {s.item: s.reason for s in dry.skipped}
-    assert dry_reasons["reject deps/stripe"].startswith("the log would refuse it: a reject")
+    assert dry_reasons["reject deps/stripe"].startswith(
+        "the log would refuse it: reasoning is empty"
+    )
     assert dry_reasons.keys() == {s.item for s in real.skipped}
 
 
@@ -107,7 +109,7 @@ def test_dry_run_checks_links_against_an_earlier_run(tmp_path: Path) -> None:
 
 def test_a_link_to_a_refused_event_says_so(tmp_path: Path) -> None:
     cairn_dir = init_store(tmp_path)
-    bad = Proposed("t:1:deps/stripe", "reject", "deps/stripe", "PCI scope")
+    bad = Proposed("t:1:deps/stripe", "reject", "deps/stripe", "   ")
     after = Proposed(
         "t:2:deps/stripe", "supersede", "deps/stripe", "ok", supersedes_key=bad.source_key
     )

@@ -94,7 +94,7 @@ def test_human_output_and_dry_run(project: Path) -> None:
     )
     proc = cairn(project, "import", "sql", "--dry-run", "db")
     assert proc.returncode == 0, proc.stderr
-    assert "sql: would import 2 event(s), 0 already imported, 1 skipped" in proc.stdout
+    assert "sql: would import 2 events, 0 already imported, 1 skipped" in proc.stdout
     assert "0001_users.down.sql: down migration" in proc.stdout
     assert (project / ".cairn" / "decisions.jsonl").read_text() == ""
 

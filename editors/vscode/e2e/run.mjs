@@ -6,7 +6,7 @@
 // Every wait is on a DOM condition; a timeout saves a screenshot and says what was
 // missing. Screenshots go to test-results/ (git-ignored).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -115,9 +115,15 @@ async function runCommand(title) {
   await page.keyboard.press("Enter");
 }
 
+// With CAIRN_DOCS_IMAGES set, these screenshots also become the README's pictures.
+const DOCS_IMAGES = { "01-hover": "vscode-hover", "02-warning": "vscode-warning", "03-quick-fix": "vscode-quick-fix", "06-history": "vscode-history" };
+
 async function shot(name) {
   await page.screenshot({ path: join(results, `${name}.png`) });
   log(`screenshot test-results/${name}.png`);
+  if (process.env.CAIRN_DOCS_IMAGES && DOCS_IMAGES[name]) {
+    copyFileSync(join(results, `${name}.png`), join(repo, "docs", "images", `${DOCS_IMAGES[name]}.png`));
+  }
 }
 
 function cairnLogTail() {
@@ -318,7 +324,11 @@ async function main() {
   log("waiting for the warning to go");
   await expectGone("the error squiggle", editor.locator(".squiggly-error, .squiggly-warning"));
   await expectGone("the Problems entry", problem);
-  await expectVisible("the status bar saying the file is clean", page.locator(".statusbar-item", { hasText: /^\s*Cairn\s*$/ }));
+  // No warning left; the re-opened verdict is still history worth a look (the quiet rule).
+  await expectVisible(
+    "the status bar with no warning, listing the re-opened history",
+    page.locator(".statusbar-item", { hasText: /Cairn: \d+ worth a look/ }),
+  );
   await expectVisible("the code lens no longer saying reverted", editor.locator(".codelens-decoration", { hasText: "3 decisions" }));
 
   log("hovering again: the card shows the revert re-opened");

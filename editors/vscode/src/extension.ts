@@ -18,7 +18,7 @@ import { completeArguments, type PickItem, type Prompter, type Verdict, WRITE_CO
 import { INSTALL_HINT, resolveServerCommand, ServerNotFound, type ServerCommand } from "./serverCommand";
 import { restartPolicy, type ServerExit, startFailure } from "./serverLifecycle";
 import { SERVER_KEYS, serverSettings } from "./settings";
-import { type CairnDiagnostic, type ServerState, summarise } from "./status";
+import { type Attention, type CairnDiagnostic, type ServerState, summarise } from "./status";
 
 const SERVER_COMMANDS = [...WRITE_COMMANDS, "cairn.history"];
 
@@ -309,6 +309,8 @@ async function entityAtCursor(): Promise<string | undefined> {
   return typed?.trim();
 }
 
+let statusRequest = 0;
+
 function updateStatus(): void {
   const editor = vscode.window.activeTextEditor;
   const diagnostics: CairnDiagnostic[] | undefined = editor
@@ -317,10 +319,40 @@ function updateStatus(): void {
         .filter((d) => d.source === "cairn")
         .map((d) => ({ severity: severityName(d.severity), message: d.message, data: diagnosticData(d) }))
     : undefined;
-  const summary = summarise(serverState, diagnostics);
+  show(summarise(serverState, diagnostics));
+  if (!editor || serverState !== "running") {
+    return;
+  }
+  // The server's lenses follow its quiet rule: each is an entity worth a look. Only the
+  // newest request may repaint (the active editor may have changed meanwhile).
+  const request = ++statusRequest;
+  void attentionIn(editor.document.uri).then((attention) => {
+    if (request === statusRequest && attention.length > 0) {
+      show(summarise(serverState, diagnostics, attention));
+    }
+  });
+}
+
+function show(summary: ReturnType<typeof summarise>): void {
   statusItem.text = summary.text;
   statusItem.tooltip = summary.tooltip;
   statusItem.backgroundColor = summary.alert ? new vscode.ThemeColor("statusBarItem.warningBackground") : undefined;
+}
+
+async function attentionIn(uri: vscode.Uri): Promise<Attention[]> {
+  try {
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", uri);
+    const out: Attention[] = [];
+    for (const lens of lenses ?? []) {
+      const arg = lens.command?.arguments?.[0] as Record<string, unknown> | undefined;
+      if (lens.command?.command === "cairn.history" && typeof arg?.entity === "string") {
+        out.push({ entity: arg.entity, title: lens.command.title });
+      }
+    }
+    return out;
+  } catch {
+    return []; // no lens provider for this document (not a language the server handles)
+  }
 }
 
 function setState(state: ServerState): void {

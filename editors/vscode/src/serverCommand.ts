@@ -21,7 +21,7 @@ export class ServerNotFound extends Error {}
 
 /** The fix we suggest whenever the server cannot be found or started. */
 export const INSTALL_HINT =
-  "Install it into the project's .venv (`pip install cairn-lsp`) or set `cairn.serverCommand` to the full path of `cairn`.";
+  "Install Cairn (`pip install \"git+$CAIRN_GIT\"`, or `make venv` in a clone: see the README, Install) or set `cairn.serverCommand` to the full path of `cairn`.";
 
 /** Resolve the setting, then the workspace's `.venv`, then `cairn` on PATH. */
 export function resolveServerCommand(lookup: Lookup): ServerCommand {

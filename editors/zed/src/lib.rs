@@ -20,7 +20,7 @@ impl zed::Extension for Cairn {
             .as_ref()
             .and_then(|b| b.path.clone())
             .or_else(|| worktree.which("cairn"))
-            .ok_or("cairn is not on PATH: `pipx install cairn-lsp`, or set lsp.cairn.binary.path")?;
+            .ok_or("cairn is not on PATH: `pip install \"git+$CAIRN_GIT\"` (see Cairn's README, Install), or set lsp.cairn.binary.path")?;
         let args = binary
             .and_then(|b| b.arguments)
             .unwrap_or_else(|| vec!["serve".to_string()]);

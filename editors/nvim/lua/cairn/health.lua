@@ -38,7 +38,7 @@ function M.check()
     end
   else
     health.error(("`%s` is not executable"):format(exe), {
-      "Install it: `pipx install cairn-lsp` (or `pip install cairn-lsp`)",
+      'Install it: `pip install "git+$CAIRN_GIT"` or, from a clone, `make venv` (see the README\'s Install section)',
       "Or point setup() at it: `require('cairn').setup({ cmd = { '/path/to/cairn', 'serve' } })`",
     })
   end

@@ -44,7 +44,7 @@ test("a missing configured path names the setting and the fix", () => {
       error instanceof ServerNotFound &&
       error.message.includes("cairn.serverCommand") &&
       error.message.includes("/opt/nope/cairn") &&
-      error.message.includes("pip install cairn-lsp"),
+      error.message.includes("pip install \"git+$CAIRN_GIT\""),
   );
 });
 

@@ -21,6 +21,23 @@ test("a clean file says so", () => {
   assert.equal(s.alert, false);
 });
 
+test("history worth a look (the server's quiet-rule lenses) shows without alarm", () => {
+  const lenses = [
+    { entity: "users.nickname", title: "3 decisions · re-added after removal" },
+    { entity: "users", title: "1 decision" },
+    { entity: "users.nickname", title: "3 decisions · re-added after removal" },
+  ];
+  const s = summarise("running", [], lenses);
+  assert.equal(s.text, "$(history) Cairn: 2 worth a look");
+  assert.equal(s.alert, false);
+  assert.match(s.tooltip, /users\.nickname — 3 decisions · re-added after removal/);
+  // an entity a diagnostic already names is not listed twice
+  const both = summarise("running", [reverted], [{ entity: "users.email_verified", title: "2 decisions" }, ...lenses]);
+  assert.equal(both.text, "$(warning) Cairn: 1 reverted");
+  assert.doesNotMatch(both.tooltip, /users\.email_verified — /);
+  assert.match(both.tooltip, /also worth reading:\nusers — 1 decision/);
+});
+
 test("counts entities per verdict kind; warnings raise the alert", () => {
   const rejectedRef = {
     severity: "information" as const,

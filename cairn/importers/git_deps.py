@@ -1,0 +1,94 @@
+"""Dependencies added or removed by commits that say why: `add`/`remove` on `deps/NAME`.
+
+"Drop celery: we don't want to run a broker" is a decision with its reason, made in an
+ordinary commit, not a revert. A commit counts when a manifest the indexer reads
+(`requirements*.txt`, `pyproject.toml`, `package.json`, `Cargo.toml`, `go.mod`, …)
+gains or loses a dependency *and* the commit message names that dependency: version
+bumps change no entity, and a bulk "update deps" commit explains nothing, so neither is
+recorded. The message becomes the reasoning; the author and date are the commit's.
+Keys are `git:deps:<sha>:<entity>`, so a re-run adds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from cairn.importers.base import Proposed
+from cairn.importers.git_history import Blobs, Commit
+
+__all__ = ["dependency_changes", "explains", "is_manifest"]
+
+ZERO = "0" * 40
+MAX_MANIFEST_BYTES = 1_000_000
+_MANIFESTS = frozenset(
+    {
+        "pyproject.toml",
+        "Pipfile",
+        "package.json",
+        "Cargo.toml",
+        "go.mod",
+        "Gemfile",
+        "composer.json",
+    }
+)
+
+
+def is_manifest(path: str) -> bool:
+    """A file whose dependencies the indexer reads (by name; cheap, no parsing)."""
+    from cairn.indexer import language_for
+
+    name = PurePosixPath(path).name
+    return name in _MANIFESTS or language_for(path) in ("requirements", "gomod")
+
+
+def _deps(data: bytes | None, path: str) -> set[str]:
+    if not data or len(data) > MAX_MANIFEST_BYTES or b"\0" in data[:8192]:
+        return set()
+    from cairn.indexer import index_text
+
+    text = data.decode("utf-8", "replace")
+    return {s.entity for s in index_text(text, path) if s.entity.startswith("deps/")}
+
+
+def _folded(text: str) -> str:
+    return re.sub(r"[-_.]+", "-", text.lower())
+
+
+def explains(message: str, entity: str) -> bool:
+    """True when the commit message names the dependency (`-`, `_`, `.` fold together)."""
+    name = _folded(entity.removeprefix("deps/").rsplit("/", 1)[-1])
+    words = re.findall(r"[a-z0-9][a-z0-9-]*", _folded(message))
+    return name in words
+
+
+def dependency_changes(
+    commits: list[Commit], blobs: Blobs, skip: frozenset[str] | set[str] = frozenset()
+) -> Iterator[Proposed]:
+    """`add`/`remove` proposals for the dependencies the commits' messages explain."""
+    for c in commits:
+        if c.sha in skip or not c.parents:
+            continue  # reverts are the revert importer's; a root commit explains no change
+        manifests = [ch for ch in c.changes if is_manifest(ch.path)]
+        if not manifests:
+            continue
+        message = c.message or c.subject
+        for ch in manifests:
+            old_path = ch.old_path or ch.path
+            before = _deps(blobs.read(f"{c.sha}^", old_path), old_path) if ch.old != ZERO else set()
+            after = _deps(blobs.read(c.sha, ch.path), ch.path) if ch.new != ZERO else set()
+            for kind, entities in (("add", after - before), ("remove", before - after)):
+                for entity in sorted(entities):
+                    if not explains(message, entity):
+                        continue
+                    yield Proposed(
+                        source_key=f"git:deps:{c.sha}:{entity}",
+                        type=kind,
+                        entity=entity,
+                        reasoning=message,
+                        occurred_at=c.date,
+                        author=c.author,
+                        commit=c.sha,
+                        metadata={"file": ch.path, "found_by": "dependency-change"},
+                    )

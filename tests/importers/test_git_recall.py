@@ -1,0 +1,258 @@
+"""Reverts found by content, placed on the innermost entity, recognised when they return.
+
+Every test builds a real git history, runs the real `cairn import git`, then puts the
+reverted change back in the working tree and asks the real `cairn check --diff HEAD`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cairn.store import Store
+from importers.cli_helpers import cairn, cairn_json, git
+
+JWT_V1 = """\
+import json
+
+
+class JWTManager:
+    def encode(self, payload, key):
+        headers = {"alg": "HS256"}
+        return sign(headers, payload, key)
+
+    def decode(self, token, key):
+        return verify(token, key)
+"""
+
+CRIT_LINES = """\
+        headers["crit"] = ["b64"]
+        headers["b64"] = False
+        payload = canonical_json(payload, sort_keys=True)
+"""
+
+JWT_V2 = JWT_V1.replace(
+    '        headers = {"alg": "HS256"}\n', '        headers = {"alg": "HS256"}\n' + CRIT_LINES
+)
+
+
+def commit(root: Path, message: str, date: str, files: dict[str, str | None]) -> str:
+    for name, text in files.items():
+        path = root / name
+        if text is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, date=date)
+    return git(root, "rev-parse", "HEAD")
+
+
+def check_diff(root: Path) -> tuple[int, dict]:
+    proc = cairn(root, "check", "--diff", "HEAD", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def reverts(root: Path) -> list:
+    with Store.open(root / ".cairn") as store:
+        return [e for ent in store.entities() for e in store.history(ent) if e.type == "revert"]
+
+
+def test_a_body_change_undone_by_hand_is_found_and_caught_in_a_renamed_function(
+    project: Path,
+) -> None:
+    commit(project, "JWT manager", "2024-01-10T10:00:00Z", {"src/jwt.py": JWT_V1})
+    commit(
+        project,
+        "Add crit header to jwt/jws\n\nRFC 7797 wants it (#812).",
+        "2024-02-01T10:00:00Z",
+        {"src/jwt.py": JWT_V2},
+    )
+    undo = commit(
+        project,
+        "Drop the crit header again\n\nOld clients reject tokens with crit.",
+        "2024-02-23T10:00:00Z",
+        {"src/jwt.py": JWT_V1},
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    # the body's lines belong to the method, not to the file or to nothing
+    assert event.entity == "src/jwt.py::JWTManager.encode"
+    assert event.commit == undo
+    assert event.author == "Ann Example <ann@example.com>"
+    assert event.metadata["found_by"] == "inverse-patch"
+    hashes = event.metadata["fingerprint"].split()
+    assert len(hashes) == 3 and all(len(h) == 8 for h in hashes)
+    assert "canonical_json" not in json.dumps(event.metadata)  # hashes, never code
+    # the reasoning: the revert's own words, then what it undid, then the refs
+    assert event.reasoning.startswith("Drop the crit header again")
+    assert "Old clients reject tokens with crit." in event.reasoning
+    assert "Reverted change: Add crit header to jwt/jws" in event.reasoning
+    assert "#812" in event.reasoning
+
+    # The same lines come back in a renamed method (re-indented): caught, and said so.
+    renamed = JWT_V2.replace("def encode", "def sign_token").replace(
+        '        headers["b64"] = False', '        headers["b64"]   =   False'
+    )
+    (project / "src/jwt.py").write_text(renamed)
+    code, report = check_diff(project)
+    assert code == 1
+    [back] = [f for f in report["findings"] if f["kind"] == "fingerprint"]
+    assert back["blocking"] is True
+    assert back["message"].startswith("this brings back 3 of the 3 lines reverted on 2024-02-23")
+    assert f"`Drop the crit header again`, {undo[:7]}" in back["message"]
+    assert back["verdict_id"] == event.id
+    text = cairn(project, "check", "--diff", "HEAD")
+    assert "brings back 3 of the 3 lines" in text.stdout
+
+    # An ordinary edit inside the reverted method is shown, not blocked.
+    (project / "src/jwt.py").write_text(JWT_V1.replace("return sign(", "return sign_v2("))
+    code, report = check_diff(project)
+    assert code == 0
+    [info] = report["findings"]
+    assert info["entity"] == "src/jwt.py::JWTManager.encode"
+    assert info["blocking"] is False and info["severity"] == "information"
+
+    # A higher threshold than what came back lets two of three lines through.
+    (project / "src/jwt.py").write_text(JWT_V2.replace('        headers["b64"] = False\n', ""))
+    assert check_diff(project)[0] == 1  # 2 of 3 inside the reverted method
+    proc = cairn(project, "check", "--diff", "HEAD", "--threshold", "0.9", "--json")
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_a_partial_revert_records_its_share_and_only_what_it_undid(project: Path) -> None:
+    commit(
+        project,
+        "Base",
+        "2024-01-01T10:00:00Z",
+        {"a.py": "def one():\n    return 1\n", "b.py": "def two():\n    return 2\n"},
+    )
+    commit(
+        project,
+        "Retry both calls",
+        "2024-01-02T10:00:00Z",
+        {
+            "a.py": "def one():\n    retry_with_backoff(attempts=5)\n    return 1\n",
+            "b.py": "def two():\n    retry_with_backoff(attempts=7)\n    return 2\n",
+        },
+    )
+    commit(
+        project,
+        "One is fine without retries",
+        "2024-01-03T10:00:00Z",
+        {"a.py": "def one():\n    return 1\n"},
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "a.py::one"
+    assert event.metadata["found_by"] == "partial"
+    assert event.metadata["share"] == "50%"
+    (project / "a.py").write_text("def one():\n    retry_with_backoff(attempts=5)\n    return 1\n")
+    code, report = check_diff(project)
+    assert code == 1
+    assert any("brings back 1 of the 1 lines" in f["message"] for f in report["findings"])
+    # The same single line elsewhere is not that change: one line counts only in its entity.
+    (project / "a.py").write_text("def one():\n    return 1\n")
+    (project / "c.py").write_text("def three():\n    retry_with_backoff(attempts=5)\n")
+    git(project, "add", "-N", "c.py")  # so that `git diff HEAD` shows the new file
+    code, report = check_diff(project)
+    assert code == 0 and report["files_checked"] >= 1
+    assert not [f for f in report["findings"] if f["kind"] == "fingerprint"]
+
+
+def test_a_squash_containing_a_revert_records_only_the_reverted_hunks(project: Path) -> None:
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"x.py": "def x():\n    return 0\n"})
+    feature = commit(
+        project,
+        "Add cache to x",
+        "2024-01-02T10:00:00Z",
+        {"x.py": "def x():\n    cached = lru_cache_lookup(key)\n    return cached or 0\n"},
+    )
+    squash = commit(
+        project,
+        f'Cleanup release (#44)\n\n* Revert "Add cache to x"\n\nThis reverts commit {feature}.\n'
+        "\n* Add y",
+        "2024-01-03T10:00:00Z",
+        {
+            "x.py": "def x():\n    return 0\n",
+            "y.py": "def y():\n    return compute_everything(slowly=True)\n",
+        },
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "x.py::x"
+    assert event.commit == squash
+    assert event.metadata["found_by"] == "marker" and event.metadata["squash"] is True
+    # re-applied: the whole squash undone brings the cache back (and drops y.py)
+    git(project, "revert", "--no-commit", "HEAD")
+    code, report = check_diff(project)
+    assert code == 1
+    assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"x.py::x"}
+
+
+def test_a_revert_of_a_revert_reopens_and_the_change_passes(project: Path) -> None:
+    commit(project, "JWT manager", "2024-01-10T10:00:00Z", {"src/jwt.py": JWT_V1})
+    commit(project, "Add crit header", "2024-02-01T10:00:00Z", {"src/jwt.py": JWT_V2})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-02T10:00:00Z")
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    with Store.open(project / ".cairn") as store:
+        history = store.history("src/jwt.py::JWTManager.encode")
+        status = store.status("src/jwt.py::JWTManager.encode")
+    assert [e.type.value for e in history] == ["revert", "supersede"]
+    assert history[1].supersedes == history[0].id
+    assert status.status.value == "reopened"
+    # the lines are in HEAD again, re-opened on purpose: checking them is no finding
+    proc = cairn(project, "check", "src/jwt.py", "--json")
+    assert proc.returncode == 0, proc.stdout
+    assert not [f for f in json.loads(proc.stdout)["findings"] if f["kind"] == "fingerprint"]
+
+
+def test_binary_and_huge_generated_files_are_skipped_with_the_reason(project: Path) -> None:
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"app.py": "def main():\n    return 0\n"})
+    (project / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0" + bytes(range(256)) * 8)
+    big = "".join(f"GENERATED_TABLE_{i} = {i * 7919}\n" for i in range(2_200_000))  # ~50 MB
+    (project / "gen.py").write_text(big)
+    commit(
+        project,
+        "Add logo, table and a flag",
+        "2024-01-02T10:00:00Z",
+        {"app.py": "def main():\n    enable_the_experimental_flag()\n    return 0\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    report = cairn_json(project, "import", "git")
+    reasons = {s["item"].split()[-1]: s["reason"] for s in report["skipped_items"]}
+    assert "binary" in reasons["logo.png"]
+    assert "generated" in reasons["gen.py"]
+    entities = {e["entity"] for e in report["events"]}
+    assert {"app.py::main", "logo.png", "gen.py"} <= entities
+
+
+def test_partial_and_shallow_clones(project: Path, tmp_path: Path) -> None:
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": "def a():\n    return 1\n"})
+    commit(
+        project,
+        "Add audit",
+        "2024-01-02T10:00:00Z",
+        {"a.py": "def a():\n    write_audit_record(kind='a')\n    return 1\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    git(project, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{project}", str(partial))
+    assert cairn(partial, "init").returncode == 0
+    proc = cairn(partial, "import", "git")
+    assert proc.returncode == 2
+    assert "partial clone" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+    log = partial / ".cairn" / "decisions.jsonl"
+    assert not log.exists() or not log.read_text().strip()  # nothing half-written
+
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{project}", str(shallow))
+    assert cairn(shallow, "init").returncode == 0
+    report = cairn_json(shallow, "import", "git")
+    assert any("shallow clone" in s["reason"] for s in report["skipped_items"])
+    assert any("not in this repository's history" in s["reason"] for s in report["skipped_items"])
