@@ -150,8 +150,8 @@ _PAGE = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; \
-style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' file:; \
+style-src 'self' file:; img-src 'self' data:; base-uri 'none'; form-action 'none'">
 <title>{title}</title>
 <link rel="stylesheet" href="{root}assets/site.css">
 </head>

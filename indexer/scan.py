@@ -1,4 +1,5 @@
-"""Walking files and folders for `cairn scan`, honouring `.gitignore` files."""
+"""Walking files and folders for `cairn scan`, honouring `.gitignore` files and skipping
+minified, bundled and generated files (skip.py says why each is skipped)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pathspec
 from cairn.indexer.document import index_text
 from cairn.indexer.languages import language_for
 from cairn.indexer.model import Symbol
+from cairn.indexer.skip import SKIPPED_DIRS, content_reason, load_generated, name_reason
 
 # Never source code, whatever .gitignore says.
 _ALWAYS_SKIP = frozenset({".git", ".hg", ".svn", ".cairn"})
@@ -26,16 +28,23 @@ class FileSymbols:
     size: int
     symbols: list[Symbol]
     error: str | None = None
+    skipped: str | None = None  # why the file was not indexed (minified, generated)
 
 
-def iter_files(paths: Iterable[Path]) -> Iterator[Path]:
+def iter_files(
+    paths: Iterable[Path], skipped: list[tuple[Path, str]] | None = None
+) -> Iterator[Path]:
     """Indexable files under `paths`: files named explicitly always; folders walked in
-    sorted order, skipping what their `.gitignore` files (and the ones above) ignore."""
+    sorted order, skipping what their `.gitignore` files (and the ones above) ignore,
+    and minified, bundled or generated files by name or `.gitattributes`
+    (`linguist-generated`), which are appended to `skipped` with the reason."""
     specs: dict[Path, pathspec.PathSpec | None] = {}
+    generated: dict[Path, pathspec.PathSpec | None] = {}
+    sink = skipped if skipped is not None else []
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            yield from _walk(path.resolve(), specs)
+            yield from _walk(path.resolve(), specs, generated, sink)
         elif language_for(path.name) is not None or language_for(str(path)) is not None:
             yield path.resolve()
 
@@ -52,6 +61,10 @@ def scan_paths(
         except OSError as exc:
             yield FileSymbols(path, file, 0, [], f"cannot read: {exc.strerror or exc}")
             continue
+        reason = content_reason(data)
+        if reason is not None:
+            yield FileSymbols(path, file, len(data), [], skipped=reason)
+            continue
         symbols = index_text(data, file, user_queries_dir=user_queries_dir)
         yield FileSymbols(path, file, len(data), symbols)
 
@@ -64,27 +77,46 @@ def relative_name(path: Path, root: Path) -> str:
         return path.resolve().as_posix().lstrip("/")
 
 
-def _walk(top: Path, specs: dict[Path, pathspec.PathSpec | None]) -> Iterator[Path]:
+def _walk(
+    top: Path,
+    specs: dict[Path, pathspec.PathSpec | None],
+    generated: dict[Path, pathspec.PathSpec | None],
+    skipped: list[tuple[Path, str]],
+) -> Iterator[Path]:
     # A folder named explicitly is scanned even when an ancestor's .gitignore ignores
     # it (`cairn scan build/`); the .gitignore files inside it still apply.
     parent_chain = _ignore_chain(top.parent, specs) if top.parent != top else []
     stop = top if _ignored(top, True, parent_chain) else None
+    # outside git, .gitattributes above the walked folder belong to nothing of ours
+    limit = None if any((f / ".git").exists() for f in (top, *top.parents)) else top
     for directory, dirnames, filenames in os.walk(top):
         here = Path(directory)
         chain = _ignore_chain(here, specs, stop)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in _ALWAYS_SKIP
-            and not os.path.islink(os.path.join(directory, d))
-            and not _ignored(here / d, True, chain)
-        )
+        kept = []
+        for d in sorted(dirnames):
+            if d in _ALWAYS_SKIP or os.path.islink(os.path.join(directory, d)):
+                continue
+            if _ignored(here / d, True, chain):
+                continue
+            if d in SKIPPED_DIRS:
+                skipped.append((here / d, f"{d}/: third-party packages"))
+                continue
+            kept.append(d)
+        dirnames[:] = kept
+        marked = _generated_chain(here, generated, limit)
         for name in sorted(filenames):
             if language_for(name) is None and language_for(f"{here.name}/{name}") is None:
                 continue
             path = here / name
-            if not _ignored(path, False, chain) and path.is_file():
-                yield path
+            if _ignored(path, False, chain) or not path.is_file():
+                continue
+            reason = name_reason(name)
+            if reason is None and _ignored(path, False, marked):
+                reason = "generated (linguist-generated in .gitattributes)"
+            if reason is not None:
+                skipped.append((path, reason))
+                continue
+            yield path
 
 
 def _ignore_chain(
@@ -102,6 +134,23 @@ def _ignore_chain(
         if spec is not None:
             chain.append((folder, spec))
         if (folder / ".git").exists():
+            break
+    return chain
+
+
+def _generated_chain(
+    directory: Path, cache: dict[Path, pathspec.PathSpec | None], limit: Path | None
+) -> list[tuple[Path, pathspec.PathSpec]]:
+    """`.gitattributes` `linguist-generated` patterns that apply in `directory`: its own
+    and its ancestors' up to the repository root (or the walked folder, outside git)."""
+    chain: list[tuple[Path, pathspec.PathSpec]] = []
+    for folder in (directory, *directory.parents):
+        if folder not in cache:
+            cache[folder] = load_generated(folder)
+        spec = cache[folder]
+        if spec is not None:
+            chain.append((folder, spec))
+        if folder == limit or (folder / ".git").exists():
             break
     return chain
 

@@ -100,6 +100,9 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
         if doc.version != version or server.documents.get(doc.uri) is not doc:
             return
         findings = findings_for(symbols, statuses, server.settings.severity, removals)
+        findings += await _bring_backs(server, doc, symbols)
+        if doc.version != version or server.documents.get(doc.uri) is not doc:
+            return
         diagnostics = [to_diagnostic(f) for f in findings]
     doc.symbols, doc.statuses, doc.findings = symbols, statuses, findings
     doc.diagnostics = diagnostics
@@ -112,6 +115,29 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
     wanted = [e for e, s in statuses.items() if s.event_count or e in tables]
     if wanted and doc.project is not None:
         server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, wanted, NEWEST))
+
+
+async def _bring_backs(server: CairnServer, doc: OpenDocument, symbols: list[Any]) -> list[Finding]:
+    """Findings where the document holds most of the lines an open revert took out
+    (the whole document counts: the editor does not know what changed since HEAD)."""
+    if doc.project is None or doc.doc is None or doc.relpath is None:
+        return []
+    from cairn.fingerprints import (
+        all_hashes,
+        bring_back_findings,
+        candidate_lines,
+        match_prints,
+    )
+
+    try:
+        prints = await server.hub.revert_prints(doc.project.cairn_dir)
+    except StoreUnavailable:
+        return []
+    wanted = all_hashes(prints)
+    if not wanted:
+        return []
+    lines = candidate_lines(doc.relpath, enumerate(doc.doc.text.split("\n")), symbols, wanted)
+    return bring_back_findings(match_prints(lines, prints), server.settings.severity)
 
 
 async def _removals(

@@ -141,7 +141,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     plain, notes = split_notes(events)
     for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
         head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
-        lines.append(head)
+        lines.append(head + found_by(event))
         if event.entity != entity:
             lines.append(f"*on `{event.entity}`*")
         if event.alternative:
@@ -165,8 +165,19 @@ def _verdict_lines(verdict: Any, entity: str = "") -> list[str]:
         label = f"{entity} was rejected"
     alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
     head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
+    head += found_by(verdict)
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]
+
+
+def found_by(event: Any) -> str:
+    """` · found by inverse-patch` (how an imported revert was recognised), or nothing."""
+    meta = getattr(event, "metadata", None) or {}
+    how = meta.get("found_by") if isinstance(meta, dict) else None
+    if not how:
+        return ""
+    share = meta.get("share")
+    return f" · found by {how}" + (f" ({share})" if share else "")
 
 
 def _height(blocks: list[str]) -> int:

@@ -23,18 +23,21 @@ import argparse
 import asyncio
 import logging
 import sys
-from collections.abc import Generator
+import threading
+from collections.abc import Awaitable, Callable, Generator
 from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
+from cairn.lsp.frames import FrameReader
 from cairn.lsp.settings import Settings
 from cairn.lsp.stores import StoreHub, settle
 from cairn.lsp.workspace import OpenDocument
@@ -104,6 +107,61 @@ class CairnServer(LanguageServer):
         self.watching = False  # the client sends didChangeWatchedFiles for the log
         self.warned: set[str] = set()  # one-time messages already shown
         self.pull_offered = True  # False once initialize decided to push (no pull provider)
+
+    # --- transport: pygls' read loop over a reader that enforces the frame limit --------
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve on stdio; frames are read through `FrameReader` (see cairn.lsp.frames)."""
+        self._stop_event = threading.Event()
+        source = stdin or sys.stdin.buffer
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        read1 = getattr(source, "read1", source.read)
+
+        def read_some(n: int) -> Awaitable[bytes]:
+            return asyncio.get_running_loop().run_in_executor(self.thread_pool, read1, n)
+
+        try:
+            asyncio.run(self._serve_frames(read_some))
+        except BrokenPipeError:
+            log.error("the client closed the connection; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on TCP, with the same frame limit as stdio."""
+        self._stop_event = threading.Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await self._serve_frames(reader.read)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except asyncio.CancelledError:
+            log.debug("the TCP server was cancelled")
+
+    async def _serve_frames(self, read_some: Callable[[int], Awaitable[bytes]]) -> None:
+        assert self._stop_event is not None  # set by start_io / start_tcp
+        reader = FrameReader(
+            read_some,
+            limit=lambda: self.settings.max_message_bytes,
+            report=lambda message: self.log(message, types.MessageType.Warning),
+        )
+        await run_async(
+            stop_event=self._stop_event,
+            reader=reader,
+            protocol=self.protocol,
+            logger=log,
+            error_handler=self.report_server_error,
+        )
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors (a malformed message, a failed notification) go to the log.

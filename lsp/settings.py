@@ -35,6 +35,8 @@ class Settings:
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
     # larger documents are not analysed; the setting can lower the one limit, not raise it
     max_file_bytes: int = MAX_FILE_BYTES
+    # larger LSP messages are skipped unread (cairn.lsp.frames); 0 would refuse all
+    max_message_bytes: int = 64 * 1024 * 1024
 
     @property
     def attention(self) -> AttentionPolicy:
@@ -97,6 +99,14 @@ def _file_bytes(value: object) -> int:
     return number
 
 
+def _message_limit(value: object) -> int:
+    # Below 64 KB the server could not even read a client's initialize request.
+    number = _non_negative_int(value)
+    if number < 64 * 1024:
+        raise ValueError(f"expected at least 65536 bytes, got {value!r}")
+    return number
+
+
 def _bool(value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, got {value!r}")
@@ -119,4 +129,5 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "diagnosticMode": ("diagnostic_mode", _mode),
     "pollIntervalMs": ("poll_interval_ms", _non_negative_int),
     "maxFileBytes": ("max_file_bytes", _file_bytes),
+    "maxMessageBytes": ("max_message_bytes", _message_limit),
 }

@@ -32,6 +32,7 @@ from cairn.core.project import Project
 from cairn.core.session import Card, Session
 
 if TYPE_CHECKING:
+    from cairn.fingerprints import RevertPrint
     from cairn.store import EntityStatus
 
 T = TypeVar("T")
@@ -84,6 +85,15 @@ class StoreHub:
         if cached is not None:
             return cached
         return await self.call(cairn_dir, lambda s: s.card(entity, newest))
+
+    async def revert_prints(self, cairn_dir: Path) -> list[RevertPrint]:
+        """`Session.revert_prints`: the open reverts' fingerprints, cached per log version
+        (a hit is answered on the loop)."""
+        session = self._sessions.get(cairn_dir)
+        cached = session.cached_revert_prints() if session is not None else None
+        if cached is not None:
+            return cached
+        return await self.call(cairn_dir, lambda s: s.revert_prints())
 
     async def write(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """Like `call`, for appends: refuse quickly when another process holds the lock.

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
+from cairn.store.fastid import loads as parse_line
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -332,7 +333,7 @@ class Index:
         Every line's id is checked here (`line_damage`): a line verification rejects
         is kept as damage, never as an event.
         """
-        loads = json.loads
+        loads = parse_line
         with open(self.log_path, "rb") as fh:
             fh.seek(start)
             at = start
@@ -355,7 +356,7 @@ class Index:
                     if line.strip():
                         try:
                             text = line.decode("utf-8")
-                            raw = loads(text)
+                            raw = loads(line)
                             if not isinstance(raw, dict):
                                 raise ValueError
                         except ValueError:

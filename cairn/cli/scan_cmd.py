@@ -29,17 +29,26 @@ def register(group: click.Group) -> None:
     type=click.Path(path_type=Path, file_okay=False, exists=True),
     help="Folder of extra <language>.scm queries (default: the project's .cairn/queries).",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="List each file skipped as minified, bundled or generated, and why.",
+)
 @json_option
-def scan(paths: tuple[Path, ...], queries_dir: Path | None, as_json: bool) -> None:
+def scan(paths: tuple[Path, ...], queries_dir: Path | None, verbose: bool, as_json: bool) -> None:
     """Print the entities the indexer finds in PATHS (default: the current folder).
 
     \b
     cairn scan db/migrations/            tables and columns each migration touches
     cairn scan src/app.py --json         symbols with 0-based LSP ranges
-    Folders are walked honouring .gitignore. Entity file paths are relative to the
-    project root: the nearest .cairn/, else the git top level, else the current folder.
+    Folders are walked honouring .gitignore. Minified files, bundles, source maps and
+    generated code (by name, `linguist-generated` in .gitattributes, or content) are
+    skipped; --verbose lists them. Entity file paths are relative to the project root:
+    the nearest .cairn/, else the git top level, else the current folder.
     """
     from cairn.indexer import iter_files, scan_paths, user_query_errors
+    from cairn.indexer.scan import relative_name
 
     targets = list(paths) or [Path(".")]
     for target in targets:
@@ -51,14 +60,19 @@ def scan(paths: tuple[Path, ...], queries_dir: Path | None, as_json: bool) -> No
     for error in user_query_errors(queries_dir):
         _warn(f"{error} (skipped; the built-in queries still run)")
 
-    files = list(iter_files(targets))
+    walked: list[tuple[Path, str]] = []
+    files = list(iter_files(targets, walked))
+    skipped = [(relative_name(path, root), reason) for path, reason in walked]
     results = []
     with _progress(len(files)) as advance:
         for result in scan_paths(files, root, user_queries_dir=queries_dir):
             if result.error:
                 _warn(f"{result.file}: {result.error}")
+            if result.skipped:
+                skipped.append((result.file, result.skipped))
             results.append(result)
             advance()
+    _report_skipped(skipped, verbose)
 
     if as_json:
         _emit_symbols([s.as_json() for r in results for s in r.symbols])
@@ -104,6 +118,21 @@ def _emit_symbols(symbols: list[dict[str, object]]) -> None:
         return
     lines = ",\n".join("  " + json.dumps(s, ensure_ascii=False) for s in symbols)
     click.echo(f"[\n{lines}\n]")
+
+
+def _report_skipped(skipped: list[tuple[str, str]], verbose: bool) -> None:
+    """What was not indexed: each file with --verbose, else a one-line count."""
+    if not skipped:
+        return
+    if verbose:
+        for file, reason in sorted(skipped):
+            click.echo(f"cairn: skipped {printable(file)}: {reason}", err=True)
+        return
+    click.echo(
+        f"cairn: skipped {len(skipped)} minified, bundled or generated file(s) "
+        "(--verbose lists them)",
+        err=True,
+    )
 
 
 def _warn(message: str) -> None:

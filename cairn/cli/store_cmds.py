@@ -3,6 +3,7 @@ prior-attempts, search, review."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timezone
@@ -289,14 +290,28 @@ def supersede_cmd(entity: str, reason: str | None, of: str, as_json: bool, **kw:
 
 @click.command("init")
 @click.argument("path", required=False, type=click.Path(file_okay=False, path_type=Path))
-def init_cmd(path: Path | None) -> None:
+@click.option(
+    "--nested",
+    is_flag=True,
+    help="Create a log inside an existing project (its history then stops applying here).",
+)
+def init_cmd(path: Path | None, nested: bool) -> None:
     """Create .cairn/ (the decision log) at PATH, default the current directory."""
     root = (path or Path.cwd()).resolve()
     if not root.is_dir():
         raise CairnError(f"{root} is not a directory")
     existed = (root / ".cairn" / "decisions.jsonl").exists()
+    outer = _enclosing_project(root)
+    if outer is not None and not existed and not nested:
+        raise CairnError(
+            f"{root} is inside the Cairn project at {outer}; a second log here would hide "
+            f"its history from everything below {root}. Record decisions in {outer}/.cairn, "
+            "or pass --nested if this folder really is a separate project"
+        )
     try:
         cairn_dir = init_store(root)
+    except StoreError as exc:
+        raise CairnError(str(exc)) from None
     except OSError as exc:
         raise CairnError(f"cannot create {root / '.cairn'}: {exc.strerror or exc}") from None
     if existed:
@@ -307,6 +322,14 @@ def init_cmd(path: Path | None) -> None:
         click.echo(
             f"created {cairn_dir} (commit decisions.jsonl and .gitattributes; the index is ignored)"
         )
+
+
+def _enclosing_project(root: Path) -> Path | None:
+    """The root of a project strictly above `root`, if any."""
+    for directory in root.parents:
+        if (directory / ".cairn").is_dir():
+            return directory
+    return None
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -355,6 +378,19 @@ def _print_status(st: EntityStatus) -> None:
             )
 
 
+def _readable(entity: str) -> None:
+    """A read's ENTITY must be an entity path (or a bare root such as `deps/`); a listing
+    attempt such as `.` is pointed at `cairn ls`."""
+    from cairn.store.paths import canonicalise
+
+    if entity.strip() in ("deps/", "env/", "route/"):
+        return
+    try:
+        canonicalise(entity)
+    except EntityPathError as exc:
+        raise CairnError(f"{exc}; `cairn ls` lists the entities that have decisions") from None
+
+
 def _did_you_mean(store: Store, entity: str) -> list[str]:
     """For an entity the log does not know: close paths from the log and the code, also
     told on stderr (exit stays 0: an unknown entity is an answer, not an error)."""
@@ -365,7 +401,12 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
         hint = "did you mean " + ", ".join(found) + "?"
     else:
         hint = "`cairn ls` lists the entities that have decisions"
-    click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    def tell() -> None:  # after the answer itself, as a footnote to it
+        sys.stdout.flush()
+        click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+
+    click.get_current_context().call_on_close(tell)
     return found
 
 
@@ -375,6 +416,7 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 def status_cmd(entity: str, as_json: bool) -> None:
     """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
     with the reviews of its decisions that are due."""
+    _readable(entity)
     with open_session() as session:
         st = session.status(entity)
         unknown = st.event_count == 0 and not st.rollup
@@ -394,6 +436,7 @@ def status_cmd(entity: str, as_json: bool) -> None:
 @json_option
 def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -> None:
     """Every decision on ENTITY, oldest first (by recorded time)."""
+    _readable(entity)
     with open_store() as store:
         events = store.history(entity, as_of=as_of, include_children=children)
         if not events and not as_of and not store.history(entity, include_children=True):
@@ -421,6 +464,10 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             links += f" reverts {_short(e.reverts)}"
         if annotated_id(e):
             links += f" annotates {_short(annotated_id(e))}"
+        how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
+        if how:  # how an imported revert was recognised
+            share = e.metadata.get("share")
+            links += f" found by {how}" + (f" ({share})" if share else "")
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
@@ -469,6 +516,7 @@ def _attempt_line(a: Attempt) -> str:
 @json_option
 def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: bool) -> None:
     """What was tried on ENTITY before: reverted, removed, rejected, re-opened attempts."""
+    _readable(entity)
     with open_store() as store:
         attempts = store.prior_attempts(
             entity, include_children=children, include_active=include_all
@@ -494,6 +542,10 @@ def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: 
 def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
     """Full-text search over reasoning, alternatives and entity paths (best first)."""
     text = " ".join(query)
+    if not any(ch.isalnum() for ch in text):
+        raise CairnError(
+            f"search query {text!r} has no words to look for; to list everything, use `cairn ls`"
+        )
     with open_store() as store:
         hits = store.search(text, limit=limit)
     if as_json:

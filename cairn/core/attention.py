@@ -10,7 +10,8 @@ card only when its history matters:
 - a conflict (re-applied without a supersede),
 - a review that is due,
 - a re-opened verdict (someone decided the old "no" no longer holds),
-- a removal that was later re-added,
+- a removal: the entity was dropped (code that still names it is stale or re-adds it),
+  or it was dropped and later re-added,
 - more than `busy_after` decisions,
 - for a table (or any parent), a child whose status is not plain: a column that was
   reverted, rejected, removed, re-opened or is in conflict.
@@ -46,6 +47,7 @@ class Reason(str, Enum):
     CONFLICT = "conflict"
     REVIEW_DUE = "review due"
     REOPENED = "re-opened"
+    REMOVED = "removed"
     READDED = "re-added after removal"
     BUSY = "many decisions"
     CHILDREN = "children with verdicts or removals"
@@ -83,23 +85,22 @@ def _type(event: Any) -> str:
     return str(getattr(getattr(event, "type", ""), "value", getattr(event, "type", "")))
 
 
-def _when(event: Any) -> str:
-    return str(getattr(event, "occurred_at", "") or getattr(event, "recorded_at", "") or "")
-
-
 _APPLIED = {"add", "create", "modify", "retype", "rename", "migrate", "index_add"}
 _REMOVAL = {"remove", "delete", "index_remove"}
 _NOT_PLAIN = {"reverted", "rejected", "conflict", "reopened", "removed"}
 
 
 def readded_after_removal(events: Iterable[Any]) -> bool:
-    """True when some applied change happened after a removal of the same entity."""
-    removed_at: str | None = None
-    for event in sorted(events, key=_when):
+    """True when an applied change follows a removal of the same entity.
+
+    `events` in the order the log wrote them (`Store.history`'s order): the same causal
+    order the status derivation uses, so this never disagrees with `removed`."""
+    removed = False
+    for event in events:
         kind = _type(event)
         if kind in _REMOVAL:
-            removed_at = removed_at or _when(event)
-        elif kind in _APPLIED and removed_at is not None and _when(event) >= removed_at:
+            removed = True
+        elif kind in _APPLIED and removed:
             return True
     return False
 
@@ -155,4 +156,6 @@ def _status_reasons(status: Any) -> list[Reason]:
         out.append(Reason.REVIEW_DUE)
     if getattr(status, "reopened", None) or state == "reopened":
         out.append(Reason.REOPENED)
+    if state == "removed":
+        out.append(Reason.REMOVED)
     return out

@@ -210,7 +210,11 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
     entity = symbol.entity
     out: list[Finding] = []
     conflicted = _conflicted_verdicts(status)
+    symbol_role = role
     for verdict in status.open_verdicts:
+        # A revert that took lines out of an entity that stayed: the name is no
+        # re-introduction (the fingerprint rule catches the lines coming back).
+        role = "reference" if _body_only(verdict) else symbol_role
         reapplied = conflicted.get(verdict.id)
         if reapplied is not None:
             kind = FindingKind.CONFLICT
@@ -223,7 +227,7 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
             message = _verdict_message(entity, verdict, role)
         if severity is Severity.OFF:
             continue
-        out.append(_finding(symbol, verdict, severity, message, kind))
+        out.append(_finding(symbol, verdict, severity, message, kind, role))
     for review in status.due_reviews:
         if severities.review is Severity.OFF:
             break
@@ -236,11 +240,22 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
     return out
 
 
+def _body_only(verdict: Event) -> bool:
+    """An imported revert of lines inside an entity that itself stayed (`part: body`)."""
+    meta = verdict.metadata or {}
+    return isinstance(meta, dict) and meta.get("part") == "body"
+
+
 def _finding(
-    symbol: Symbol, event: Event | None, severity: Severity, message: str, kind: FindingKind
+    symbol: Symbol,
+    event: Event | None,
+    severity: Severity,
+    message: str,
+    kind: FindingKind,
+    role: str | None = None,
 ) -> Finding:
     event_id = "" if event is None else event.id
-    role = str(symbol.role)
+    role = role or str(symbol.role)
     return Finding(
         entity=symbol.entity,
         verdict_id=event_id,

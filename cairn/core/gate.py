@@ -206,16 +206,9 @@ def _bring_backs(
     threshold: float | None,
 ) -> list[BringBack]:
     """Reverts whose fingerprinted lines this change brings back (most of them)."""
-    from cairn.fingerprints import (
-        DEFAULT_THRESHOLD,
-        all_hashes,
-        candidate_lines,
-        match_prints,
-        prints_from_statuses,
-    )
+    from cairn.fingerprints import DEFAULT_THRESHOLD, all_hashes, candidate_lines, match_prints
 
-    store = session.store
-    prints = prints_from_statuses(store.status_many(store.entities()))
+    prints = session.revert_prints()
     wanted = all_hashes(prints)
     if not wanted:
         return []

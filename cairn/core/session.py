@@ -27,6 +27,7 @@ from cairn.core.decisions import DecisionRequest
 from cairn.core.project import Project
 
 if TYPE_CHECKING:
+    from cairn.fingerprints import RevertPrint
     from cairn.store import AppendResult, EntityStatus, Event, EventDraft, Review, Store
 
 
@@ -50,6 +51,7 @@ class _Version:
     statuses: dict[str, EntityStatus] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)
     removals: dict[str, Event | None] = field(default_factory=dict)
+    prints: list[RevertPrint] | None = None  # open reverts' fingerprints, read once
 
 
 class Session:
@@ -133,6 +135,21 @@ class Session:
                 version.removals[entity] = latest_removal(self.store.history(entity))
             out[entity] = version.removals[entity]
         return out
+
+    def revert_prints(self) -> list[RevertPrint]:
+        """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
+        version: what a bring-back check (the gate, the diagnostics) matches against."""
+        from cairn.fingerprints import prints_from_statuses
+
+        version = self._current()
+        if version.prints is None:
+            version.prints = prints_from_statuses(self.store.status_many(self.store.entities()))
+        return version.prints
+
+    def cached_revert_prints(self) -> list[RevertPrint] | None:
+        """`revert_prints` if cached for the current log version, else None."""
+        version = self._fresh()
+        return None if version is None else version.prints
 
     def cached_statuses(self, entities: Iterable[str]) -> dict[str, EntityStatus] | None:
         """`statuses` if every one is cached for the current log version, else None.

@@ -54,6 +54,7 @@ __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "
 SOURCE = "git"
 MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
+MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
@@ -90,6 +91,7 @@ class Entity:
     path: str
     kind: str
     lines: list[str] = field(default_factory=list)
+    whole: bool = False  # the revert took out the entity itself (its name), not only lines
 
 
 def _check_repository(root: Path) -> None:
@@ -212,16 +214,16 @@ def find_reverts(
             hit = by_sha.get(full or "")
             return hit.index if hit is not None else None
 
-        plans = {
-            c.sha: candidates_for(c, commits, touched, by_pr, resolve_index, window)
-            for c in hinted_commits
-        }
-        need = {c.sha for c in hinted_commits} | {
-            commits[i].sha for idxs in plans.values() for i in idxs
-        }
-        diffs = read_diffs(root, sorted(need))
         for c in hinted_commits:
-            cands = [commits[i] for i in plans[c.sha]]
+            if len(c.changes) > MAX_HINTED_FILES:
+                continue  # a sweeping change is not a hand-made revert we can match
+            cands = [
+                commits[i]
+                for i in candidates_for(c, commits, touched, by_pr, resolve_index, window)
+            ]
+            # One small `git show` per hinted commit: its candidates, only its own files.
+            paths = sorted({ch.path for ch in c.changes})
+            diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
             if match is None and _removes_code(diffs.get(c.sha, {})):
                 match = Found(c, None, "message")
@@ -330,6 +332,8 @@ def _walk(
 
         for ent in ents:
             meta = _metadata(f, original)
+            if not ent.whole:
+                meta["part"] = "body"  # lines inside an entity that stayed
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
@@ -400,7 +404,7 @@ def _removed_entities(
         if fd.binary or fd.huge:
             reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
             skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
-            out.setdefault(file_entity, Entity(file_entity, "file"))
+            out.setdefault(file_entity, Entity(file_entity, "file", whole=True))
             continue
         removed = fd.removed
         if keep_lines is not None:
@@ -414,24 +418,27 @@ def _removed_entities(
         if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
             symbols = index_text(blob, path)
         by_name_line: dict[int, Symbol] = {}
-        for named in symbols:
-            if str(named.role) == "introduce":
-                by_name_line.setdefault(named.name_range.start_line, named)
+        for one in symbols:
+            if str(one.role) == "introduce":
+                by_name_line.setdefault(one.name_range.start_line, one)
         file_lines: list[str] = []
         placed = False
         for number, text in sorted(removed.items()):
-            sym = by_name_line.get(number - 1) or innermost_symbol(symbols, number - 1)
+            named = by_name_line.get(number - 1)
+            sym = named or innermost_symbol(symbols, number - 1)
             if sym is None:
                 file_lines.append(text)
                 continue
             placed = True
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
             ent.lines.append(text)
+            ent.whole = ent.whole or named is not None
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):
             ent = out.setdefault(file_entity, Entity(file_entity, "file"))
             ent.lines.extend(file_lines)
+            ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped
 
 

@@ -42,8 +42,14 @@ def register(server: CairnServer) -> None:
 
         options = _one_object("cairn.history", args)
         project = _project(server, options)
+        raw = options.get("entity")
+        if not isinstance(raw, str):  # not str(): 42 or ["a"] must not become an entity
+            raise JsonRpcInvalidParams(
+                f"cairn.history: 'entity' must be a string such as users.email, "
+                f"not {type(raw).__name__}"
+            )
         try:
-            entity = canonicalise(str(options.get("entity") or ""))
+            entity = canonicalise(raw)
         except EntityPathError as exc:
             raise JsonRpcInvalidParams(f"cairn.history: {exc}") from None
         events = await _store(

@@ -34,8 +34,13 @@ def register(server: CairnServer) -> None:
         if doc is None or doc.doc is None or doc.project is None:
             return None
         symbol = doc.symbol_at(params.position.line, params.position.character)
+        back = _bring_back_at(doc, params.position.line, symbol)
         if symbol is None:
-            return None
+            if back is None:
+                return None
+            return types.Hover(
+                contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=back)
+            )
         entity = symbol.entity
         try:
             card = await asyncio.wait_for(
@@ -51,15 +56,20 @@ def register(server: CairnServer) -> None:
             return None
         status = card.status
         if not status.event_count and not status.rollup:
-            if not server.settings.hover_no_decisions:
+            if back is not None:
+                markdown = ""
+            elif not server.settings.hover_no_decisions:
                 return None
-            markdown = no_decisions_markdown(entity)
+            else:
+                markdown = no_decisions_markdown(entity)
         else:
             newest = list(card.newest)
             if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
                 markdown = hover_markdown(entity, status, newest)
             else:
                 markdown = quiet_hover_markdown(entity, status, newest)
+        if back is not None:
+            markdown = (back + "\n\n" + markdown).strip()
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
             range=lsp_range(symbol.name_range),
@@ -79,3 +89,19 @@ async def _deserves_attention(
         except StoreUnavailable:
             events = history
     return bool(attention(status, events, policy))
+
+
+def _bring_back_at(doc: Any, line: int, symbol: Any) -> str | None:
+    """`⚠ this brings back 3 of the 3 lines reverted on …` when the hovered line, or the
+    hovered symbol's body, holds lines a revert took out (from the last analysis)."""
+    for finding in doc.findings:
+        data = finding.data or {}
+        if data.get("kind") != "fingerprint":
+            continue
+        lines = set(data.get("lines") or ())
+        inside = symbol is not None and any(
+            symbol.range.start_line <= n <= symbol.range.end_line for n in lines
+        )
+        if line in lines or inside:
+            return f"⚠ **{finding.message}** · `{finding.verdict_id[:8]}`"
+    return None

@@ -102,6 +102,14 @@ def test_json_carries_full_ids_and_first_sentences(project: Path) -> None:
     assert "deps/left-pad: reject of “vendoring it”" in str(data["text"])
 
 
+def test_a_superseded_verdict_is_no_longer_in_the_digest(project: Path) -> None:
+    out = cairn(project, "supersede", "deps/stripe", "-r", "The v2 client fixed the retries.")
+    assert out.returncode == 0, out.stderr
+    data = digest_json(project)
+    entities = [i["entity"] for i in data["items"]]  # type: ignore[union-attr]
+    assert entities == ["users.email_verified"]
+
+
 def test_max_chars_is_a_hard_limit_and_says_what_was_left_out(project: Path) -> None:
     with Store.open(project / ".cairn") as store:
         store.append_many(

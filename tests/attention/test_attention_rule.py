@@ -30,10 +30,9 @@ def test_an_imported_creation_alone_is_quiet_and_verdicts_are_loud(tmp_path: Pat
     assert attention(quiet, policy=AttentionPolicy(quiet=False)).reasons == (Reason.HISTORY,)
 
 
-def test_a_removal_later_readded_needs_the_history_and_counts_by_time(tmp_path: Path) -> None:
+def test_a_removal_later_readded_needs_the_history(tmp_path: Path) -> None:
     with make_store(tmp_path) as store:
-        # logged out of order: the re-add is written first but happened last
-        for type_, day in (("add", "2024-01-01"), ("remove", "2022-01-01")):
+        for type_, day in (("add", "2020-01-01"), ("remove", "2021-01-01"), ("add", "2022-01-01")):
             store.append(EventDraft(type=type_, entity="t.c", reasoning=type_, occurred_at=day))
         store.append(EventDraft(type="add", entity="t.d", reasoning="a", occurred_at="2020-01-01"))
         store.append(
@@ -41,9 +40,13 @@ def test_a_removal_later_readded_needs_the_history_and_counts_by_time(tmp_path: 
         )
         readded, removed = store.status("t.c"), store.status("t.d")
         readded_events, removed_events = store.history("t.c"), store.history("t.d")
-    assert needs_history(readded) and needs_history(removed)
+    assert str(readded.status) == "active"  # the status alone cannot tell
+    assert needs_history(readded)
+    assert not attention(readded)
     assert attention(readded, readded_events).reasons == (Reason.READDED,)
-    assert not attention(removed, removed_events)  # removed, never re-added: quiet
+    # dropped and never re-added: the status says so, no history needed
+    assert not needs_history(removed)
+    assert attention(removed, removed_events).reasons == (Reason.REMOVED,)
 
 
 def test_many_decisions_is_a_setting(tmp_path: Path) -> None:

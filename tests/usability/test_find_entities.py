@@ -129,3 +129,10 @@ def test_check_speaks_one_severity_vocabulary(app: Path) -> None:
     assert finding["severity"] == "error" and finding["blocking"] is True
     assert f": {finding['severity']}: " in text.stdout.splitlines()[0]
     assert "1 blocking finding in 1 file" in text.stdout
+
+
+def test_listing_attempts_that_are_not_entities_point_at_ls(app: Path) -> None:
+    for args in (("history", ".", "--children"), ("search", "*")):
+        proc = cairn(app, *args)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, (args, proc.stderr)
+        assert "`cairn ls`" in proc.stderr, args

@@ -12,6 +12,7 @@ export const SERVER_KEYS = [
   "diagnosticMode",
   "pollIntervalMs",
   "maxFileBytes",
+  "maxMessageBytes",
 ] as const;
 
 export type ServerSettings = Partial<Record<(typeof SERVER_KEYS)[number], unknown>>;
