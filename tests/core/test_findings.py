@@ -19,6 +19,7 @@ REVERT = NS(
     agent=None,
     occurred_at="2026-04-02T10:00:00+00:00",
     recorded_at="2026-04-03T09:00:00+00:00",
+    metadata=None,
 )
 REJECT = NS(
     id="b" * 64,
@@ -29,6 +30,7 @@ REJECT = NS(
     agent="claude",
     occurred_at=None,
     recorded_at="2026-05-01T00:00:00Z",
+    metadata=None,
 )
 
 
