@@ -244,14 +244,45 @@ def _answers(cairn_dir: Path) -> dict[str, Any]:
         return out
 
 
-@budget(40)
+HARMLESS = ["dup", "swap"]  # what a git union merge does: must change no answer
+DAMAGING = ["flip", "truncate", "drop", "junk", "dup", "swap"]
+
+
+@budget(30)
+@given(data=st.data())
+def test_log_file_duplications_and_reorderings(data: st.DataObject) -> None:
+    _mutate_and_compare(data, HARMLESS)
+
+
+# Findings of this fuzzer (`make fuzz`, 2026-11-30), reported to the store's owner and
+# kept visible here rather than narrowed away: (1) a damaged line that appears twice
+# makes every reader crash (KeyError in Index._flush; test_duplicated_damaged_line
+# below); (2) a line whose header key is garbled (`"author"` -> `" uthor"`) is still
+# counted, so the answers differ from those of the log without it.
+@pytest.mark.xfail(reason="fuzz findings (1) and (2) above, in store/index.py", strict=False)
+@budget(10)
 @given(data=st.data())
 def test_log_file_mutations(data: st.DataObject) -> None:
+    _mutate_and_compare(data, DAMAGING)
+
+
+@pytest.mark.xfail(raises=KeyError, strict=True, reason="fuzz finding (1): store/index.py")
+def test_duplicated_damaged_line(tmp_path: Path) -> None:
+    lines = _seed_log(tmp_path / "orig")
+    damaged = bytearray(lines[0])
+    damaged[2] = 32  # `"author"` becomes `" uthor"`: the id no longer matches
+    mutated = tmp_path / "mutated"
+    init_store(mutated)
+    (mutated / ".cairn" / "decisions.jsonl").write_bytes(bytes(damaged) * 2 + b"".join(lines[1:]))
+    _answers(mutated / ".cairn")
+
+
+def _mutate_and_compare(data: st.DataObject, ops: list[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="cairn-logfuzz-") as tmp:
         original = _seed_log(Path(tmp) / "orig")
         lines = list(original)
         for _ in range(data.draw(st.integers(1, 4))):
-            op = data.draw(st.sampled_from(["flip", "truncate", "dup", "swap", "drop", "junk"]))
+            op = data.draw(st.sampled_from(ops))
             if not lines:
                 break
             i = data.draw(st.integers(0, len(lines) - 1))
@@ -278,15 +309,11 @@ def test_log_file_mutations(data: st.DataObject) -> None:
             got = _answers(mutated / ".cairn")
         except StoreError:
             return  # a clean refusal is allowed; a crash is not
-        # What verify vouches for: intact original lines whose ancestors are all intact.
+        # A damaged line must count exactly as a deleted one, and duplicates and reordering
+        # must not count at all: the answers equal those of the intact lines alone, once
+        # each, in their original order (what verify vouches for; issue 11 item 1).
         intact = {ln.rstrip(b"\n") for ln in b"".join(lines).split(b"\n")}
-        kept: list[bytes] = []
-        ids: set[str] = set()
-        for ln in original:
-            raw = json.loads(ln)
-            if ln.rstrip(b"\n") in intact and all(p in ids for p in raw.get("parents", [])):
-                kept.append(ln)
-                ids.add(raw["id"])
+        kept = [ln for ln in original if ln.rstrip(b"\n") in intact]
         expected_root = Path(tmp) / "expected"
         init_store(expected_root)
         (expected_root / ".cairn" / "decisions.jsonl").write_bytes(b"".join(kept))
