@@ -92,6 +92,8 @@ class Entity:
     kind: str
     lines: list[str] = field(default_factory=list)
     whole: bool = False  # the revert took out the entity itself (its name), not only lines
+    before: str = ""  # a dependency's version before the revert (what was undone)
+    after: str = ""  # and after it (what it went back to)
 
 
 def _check_repository(root: Path) -> None:
@@ -334,6 +336,8 @@ def _walk(
             meta = _metadata(f, original)
             if not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
+            if ent.before and ent.after and ent.before != ent.after:
+                meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
@@ -391,6 +395,7 @@ def _removed_entities(
 
         keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
     out: dict[str, Entity] = {}
+    seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
     label = f"{f.revert.sha[:10]}"
     for path, fd in sorted(diff.items()):
@@ -433,6 +438,25 @@ def _removed_entities(
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
             ent.lines.append(text)
             ent.whole = ent.whole or named is not None
+            if sym.version:
+                ent.before = sym.version
+        # An entity whose name line was taken out but which the revert wrote back (a
+        # dependency pinned to another version, a signature changed back) stayed: only
+        # its lines were reverted. One more index, only for such files.
+        named_here = [e for e in out.values() if e.whole and e.path not in seen_files]
+        if named_here and not fd.deleted:
+            after = blobs.read(f.revert.sha, path)
+            if after is not None and len(after) <= MAX_FILE_BYTES and b"\0" not in after[:8000]:
+                still = {
+                    s.entity: s.version
+                    for s in index_text(after, path)
+                    if str(s.role) == "introduce"
+                }
+                for ent in named_here:
+                    if ent.path in still:
+                        ent.whole = False
+                        ent.after = still[ent.path]
+        seen_files.update(out)
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):

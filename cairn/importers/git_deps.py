@@ -45,20 +45,25 @@ def is_manifest(path: str) -> bool:
     return name in _MANIFESTS or language_for(path) in ("requirements", "gomod")
 
 
-def _deps(data: bytes | None, path: str) -> set[str]:
+def _deps(data: bytes | None, path: str) -> dict[str, str]:
+    """deps/NAME -> the declared version (empty when none) in one manifest."""
     if not data or len(data) > MAX_MANIFEST_BYTES or b"\0" in data[:8192]:
-        return set()
+        return {}
     from cairn.indexer import index_text
 
     text = data.decode("utf-8", "replace")
-    return {s.entity for s in index_text(text, path) if s.entity.startswith("deps/")}
+    out: dict[str, str] = {}
+    for s in index_text(text, path):
+        if s.entity.startswith("deps/"):
+            out.setdefault(s.entity, s.version)
+    return out
 
 
 def _deps_of(
-    blobs: Blobs, cache: dict[tuple[str, str], set[str]], blob: str, rev: str, path: str
-) -> set[str]:
+    blobs: Blobs, cache: dict[tuple[str, str], dict[str, str]], blob: str, rev: str, path: str
+) -> dict[str, str]:
     if blob == ZERO:
-        return set()
+        return {}
     key = (blob, path)
     if key not in cache:
         cache[key] = _deps(blobs.read(rev, path), path)
@@ -80,7 +85,7 @@ def dependency_changes(
     commits: list[Commit], blobs: Blobs, skip: frozenset[str] | set[str] = frozenset()
 ) -> Iterator[Proposed]:
     """`add`/`remove` proposals for the dependencies the commits' messages explain."""
-    cache: dict[tuple[str, str], set[str]] = {}
+    cache: dict[tuple[str, str], dict[str, str]] = {}
     for c in commits:
         if c.sha in skip or not c.parents:
             continue  # reverts are the revert importer's; a root commit explains no change
@@ -94,7 +99,26 @@ def dependency_changes(
             # next one's before (this halved a 20,000-commit import's manifest work).
             before = _deps_of(blobs, cache, ch.old, f"{c.sha}^", old_path)
             after = _deps_of(blobs, cache, ch.new, c.sha, ch.path)
-            for kind, entities in (("add", after - before), ("remove", before - after)):
+            for entity in sorted(before.keys() & after.keys()):
+                old_v, new_v = before[entity], after[entity]
+                if old_v == new_v or not old_v or not new_v:
+                    continue
+                # A version change is a `modify` whatever the message says: its from/to
+                # is the record a later downgrade (a revert) is read against.
+                yield Proposed(
+                    source_key=f"git:deps:{c.sha}:{entity}",
+                    type="modify",
+                    entity=entity,
+                    reasoning=message,
+                    occurred_at=c.date,
+                    author=c.author,
+                    commit=c.sha,
+                    metadata={"file": ch.path, "from": old_v, "to": new_v},
+                )
+            for kind, entities in (
+                ("add", after.keys() - before.keys()),
+                ("remove", before.keys() - after.keys()),
+            ):
                 for entity in sorted(entities):
                     if not explains(message, entity):
                         continue
