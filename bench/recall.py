@@ -13,6 +13,7 @@ For each repository (names and commits below, so a run is reproducible):
 Reverts are classified by their message, independently of what the importer does:
   marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
   squashed  "This reverts commit <sha>" inside a commit that is not itself a revert
+  re-revert a revert of a revert (re-applying it removes the change again): listed only
   unmarked  no marker, but the subject's verb says it reverts/undoes/backs out/rolls back
             (after an optional `scope:` prefix)
 
@@ -113,11 +114,25 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         rows.append((sha, parents.split(), subject, body))
         for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body):
             reverted.add(m.group(1)[:7])
+    revert_shas = {
+        sha[:7]
+        for sha, _p, subject, body in rows
+        if MARKER_SUBJECT.match(subject) or MARKER_BODY.search(body)
+    }
     for sha, parents, subject, body in rows:
         if len(parents) != 1:
             continue  # merges and the root are neither reverts nor ordinary changes
         marker_body = MARKER_BODY.search(body)
-        if MARKER_SUBJECT.match(subject) or (marker_body and subject.lower().startswith("revert")):
+        targets = {
+            m.group(1)[:7] for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body)
+        }
+        if subject.startswith('Revert "Revert') or (targets and targets <= revert_shas):
+            # Undoing a revert of a revert takes the change out again: nothing reverted
+            # comes back, so it is no case for the gate (counted, not scored).
+            cases.append(Case(sha, "re-revert", subject))
+        elif MARKER_SUBJECT.match(subject) or (
+            marker_body and subject.lower().startswith("revert")
+        ):
             cases.append(Case(sha, "marker", subject))
         elif marker_body:
             cases.append(Case(sha, "squashed", subject))

@@ -107,6 +107,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         index_bytes = sum(p.stat().st_size for p in index_files(cairn_dir))
         breakdown = store.index.size_breakdown()
         store.close()
+        rebuild_s, rebuild_rss = time_rebuild(cairn_dir)
         return {
             "backend": "cairn",
             "n_events": n,
@@ -118,6 +119,8 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "batch_status": ms_stats(batch_lat, peer),
             "batch_status_again": ms_stats(warm_lat, peer),
             "verify_seconds": round(verify_s, 2),
+            "rebuild_seconds": round(rebuild_s, 2),
+            "rebuild_peak_rss_mb": round(rebuild_rss, 1),
             "verify_how": verify_how,
             "log_bytes_per_event": round(log_bytes / n, 1),
             "index_bytes_per_event": round(index_bytes / n, 1),
@@ -126,6 +129,30 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         }
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+_REBUILD = """
+import resource, sys, time
+from pathlib import Path
+from cairn.store import Store
+from cairn.store.index import remove_index
+cairn_dir = Path(sys.argv[1])
+remove_index(cairn_dir)
+t0 = time.perf_counter()
+Store.open(cairn_dir).close()
+print(time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+
+
+def time_rebuild(cairn_dir: Path) -> tuple[float, float]:
+    """Seconds and peak RSS (MB) of a fresh process rebuilding the index from the log:
+    what a language server opening the workspace pays first."""
+    done = subprocess.run(
+        [sys.executable, "-P", "-c", _REBUILD, str(cairn_dir)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    seconds, rss = done.stdout.split()
+    return float(seconds), float(rss)
 
 
 def time_verify(cairn_dir: Path, store: Any) -> tuple[float, str]:
@@ -268,6 +295,8 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
             ("status of 500 entities p99", *pick("batch_status", "p99_ms"), False, " ms"),
             ("same 500 again p50", ours["batch_status_again"]["p50_ms"], None, False, " ms"),
             ("verify", ours["verify_seconds"], t_verify, False, " s"),
+            ("index rebuild", ours["rebuild_seconds"], None, False, " s"),
+            ("index rebuild peak RSS", ours["rebuild_peak_rss_mb"], None, False, " MB"),
             (
                 "bytes/event (log + index)",
                 ours["bytes_per_event"],

@@ -35,7 +35,7 @@ from cairn.store.verify import VerifyReport
 
 ASSETS = Path(__file__).parent / "site_assets"
 MARKER = ".cairn-site"  # marks a folder this command wrote, so it may replace it
-FILTERS = ("reverted", "rejected", "conflict", "reopened", "due")
+FILTERS = ("reverted", "rejected", "conflict", "reopened", "removed", "due")
 INDEX_TEXT_MAX = 2000  # characters of one event's text kept in the search index
 
 __all__ = ["FILTERS", "SiteError", "SiteSummary", "build_site", "entity_page_name", "write_site"]
@@ -150,8 +150,8 @@ _PAGE = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; \
-style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' file:; \
+style-src 'self' file:; img-src 'self' data:; base-uri 'none'; form-action 'none'">
 <title>{title}</title>
 <link rel="stylesheet" href="{root}assets/site.css">
 </head>

@@ -17,9 +17,11 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 from cairn.store.model import line_id
 
-__all__ = ["line_damage", "proves_id"]
+__all__ = ["line_damage", "loads", "proves_id"]
 
 # Present content fields, in the canonical (sorted) order.
 _CONTENT = ("alternative", "diff", "metadata", "reasoning")
@@ -27,6 +29,7 @@ _encode = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 ).encode
 _sha256 = hashlib.sha256
+_encode_str = json.encoder.encode_basestring  # what the canonical encoder uses for text
 
 
 def _cut(line: str, piece: str) -> str | None:
@@ -40,39 +43,89 @@ def _cut(line: str, piece: str) -> str | None:
     return None
 
 
+def loads(data: bytes | str) -> Any:
+    """Parse one JSON line: orjson for speed, the standard library where they differ.
+
+    Only reading goes through orjson; the bytes that get hashed and written are always
+    the standard encoder's (docs/canonical-json.md). orjson refuses a few things the
+    standard parser takes (NaN, integers beyond 64 bits, escaped lone surrogates):
+    those lines are parsed the standard way, so both paths see the same values.
+    """
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
+
+
 def proves_id(line: str, raw: dict[str, Any]) -> bool:
     """True when `line` (canonical JSON of `raw`) hashes to the id it claims."""
     claimed = raw.get("id")
-    if not isinstance(claimed, str) or not line.startswith('{"'):
+    if type(claimed) is not str or not line.startswith('{"'):
         return False
-    header: str | None = line
+    if "redacted" in raw or "content_digest" in raw:
+        return _proves_redacted(line, raw, claimed)
+    # Spans to leave out of the header: each content member and the id, with the comma
+    # before it (or after it, for the line's first member). Found by `find`: a wrong
+    # span (a nested lookalike) only makes the hash differ, and the slow path decides.
+    spans = []
     pieces = []
     for key in _CONTENT:
         if key in raw:
-            piece = f'"{key}":{_encode(raw[key])}'
+            value = raw[key]
+            piece = f'"{key}":' + (_encode_str(value) if type(value) is str else _encode(value))
             pieces.append(piece)
-            header = _cut(header, piece) if header is not None else None
-    if raw.get("redacted"):
-        digest = raw.get("content_digest")
-        if pieces or not isinstance(digest, str) or raw["redacted"] is not True:
-            return False
-        for piece in ('"redacted":true', f'"content_digest":"{digest}"'):
-            header = _cut(header, piece) if header is not None else None
-    elif "content_digest" in raw:
+            span = _span(line, piece)
+            if span is None:
+                return False
+            spans.append(span)
+    span = _span(line, f'"id":"{claimed}"')
+    if span is None:
         return False
-    else:
-        digest = _sha256(("{" + ",".join(pieces) + "}").encode("utf-8")).hexdigest()
-    header = _cut(header, f'"id":"{claimed}"') if header is not None else None
-    if header is None:
-        return False
+    spans.append(span)
     # Header values are strings and a list of hex ids: a raw `"entity":"` can only be
     # the key (a quote inside a string is escaped), and `content_digest` sorts just
     # before `entity`, after `agent`, `author` and `commit`.
-    at = header.find('"entity":"')
+    at = line.find('"entity":"')
     if at < 1:
         return False
-    body = f'{header[:at]}"content_digest":"{digest}",{header[at:]}'
-    return _sha256(body.encode("utf-8")).hexdigest() == claimed
+    digest = _sha256(("{" + ",".join(pieces) + "}").encode("utf-8")).hexdigest()
+    spans.append((at, at, f'"content_digest":"{digest}",'))
+    spans.sort()
+    parts = []
+    pos = 0
+    for start, end, insert in spans:
+        if start < pos:
+            return False  # overlapping spans: not a line this shortcut understands
+        parts.append(line[pos:start])
+        parts.append(insert)
+        pos = end
+    parts.append(line[pos:])
+    return _sha256("".join(parts).encode("utf-8")).hexdigest() == claimed
+
+
+def _span(line: str, piece: str) -> tuple[int, int, str] | None:
+    """(start, end, "") of a top-level member `piece` and its separating comma."""
+    at = line.find("," + piece)
+    if at >= 0:
+        return at, at + 1 + len(piece), ""
+    if line.startswith(piece + ",", 1):
+        return 1, 2 + len(piece), ""
+    return None
+
+
+def _proves_redacted(line: str, raw: dict[str, Any], claimed: str) -> bool:
+    """The same proof for a redacted line: its header keeps `content_digest`."""
+    header: str | None = line
+    digest = raw.get("content_digest")
+    if any(key in raw for key in _CONTENT) or not isinstance(digest, str):
+        return False
+    if raw.get("redacted") is not True:
+        return False
+    for piece in ('"redacted":true', f'"id":"{claimed}"'):
+        header = _cut(header, piece) if header is not None else None
+    if header is None:
+        return False
+    return _sha256(header.encode("utf-8")).hexdigest() == claimed
 
 
 def line_damage(text: str, raw: dict[str, Any]) -> str | None:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
+from cairn.store.fastid import loads as parse_line
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -44,8 +45,8 @@ __all__ = [
 SCHEMA_VERSION = "4"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
-FLUSH_EVERY = 50_000
-READ_CHUNK = 8 << 20  # a rebuild streams the log in pieces this big (bounded memory)
+FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
+READ_CHUNK = 2 << 20  # a rebuild streams the log in pieces this big (bounded memory)
 
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
@@ -332,7 +333,7 @@ class Index:
         Every line's id is checked here (`line_damage`): a line verification rejects
         is kept as damage, never as an event.
         """
-        loads = json.loads
+        loads = parse_line
         with open(self.log_path, "rb") as fh:
             fh.seek(start)
             at = start
@@ -355,7 +356,7 @@ class Index:
                     if line.strip():
                         try:
                             text = line.decode("utf-8")
-                            raw = loads(text)
+                            raw = loads(line)
                             if not isinstance(raw, dict):
                                 raise ValueError
                         except ValueError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from cairn.store.confine import check_confined
 from cairn.store.log import LOG_NAME
 
 __all__ = ["init_store"]
@@ -21,6 +22,8 @@ GITATTRIBUTES_LINE = "decisions.jsonl merge=union"
 def init_store(root: Path | str) -> Path:
     """Create `root/.cairn/` with an empty log, `.gitignore` and `.gitattributes`."""
     cairn_dir = Path(root) / ".cairn"
+    if cairn_dir.is_symlink() or cairn_dir.is_dir():
+        check_confined(cairn_dir)  # an existing folder from a clone may carry links
     cairn_dir.mkdir(parents=True, exist_ok=True)
     (cairn_dir / LOG_NAME).touch(exist_ok=True)
     (cairn_dir / "drafts").mkdir(exist_ok=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS, canonical_json, content_digest
+from cairn.store.confine import real_path
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import Event, EventDraft, EventType, line_id
@@ -94,18 +95,21 @@ def _rewrite_log(cairn_dir: Path, target: str) -> tuple[int, list[str]]:
         rewritten += 1
     if not rewritten:
         return 0, []
-    tmp = log.path.with_name(f".{log.path.name}.{os.getpid()}.tmp")
-    mode = os.stat(log.path).st_mode & 0o777
+    # A link (confined to the project by Store.open) is rewritten at its target: replacing
+    # the link itself would leave the erased text in the file it points to.
+    real = real_path(log.path)
+    tmp = real.with_name(f".{real.name}.{os.getpid()}.tmp")
+    mode = os.stat(real).st_mode & 0o777
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         with os.fdopen(fd, "wb") as fh:
             fh.write(b"".join(line + b"\n" for line in out))
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, log.path)
+        os.replace(tmp, real)
     finally:
         tmp.unlink(missing_ok=True)
-    dir_fd = os.open(cairn_dir, os.O_RDONLY)
+    dir_fd = os.open(real.parent, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
@@ -146,9 +150,10 @@ def _scrub_quarantine(log: LogFile, erased: list[str]) -> None:
     for text in erased:
         cleaned = cleaned.replace(text.encode("utf-8"), b"[REDACTED]")
     if cleaned != data:
-        tmp = log.quarantine.with_name(log.quarantine.name + ".tmp")
+        real = real_path(log.quarantine)
+        tmp = real.with_name(real.name + ".tmp")
         tmp.write_bytes(cleaned)
-        os.replace(tmp, log.quarantine)
+        os.replace(tmp, real)
 
 
 def redact(cairn_dir: Path, target: str, reason: str, *, author: str = "") -> RedactResult:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
 
+from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.index import Index, remove_index
 from cairn.store.log import LogFile, write_lock
@@ -63,6 +64,7 @@ class Store:
         path = Path(cairn_dir)
         if not path.is_dir():
             raise StoreError(f"{path} is not a Cairn folder; run `cairn init` first")
+        check_confined(path)  # never write through a link that leaves the project
         store = cls(path)
         store.refresh()
         return store

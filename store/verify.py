@@ -19,7 +19,7 @@ from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
 from cairn.store.errors import StoreError
-from cairn.store.fastid import proves_id
+from cairn.store.fastid import loads, proves_id
 from cairn.store.index import INDEX_NAME, TAIL_BYTES, read_meta, write_meta
 from cairn.store.log import LOG_NAME, QUARANTINE_NAME
 from cairn.store.model import line_id
@@ -186,7 +186,7 @@ def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) ->
         report.lines += 1
         try:
             text = chunk.decode("utf-8")
-            raw = json.loads(text)
+            raw = loads(chunk)
         except (UnicodeDecodeError, ValueError):
             report.findings.append(
                 Finding("malformed", "not a JSON object (garbled or hand-edited)", number)

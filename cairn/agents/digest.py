@@ -21,8 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from cairn.findings import clip, day, short_id
-from cairn.project import Project
+from cairn.core.present import clip, day, short_id
+from cairn.core.project import Project
 
 DEFAULT_MAX_CHARS = 4000
 MIN_MAX_CHARS = 200

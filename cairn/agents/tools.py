@@ -19,19 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.findings import clip, day, short_id
-from cairn.project import Project, ProjectNotFound, find_project
+from cairn.core.decisions import loggable_types
+from cairn.core.limits import MAX_FILE_BYTES
+from cairn.core.present import clip, day, short_id
+from cairn.core.project import Project, ProjectNotFound, find_project
 
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
-MAX_CONTENT = 4_000_000  # `cairn check`'s file limit: larger files are generated
+MAX_CONTENT = MAX_FILE_BYTES  # the one file-size limit: larger files are generated
 MAX_ENTITIES = 200
 MAX_PATH = 4096  # characters in an entity path or a file path
 MAX_DETAILED = 40  # entities described in full in one answer; the rest are listed
 SEARCH_DEFAULT, SEARCH_MAX = 10, 50
-RECORD_TYPES = [
-    *("add", "create", "modify", "retype", "rename", "migrate", "index_add"),
-    *("remove", "delete", "index_remove", "revert", "reject", "supersede"),
-]
+RECORD_TYPES = list(loggable_types())  # the store's vocabulary, less redact
 
 _PATH_HINT = "entity paths such as users.email, src/auth.py::login, deps/stripe"
 

@@ -54,6 +54,7 @@ __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "
 SOURCE = "git"
 MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
+MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
@@ -91,6 +92,8 @@ class Entity:
     kind: str
     lines: list[str] = field(default_factory=list)
     whole: bool = False  # the revert took out the entity itself (its name), not only lines
+    before: str = ""  # a dependency's version before the revert (what was undone)
+    after: str = ""  # and after it (what it went back to)
 
 
 def _check_repository(root: Path) -> None:
@@ -213,16 +216,16 @@ def find_reverts(
             hit = by_sha.get(full or "")
             return hit.index if hit is not None else None
 
-        plans = {
-            c.sha: candidates_for(c, commits, touched, by_pr, resolve_index, window)
-            for c in hinted_commits
-        }
-        need = {c.sha for c in hinted_commits} | {
-            commits[i].sha for idxs in plans.values() for i in idxs
-        }
-        diffs = read_diffs(root, sorted(need))
         for c in hinted_commits:
-            cands = [commits[i] for i in plans[c.sha]]
+            if len(c.changes) > MAX_HINTED_FILES:
+                continue  # a sweeping change is not a hand-made revert we can match
+            cands = [
+                commits[i]
+                for i in candidates_for(c, commits, touched, by_pr, resolve_index, window)
+            ]
+            # One small `git show` per hinted commit: its candidates, only its own files.
+            paths = sorted({ch.path for ch in c.changes})
+            diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
             if match is None and _removes_code(diffs.get(c.sha, {})):
                 match = Found(c, None, "message")
@@ -333,6 +336,8 @@ def _walk(
             meta = _metadata(f, original)
             if not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
+            if ent.before and ent.after and ent.before != ent.after:
+                meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
@@ -390,6 +395,7 @@ def _removed_entities(
 
         keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
     out: dict[str, Entity] = {}
+    seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
     label = f"{f.revert.sha[:10]}"
     for path, fd in sorted(diff.items()):
@@ -432,6 +438,25 @@ def _removed_entities(
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
             ent.lines.append(text)
             ent.whole = ent.whole or named is not None
+            if sym.version:
+                ent.before = sym.version
+        # An entity whose name line was taken out but which the revert wrote back (a
+        # dependency pinned to another version, a signature changed back) stayed: only
+        # its lines were reverted. One more index, only for such files.
+        named_here = [e for e in out.values() if e.whole and e.path not in seen_files]
+        if named_here and not fd.deleted:
+            after = blobs.read(f.revert.sha, path)
+            if after is not None and len(after) <= MAX_FILE_BYTES and b"\0" not in after[:8000]:
+                still = {
+                    s.entity: s.version
+                    for s in index_text(after, path)
+                    if str(s.role) == "introduce"
+                }
+                for ent in named_here:
+                    if ent.path in still:
+                        ent.whole = False
+                        ent.after = still[ent.path]
+        seen_files.update(out)
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):

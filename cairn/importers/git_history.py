@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,54 +76,72 @@ def git(root: Path, *args: str, check: bool = True) -> str:
     return out.stdout.decode("utf-8", "replace")
 
 
-def read_history(root: Path, since: str | None, renames: bool = True) -> list[Commit]:
-    """Every commit reachable from HEAD, oldest first, with its file changes (first
-    parent for merges: what the merge brought into this line of history)."""
+def read_history(root: Path, since: str | None, renames: bool = False) -> list[Commit]:
+    """Every commit reachable from HEAD, oldest first, with its file changes.
+
+    Merges carry no file changes: what they bring in is in the merged commits, which
+    the log lists too. The output is streamed (a 20,000-commit history is ~20 MB of
+    `--raw` lines) and parsed as it comes.
+    """
     fmt = _REC + _SEP.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"]) + _END
-    args = [
-        "-c",
-        "core.quotePath=false",
-        "log",
-        "--reverse",
-        "--raw",
-        "--no-abbrev",
-        "--diff-merges=first-parent",
-        f"--format={fmt}",
-    ]
-    args.append("-M" if renames else "--no-renames")
+    args = ["-c", "core.quotePath=false", "log", "--reverse", "--raw", "--no-abbrev"]
+    args += [f"--format={fmt}", "-M" if renames else "--no-renames"]
     if since:
         args.append(f"--since={since}")
-    out = git(root, *args)
-    commits: list[Commit] = []
-    for record in out.split(_REC):
-        if not record.strip():
-            continue
-        head, _, raw = record.partition(_END)
-        sha, parents, date, author, subject, message = head.split(_SEP, 5)
-        commit = Commit(
-            sha, parents.split(), normalise_time(date), author, subject, message.strip()
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (a pipe could fill while stdout is read)
+    try:
+        proc = subprocess.Popen(
+            ["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=errors
         )
-        commit.index = len(commits)
-        for line in raw.splitlines():
-            if not line.startswith(":"):
+    except OSError as exc:
+        raise SourceError(f"cannot run git: {exc}") from None
+    assert proc.stdout is not None
+    commits: list[Commit] = []
+    head: list[str] = []
+    current: Commit | None = None
+    for raw_line in proc.stdout:
+        line = raw_line.decode("utf-8", "replace").rstrip("\n")
+        if line.startswith(_REC) or head:
+            if line.startswith(_REC):
+                head = [line[len(_REC) :]]
+            else:
+                head.append(line)
+            if _END not in line:
                 continue
+            text = "\n".join(head)
+            head = []
+            sha, parents, date, author, subject, message = text[: text.rindex(_END)].split(_SEP, 5)
+            current = Commit(
+                sha, parents.split(), normalise_time(date), author, subject, message.strip()
+            )
+            current.index = len(commits)
+            commits.append(current)
+        elif line.startswith(":") and current is not None:
             meta, _, paths = line.partition("\t")
             parts = meta.split()
             if len(parts) < 5:
                 continue
-            status = parts[4]
-            names = paths.split("\t")
-            if status.startswith(("R", "C")) and len(names) == 2:
-                commit.changes.append(FileChange(names[1], parts[2], parts[3], names[0]))
+            names = [sys.intern(n) for n in paths.split("\t")]
+            if parts[4].startswith(("R", "C")) and len(names) == 2:
+                current.changes.append(FileChange(names[1], parts[2], parts[3], names[0]))
             elif names:
-                commit.changes.append(FileChange(names[0], parts[2], parts[3]))
-        commits.append(commit)
+                current.changes.append(FileChange(names[0], parts[2], parts[3]))
+    code = proc.wait()
+    errors.seek(0)
+    err = errors.read().decode("utf-8", "replace").strip().splitlines()
+    errors.close()
+    if code != 0:
+        raise SourceError(f"git log failed: {err[-1] if err else code}")
     return commits
 
 
-def read_diffs(root: Path, shas: list[str]) -> dict[str, dict[str, FileDiff]]:
-    """sha -> {path: FileDiff}: line changes against the first parent, no renames."""
+def read_diffs(
+    root: Path, shas: list[str], paths: list[str] | None = None
+) -> dict[str, dict[str, FileDiff]]:
+    """sha -> {path: FileDiff}: line changes against the first parent, no renames;
+    only `paths` when given (a candidate's other files are never diffed)."""
     out: dict[str, dict[str, FileDiff]] = {}
+    spec = ["--", *(f":(literal){p}" for p in paths)] if paths else []
     for start in range(0, len(shas), _SHOW_BATCH):
         batch = shas[start : start + _SHOW_BATCH]
         text = git(
@@ -136,6 +156,7 @@ def read_diffs(root: Path, shas: list[str]) -> dict[str, dict[str, FileDiff]]:
             "-U0",
             f"--format={_REC}%H",
             *batch,
+            *spec,
         )
         _parse_show(text, out)
     return out

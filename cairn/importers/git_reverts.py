@@ -29,7 +29,7 @@ from cairn.fingerprints import normalise, significant
 from cairn.importers.git_history import ZERO, Commit, FileDiff
 
 DEFAULT_WINDOW = 3000  # commits; configurable with `cairn import git --window`
-MAX_CANDIDATES = 25  # per hinted commit, line-diffed against it
+MAX_CANDIDATES = 12  # per hinted commit, line-diffed against it (its files only)
 
 # Git writes these itself; they are the documented revert markers.
 REVERTS_BODY = re.compile(r"This reverts commit ([0-9a-f]{7,64})", re.I)

@@ -256,3 +256,39 @@ def test_partial_and_shallow_clones(project: Path, tmp_path: Path) -> None:
     report = cairn_json(shallow, "import", "git")
     assert any("shallow clone" in s["reason"] for s in report["skipped_items"])
     assert any("not in this repository's history" in s["reason"] for s in report["skipped_items"])
+
+
+def test_a_downgrade_that_undoes_an_upgrade_is_a_revert_with_from_and_to(project: Path) -> None:
+    commit(project, "Deps", "2024-01-01T10:00:00Z", {"requirements.txt": "psycopg2==2.6.1\n"})
+    commit(
+        project,
+        "Upgrade psycopg2",
+        "2024-01-02T10:00:00Z",
+        {"requirements.txt": "psycopg2==2.7.3\n"},
+    )
+    commit(
+        project,
+        "Reverting to psycopg2==2.6.1 due to pip installation issues",
+        "2024-01-03T10:00:00Z",
+        {"requirements.txt": "psycopg2==2.6.1\n"},
+    )
+    cairn_json(project, "import", "git")
+    with Store.open(project / ".cairn") as store:
+        history = store.history("deps/psycopg2")
+    by_type = {e.type.value: e for e in history}
+    assert by_type["modify"].metadata["from"] == "==2.6.1"
+    assert by_type["modify"].metadata["to"] == "==2.7.3"
+    revert = by_type["revert"]
+    assert revert.metadata["from"] == "==2.7.3" and revert.metadata["to"] == "==2.6.1"
+    assert revert.metadata["found_by"] == "inverse-patch"
+    assert revert.metadata["part"] == "body"  # the dependency stayed; its version went back
+    # the version that was taken back, pinned again: caught
+    (project / "requirements.txt").write_text("psycopg2==2.7.3\n")
+    code, report = check_diff(project)
+    assert code == 1
+    assert any("brings back 1 of the 1 lines" in f["message"] for f in report["findings"])
+    # another version is not that change: shown, not blocked
+    (project / "requirements.txt").write_text("psycopg2==2.8.6\n")
+    code, report = check_diff(project)
+    assert code == 0
+    assert [f["severity"] for f in report["findings"]] == ["information"]

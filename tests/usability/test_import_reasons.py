@@ -88,7 +88,8 @@ def test_import_git_records_dependency_changes_whose_messages_explain_them(repo:
         "flask==3.0\ncelery==5.3\n",
         "Add celery for background jobs\n\nE-mails go out from a worker.",
     )
-    commit_requirements(repo, "flask==3.1\ncelery==5.3\n", "Bump flask")  # no entity changes
+    # a version change is a `modify` with from/to (issue 10), whatever the message says
+    commit_requirements(repo, "flask==3.1\ncelery==5.3\n", "Bump flask")
     commit_requirements(repo, "flask==3.1\ncelery==5.3\nredis==5\n", "update deps")  # says nothing
     commit_requirements(
         repo, "flask==3.1\nredis==5\n", "Drop celery: we don't want to run a broker; RQ on Redis"
@@ -96,8 +97,11 @@ def test_import_git_records_dependency_changes_whose_messages_explain_them(repo:
     report = json.loads(ok(repo, "import", "git", "--json"))
     assert [(e["type"], e["entity"]) for e in report["events"]] == [
         ("add", "deps/celery"),
+        ("modify", "deps/flask"),
         ("remove", "deps/celery"),
     ]
+    [bump] = history(repo, "deps/flask")
+    assert (bump["metadata"]["from"], bump["metadata"]["to"]) == ("==3.0", "==3.1")
     add, remove = history(repo, "deps/celery")
     assert add["reasoning"] == "Add celery for background jobs\n\nE-mails go out from a worker."
     assert remove["reasoning"] == "Drop celery: we don't want to run a broker; RQ on Redis"
