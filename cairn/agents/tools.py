@@ -130,7 +130,7 @@ class AgentTools:
     def __init__(self, start: Path | None = None) -> None:
         self._start = start
         self._project: Project | None = None
-        self._store: Any = None
+        self._session: Any = None
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -142,20 +142,27 @@ class AgentTools:
                 raise ToolError(str(exc)) from None
         return self._project
 
-    def store(self) -> Any:
-        if self._store is None:
-            from cairn.store import Store, StoreError
+    def session(self) -> Any:
+        """The core's project session, open for the connection's lifetime: its status
+        cache and revert prints carry over between calls until the log changes."""
+        if self._session is None:
+            from cairn.core.session import Session
+            from cairn.store import StoreError
 
             try:
-                self._store = Store.open(self.project().cairn_dir)
+                self._session = Session.open(self.project())
             except StoreError as exc:
                 raise ToolError(f"cannot read the decision log: {exc}") from None
-        return self._store
+        return self._session
+
+    def store(self) -> Any:
+        """The store, for plain reads (history, search, prior attempts)."""
+        return self.session().store
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def call(self, name: str, arguments: object, *, agent: str = "", session: str = "") -> Answer:
         """Run one tool; validation and store errors become `is_error` answers."""
@@ -214,21 +221,17 @@ class AgentTools:
         from cairn.store.paths import canonicalise
 
         entities = list(dict.fromkeys(canonicalise(e) for e in wanted))
-        store = self.store()
-        counts = store.status_many(entities)
+        session = self.session()
+        counts = session.statuses(entities)
         recorded = [e for e in entities if counts[e].event_count]
         silent = [e for e in entities if not counts[e].event_count]
         detailed, listed = recorded[:MAX_DETAILED], recorded[MAX_DETAILED:]
-        reviews: dict[str, list[Any]] = {}
-        if detailed:
-            for review in store.due_reviews():
-                reviews.setdefault(review.event.entity, []).append(review)
         blocks: list[str] = []
         records: list[dict[str, Any]] = []
         for entity in detailed:
-            status = store.status(entity)
-            attempts = store.prior_attempts(entity)
-            text, record = _describe(status, attempts, reviews.get(entity, []))
+            status = session.status(entity)  # every conflict, the rollup, due reviews
+            attempts = session.store.prior_attempts(entity)
+            text, record = _describe(status, attempts, status.due_reviews)
             blocks.append(text)
             records.append(record)
         if listed:
@@ -306,7 +309,8 @@ class AgentTools:
         project = self.project()
         absolute = project.root / self._relpath(path)
         try:
-            return check_stdin(absolute, content.encode("utf-8", "surrogatepass"), project=project)
+            data = content.encode("utf-8", "surrogatepass")
+            return check_stdin(absolute, data, project=project, session=self.session())
         except CairnError as exc:
             raise ToolError(str(exc)) from None
 
@@ -338,7 +342,7 @@ class AgentTools:
             agent=agent,
             session=session,
         )
-        result = self.store().append(draft)
+        result = self.session().append(draft)  # as `cairn log` does: the store validates
         event = result.event
         text = f"logged {event.type.value} on {event.entity} {short_id(event.id)}"
         if event.supersedes:

@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -31,6 +32,9 @@ from cairn.core.gate import Report, Target, changed_lines
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
+
+if TYPE_CHECKING:
+    from cairn.core.session import Session
 
 __all__ = ["changed_lines", "check", "parse_added_lines", "register"]
 
@@ -285,13 +289,19 @@ def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
 # --- checking --------------------------------------------------------------------------
 
 
-def analyse(project: Project, targets: list[Target], threshold: float | None = None) -> Report:
-    """The core's gate over the targets; a damaged or locked log is a one-line error."""
+def analyse(
+    project: Project,
+    targets: list[Target],
+    threshold: float | None = None,
+    session: Session | None = None,
+) -> Report:
+    """The core's gate over the targets; a damaged or locked log is a one-line error.
+    `session`: an open one to reuse (the MCP server's), else the gate opens its own."""
     from cairn.core.gate import check as gate_check
     from cairn.store import StoreError
 
     try:
-        report = gate_check(project, targets, threshold=threshold)
+        report = gate_check(project, targets, session, threshold=threshold)
     except StoreError as exc:  # do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
     warn_if_damaged(report.damage)
@@ -356,10 +366,14 @@ def check_worktree(threshold: float | None = None) -> Report:
 
 
 def check_stdin(
-    name: Path, data: bytes, threshold: float | None = None, project: Project | None = None
+    name: Path,
+    data: bytes,
+    threshold: float | None = None,
+    project: Project | None = None,
+    session: Session | None = None,
 ) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
-    (also the MCP `cairn_check` tool, which passes the project it serves)."""
+    (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
     rel = _relpath(project, name)
     text = _decode(data)
@@ -370,7 +384,7 @@ def check_stdin(
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)], threshold)
+    return analyse(project, [Target(rel, text, lines)], threshold, session)
 
 
 # --- output ----------------------------------------------------------------------------
