@@ -182,7 +182,9 @@ def check(work: Path) -> tuple[int, list[str]]:
             if f.get("blocking"):
                 why.append(f"{f['entity']}: {f['message']}"[:200])
     except json.JSONDecodeError:
-        why.append(f"error: {out.stderr.decode(errors='replace').strip()[:200]}")
+        pass
+    if out.returncode not in (0, 1):
+        why.append(f"error: {out.stderr.decode(errors='replace').strip()[:300]}")
     return out.returncode, why
 
 
@@ -255,7 +257,7 @@ def summarise(result: dict) -> str:
 
     def rate(cat: str, hit: str) -> str:
         row = t.get(cat, {})
-        n = sum(v for k, v in row.items() if k != "not-reappliable")
+        n = sum(v for k, v in row.items() if k not in ("not-reappliable", "error"))
         return f"{row.get(hit, 0)}/{n}" + (f" ({100 * row.get(hit, 0) / n:.0f}%)" if n else "")
 
     imp = result["import"]
