@@ -105,6 +105,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
     cases: list[Case] = []
     ordinary: list[str] = []
     reverted: set[str] = set()
+    reverted_subjects: set[str] = set()  # a squash-merged PR's revert names no sha we have
     rows = []
     for rec in out.split("\x1e"):
         rec = rec.strip("\n")
@@ -114,6 +115,9 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         rows.append((sha, parents.split(), subject, body))
         for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body):
             reverted.add(m.group(1)[:7])
+        quoted = re.match(r'^Revert "(.*)"', subject)
+        if quoted:
+            reverted_subjects.add(quoted.group(1))
     revert_shas = {
         sha[:7]
         for sha, _p, subject, body in rows
@@ -130,6 +134,12 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             # Undoing a revert of a revert takes the change out again: nothing reverted
             # comes back, so it is no case for the gate (counted, not scored).
             cases.append(Case(sha, "re-revert", subject))
+        elif (sha[:7] in reverted or subject in reverted_subjects) and (
+            marker_body or MARKER_SUBJECT.match(subject) or UNMARKED_SUBJECT.search(subject)
+        ):
+            # A revert that was itself reverted later: the change was re-landed on
+            # purpose, its verdict is superseded in the log, and putting it back is fine.
+            cases.append(Case(sha, "re-landed", subject))
         elif MARKER_SUBJECT.match(subject) or (
             marker_body and subject.lower().startswith("revert")
         ):
@@ -138,7 +148,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             cases.append(Case(sha, "squashed", subject))
         elif UNMARKED_SUBJECT.search(subject):
             cases.append(Case(sha, "unmarked", subject))
-        elif sha[:7] not in reverted:
+        elif sha[:7] not in reverted and subject not in reverted_subjects:
             ordinary.append(sha)
     return cases, ordinary
 
@@ -269,6 +279,38 @@ def summarise(result: dict) -> str:
     )
 
 
+def print_table(results: list[dict]) -> None:
+    print(
+        "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
+        "| ordinary flagged | import | peak RSS | not scored |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        t = r["table"]
+        parts = [f"{sum(t[k].values())} {k}" for k in ("re-revert", "re-landed") if k in t]
+        errors = sum(row.get("error", 0) + row.get("not-reappliable", 0) for row in t.values())
+        if errors:
+            parts.append(f"{errors} not re-appliable or error")
+        print(summarise(r) + f" {', '.join(parts) or '-'} |")
+
+
+def rescore(path: Path, work_root: Path) -> list[dict]:
+    """Re-read a run's JSON with today's classification (no check is re-run)."""
+    results = json.loads(path.read_text())
+    for result in results:
+        work = work_root / result["repo"].replace("/", "+")
+        cases, _ordinary = classify(work, result["commit"])
+        category = {c.sha: c.category for c in cases}
+        table: dict[str, dict[str, int]] = {}
+        for case in result["cases"]:
+            if case["category"] != "ordinary":
+                case["category"] = category.get(case["sha"], case["category"])
+            row = table.setdefault(case["category"], {})
+            row[case["outcome"]] = row.get(case["outcome"], 0) + 1
+        result["table"] = table
+    return results
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repo", action="append", help="only these repositories (owner/name)")
@@ -277,8 +319,12 @@ def main() -> None:
     ap.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--work", type=Path, default=Path("/tmp/cairn-recall"))
     ap.add_argument("--json", type=Path, help="write every case and its outcome here")
+    ap.add_argument("--rescore", type=Path, help="re-classify the cases of an earlier --json")
     args = ap.parse_args()
     results = []
+    if args.rescore:
+        print_table(rescore(args.rescore, args.work))
+        return
     for name, commit, _eco in REPOS:
         if args.repo and name not in args.repo:
             continue
@@ -286,13 +332,7 @@ def main() -> None:
         results.append(
             bench_repo(name, commit, args.mirror_root, args.work, args.limit, args.ordinary)
         )
-    print(
-        "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
-        "| ordinary flagged | import | peak RSS |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(summarise(r))
+    print_table(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 
