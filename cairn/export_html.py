@@ -35,7 +35,7 @@ from cairn.store.verify import VerifyReport
 
 ASSETS = Path(__file__).parent / "site_assets"
 MARKER = ".cairn-site"  # marks a folder this command wrote, so it may replace it
-FILTERS = ("reverted", "rejected", "conflict", "reopened", "due")
+FILTERS = ("reverted", "rejected", "conflict", "reopened", "removed", "due")
 INDEX_TEXT_MAX = 2000  # characters of one event's text kept in the search index
 
 __all__ = ["FILTERS", "SiteError", "SiteSummary", "build_site", "entity_page_name", "write_site"]

@@ -45,8 +45,8 @@ __all__ = [
 SCHEMA_VERSION = "4"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
-FLUSH_EVERY = 50_000
-READ_CHUNK = 8 << 20  # a rebuild streams the log in pieces this big (bounded memory)
+FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
+READ_CHUNK = 2 << 20  # a rebuild streams the log in pieces this big (bounded memory)
 
 TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}

@@ -115,7 +115,13 @@ def test_index_has_tree_filters_and_integrity(project: Path, site: Path) -> None
     assert "✓ The log verifies: 14 events" in index
     for head in verify["heads"]:
         assert f"<code>{head}</code>" in index
-    for name, count in (("reverted", 1), ("rejected", 0), ("conflict", 1), ("reopened", 1)):
+    for name, count in (
+        ("reverted", 1),
+        ("rejected", 0),
+        ("conflict", 1),
+        ("reopened", 1),
+        ("removed", 0),
+    ):
         assert f'data-filter="{name}" aria-pressed="false">{name} <span>{count}</span>' in index
     assert 'data-filter="due" aria-pressed="false">due <span>1</span>' in index
     tree = index.split('aria-label="Entity tree"', 1)[1]

@@ -174,3 +174,11 @@ def test_nothing_left_the_file_system_and_nothing_complained(browser: Browser) -
     urls = browser.requested_urls()
     assert urls and all(u.startswith("file://") for u in urls), urls
     assert browser.console_problems() == []
+
+
+def test_ci_installs_chromium_and_forbids_skipping_this_test() -> None:
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "need_apt+=(chromium)" in ci
+    install = ci.index("need_apt+=(chromium)")
+    run_tests = ci.index("CAIRN_REQUIRE_CHROMIUM=1 make test")
+    assert install < run_tests
