@@ -223,13 +223,24 @@ def reapply(work: Path, case: Case) -> None:
 
 
 def bench_repo(
-    name: str, commit: str, mirror_root: Path, work_root: Path, limit: int | None, n_ordinary: int
+    name: str,
+    commit: str,
+    mirror_root: Path,
+    work_root: Path,
+    limit: int | None,
+    n_ordinary: int,
+    reuse: bool = False,
 ) -> dict[str, object]:
     mirror = mirror_root / name.replace("/", "+") / "repo"
     work = work_root / name.replace("/", "+")
     prepare(mirror, work, commit)
     n_commits = int(git(work, "rev-list", "--count", commit).strip())
-    imported = run_import(work)
+    stats = work / ".git" / "cairn-import-stats.json"
+    if reuse and stats.exists() and (work / ".cairn" / "decisions.jsonl").exists():
+        imported = json.loads(stats.read_text())  # the import of an earlier run, as measured
+    else:
+        imported = run_import(work)
+        stats.write_text(json.dumps(imported))
     cases, ordinary = classify(work, commit)
     rng = random.Random(10)  # a fixed sample: reruns pick the same commits
     picked: list[Case] = []
@@ -240,6 +251,9 @@ def bench_repo(
     picked += [
         Case(s, "ordinary", git(work, "log", "-1", "--format=%s", s).strip()) for s in sample
     ]
+    # In history order: each checkout then rewrites few files (a big win on big trees).
+    order = {sha: i for i, sha in enumerate(git(work, "rev-list", "--reverse", commit).split())}
+    picked.sort(key=lambda c: order.get(c.sha, 0))
     for i, case in enumerate(picked, 1):
         reapply(work, case)
         print(
@@ -319,6 +333,12 @@ def main() -> None:
     ap.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--work", type=Path, default=Path("/tmp/cairn-recall"))
     ap.add_argument("--json", type=Path, help="write every case and its outcome here")
+    ap.add_argument(
+        "--reuse-import",
+        dest="reuse",
+        action="store_true",
+        help="keep the log and the import figures of an earlier run of this commit",
+    )
     ap.add_argument("--rescore", type=Path, help="re-classify the cases of an earlier --json")
     args = ap.parse_args()
     results = []
@@ -330,7 +350,9 @@ def main() -> None:
             continue
         print(f"{name} @ {commit[:10]}", file=sys.stderr)
         results.append(
-            bench_repo(name, commit, args.mirror_root, args.work, args.limit, args.ordinary)
+            bench_repo(
+                name, commit, args.mirror_root, args.work, args.limit, args.ordinary, args.reuse
+            )
         )
     print_table(results)
     if args.json:
