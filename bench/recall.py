@@ -193,8 +193,10 @@ def check(work: Path) -> tuple[int, list[str]]:
                 why.append(f"{f['entity']}: {f['message']}"[:200])
     except json.JSONDecodeError:
         pass
-    if out.returncode not in (0, 1):
+    if out.returncode not in (0, 1) or (out.returncode == 1 and not why):
+        # Exit 1 without a blocking finding is a crash (an internal error), not a catch.
         why.append(f"error: {out.stderr.decode(errors='replace').strip()[:300]}")
+        return 2, why
     return out.returncode, why
 
 
