@@ -164,7 +164,7 @@ async def tool_latency(root: Path, paths: list[str], calls: int, seed: int) -> d
 
 def digest_time(root: Path, paths: list[str], runs: int) -> dict[str, Any]:
     from cairn.agents.digest import build_digest
-    from cairn.project import find_project
+    from cairn.core.project import find_project
 
     _git(root, "checkout", "-q", "-b", "feature")
     columns = [p for p in paths if "::" not in p]

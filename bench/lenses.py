@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.attention import attention
+from cairn.core.attention import attention
 from cairn.indexer import scan_paths
 from cairn.lsp.editor import Editor
 from cairn.store import Store

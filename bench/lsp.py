@@ -191,7 +191,7 @@ async def measure(root: Path, text: str, args: argparse.Namespace) -> dict[str, 
 
 def in_process(root: Path, text: str, rounds: int) -> dict[str, float]:
     """Where a full-file analysis spends its time, without the transport."""
-    from cairn.findings import findings_for
+    from cairn.core.findings import findings_for
     from cairn.indexer import Document
     from cairn.lsp.analysis import to_diagnostic
 

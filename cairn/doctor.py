@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.project import Project
+from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from cairn.core.present import short_id
 from cairn.store import Event, Store, canonical_json
 from cairn.store.log import LOG_NAME
 
@@ -120,18 +121,18 @@ def _event_lines(e: Event) -> list[str]:
     by = f" by {who}" if who else ""
     agent = f" via {_one_line(e.agent)}" if e.agent else ""
     day = _when(e)[:10]
-    head = f"- **{e.type.value}** {day}{by}{agent} `{e.id[:12]}`"
+    head = f"- **{e.type.value}** {day}{by}{agent} `{short_id(e.id)}`"
     lines = [head]
     if e.reasoning:
         lines.append(f"  - Why: {_one_line(e.reasoning)}")
     if e.alternative:
         lines.append(f"  - Rejected approach: {_one_line(e.alternative)}")
     if e.supersedes:
-        lines.append(f"  - Re-opens `{e.supersedes[:12]}`")
+        lines.append(f"  - Re-opens `{short_id(e.supersedes)}`")
     if e.reverts:
-        lines.append(f"  - Reverts `{e.reverts[:12]}`")
+        lines.append(f"  - Reverts `{short_id(e.reverts)}`")
     if e.commit:
-        lines.append(f"  - Commit `{e.commit[:12]}`")
+        lines.append(f"  - Commit `{short_id(e.commit)}`")
     metadata = e.metadata or {}
     adr = metadata.get("adr") if isinstance(metadata, dict) else None
     if isinstance(adr, str):

@@ -267,7 +267,7 @@ def candidate_lines(
 def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> list[Any]:
     """Findings (`cairn.findings.Finding`) for reverted changes coming back: at the first
     line that came back, with the severity of code that re-introduces a verdict."""
-    from cairn.findings import Finding, FindingKind, Severities
+    from cairn.core.findings import Finding, FindingKind, Severities
     from cairn.indexer import Range
 
     sev = (severities or Severities()).introduce

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tree_sitter import Point, Tree
 
+from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
@@ -13,7 +14,7 @@ from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
 from cairn.indexer.splice import EditRecord, splice
-from cairn.indexer.text import MAX_BYTES, LineIndex, looks_binary, to_bytes
+from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
 
 
 class Document:

@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from cairn.core.limits import MAX_FILE_BYTES
+
 _NEWLINE = re.compile(b"\n")
 
 # Files bigger than this are not indexed: the language server must stay responsive,
-# and no hand-written source file is anywhere near it.
-MAX_BYTES = 8 * 1024 * 1024
+# and no hand-written source file is anywhere near it. One limit for every surface,
+# kept in the core's leaf module of constants (which imports nothing).
+MAX_BYTES = MAX_FILE_BYTES
 
 
 def to_bytes(source: str | bytes) -> bytes:
@@ -21,11 +24,6 @@ def to_bytes(source: str | bytes) -> bytes:
     if isinstance(source, bytes):
         return source
     return source.encode("utf-8", "replace")
-
-
-def looks_binary(data: bytes) -> bool:
-    """A NUL byte early on means a binary file (git's heuristic)."""
-    return b"\x00" in data[:8192]
 
 
 class LineIndex:

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from cairn.findings import Finding, Severity, findings_for, latest_removal, removed
-from cairn.lsp.decisions import parse_draft
+from cairn.core.decisions import parse_draft
+from cairn.core.findings import Finding, Severity, findings_for, removed
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.workspace import OpenDocument
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
+    from cairn.store import EntityStatus, Event
 
 SOURCE = "cairn"
 NEWEST = 6  # events a hover card is given (it shows the newest two besides the verdicts)
@@ -96,6 +97,8 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
         if doc.version != version or server.documents.get(doc.uri) is not doc:
             return  # edited (or closed) meanwhile: the newer analysis publishes
         removals = await _removals(server, doc, statuses)
+        if doc.version != version or server.documents.get(doc.uri) is not doc:
+            return
         findings = findings_for(symbols, statuses, server.settings.severity, removals)
         findings += await _bring_backs(server, doc, symbols)
         if doc.version != version or server.documents.get(doc.uri) is not doc:
@@ -114,7 +117,7 @@ async def analyse(server: CairnServer, doc: OpenDocument) -> None:
         server.spawn(server.hub.prefetch_hovers(doc.project.cairn_dir, wanted, NEWEST))
 
 
-async def _bring_backs(server: CairnServer, doc: OpenDocument, symbols: list[Any]) -> list[Any]:
+async def _bring_backs(server: CairnServer, doc: OpenDocument, symbols: list[Any]) -> list[Finding]:
     """Findings where the document holds most of the lines an open revert took out
     (the whole document counts: the editor does not know what changed since HEAD)."""
     if doc.project is None or doc.doc is None or doc.relpath is None:
@@ -138,19 +141,15 @@ async def _bring_backs(server: CairnServer, doc: OpenDocument, symbols: list[Any
 
 
 async def _removals(
-    server: CairnServer, doc: OpenDocument, statuses: dict[str, Any]
-) -> dict[str, Any]:
+    server: CairnServer, doc: OpenDocument, statuses: dict[str, EntityStatus]
+) -> dict[str, Event | None]:
     """The event that removed each `removed` entity in the file (the notice quotes it)."""
-    out: dict[str, Any] = {}
-    if doc.project is None:
-        return out
-    for entity in removed(statuses):
-        try:
-            status, events = await server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST)
-        except StoreUnavailable:
-            continue
-        out[entity] = latest_removal([getattr(status, "latest", None), *events])
-    return out
+    if doc.project is None or not removed(statuses):
+        return {}
+    try:
+        return await server.hub.call(doc.project.cairn_dir, lambda s: s.removals(statuses))
+    except StoreUnavailable:
+        return {}
 
 
 async def _statuses(server: CairnServer, doc: OpenDocument) -> tuple[list[Any], dict[str, Any]]:

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from cairn.findings import short_id
+from cairn.core.decisions import DecisionRequest, draft_name, parse_draft, render_draft
+from cairn.core.present import short_id
+from cairn.core.project import Project
 from cairn.lsp.analysis import analyse, publish, refresh_projects
-from cairn.lsp.decisions import DecisionRequest, draft_name, parse_draft, render_draft
-from cairn.lsp.workspace import OpenDocument, Project
+from cairn.lsp.workspace import OpenDocument
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
@@ -35,18 +36,9 @@ async def record(server: CairnServer, project: Project, request: DecisionRequest
 
 async def append(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
     """Append the decision (on the store thread); what was written, as JSON."""
-    from cairn.store import EventDraft  # the store loads on first use, not at start-up
-
-    draft = EventDraft(
-        type=request.type,
-        entity=request.entity,
-        reasoning=request.reason or "",
-        alternative=request.alternative or "",
-        supersedes=request.supersedes or "",
-        reverts=request.reverts or "",
-        agent=AGENT,
+    result = await server.hub.write(
+        project.cairn_dir, lambda session: session.record(request, agent=AGENT)
     )
-    result = await server.hub.write(project.cairn_dir, lambda store: store.append(draft))
     event = result.event
     return {
         "id": event.id,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
-from cairn.findings import annotated_id, clip, day, short_id, split_notes
+from cairn.core.present import annotated_id, by, clip, day, short_id, split_notes, when
 
 MAX_LINES = 15
 MAX_VERDICTS = 3
@@ -25,17 +25,6 @@ def command_link(label: str, command: str, arguments: dict[str, Any]) -> str:
     """A markdown link that runs a command in editors that trust the server's markdown."""
     payload = quote(json.dumps([arguments], separators=(",", ":")))
     return f"[{label}](command:{command}?{payload})"
-
-
-def who(event: Any) -> str:
-    """` by alice` (or the agent), or nothing."""
-    author = getattr(event, "author", "") or getattr(event, "agent", "")
-    return f" by {author}" if author else ""
-
-
-def when(event: Any) -> str:
-    """The event's date (when it happened, else when it was logged) as YYYY-MM-DD."""
-    return day(getattr(event, "occurred_at", "") or getattr(event, "recorded_at", ""))
 
 
 def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
@@ -57,20 +46,20 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     for verdict in verdicts[:MAX_VERDICTS]:
         lines.extend(_verdict_lines(verdict, entity))
         lines.extend(
-            f"> *Note{who(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
+            f"> *Note{by(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
         )
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for event in conflicts[:1]:
         lines.append(
-            f"⚠ **Re-applied without supersede** {when(event)}{who(event)} · `{short_id(event.id)}`"
+            f"⚠ **Re-applied without supersede** {when(event)}{by(event)} · `{short_id(event.id)}`"
         )
     reopened = dict(getattr(status, "reopened", None) or {})
     history = {"entity": entity}
-    for verdict_id, by in list(reopened.items())[:2]:
+    for verdict_id, reopener in list(reopened.items())[:2]:
         lines.append(
             f"↺ `{short_id(verdict_id)}` re-opened by "
-            + command_link(f"`{short_id(by)}`", "cairn.history", history)
+            + command_link(f"`{short_id(reopener)}`", "cairn.history", history)
         )
     for review in list(getattr(status, "due_reviews", None) or ())[:1]:
         event = getattr(review, "event", review)
@@ -87,7 +76,7 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         for n in notes.get(event.id, ())[-1:]:
             reason += f" · *note:* {clip(n.reasoning, 90)}"
         lines.append(
-            f"- {when(event)} **{event.type}**{who(event)}" + (f": {reason}" if reason else "")
+            f"- {when(event)} **{event.type}**{by(event)}" + (f": {reason}" if reason else "")
         )
     blocks = _paragraphs(lines)
     link = command_link("Full history", "cairn.history", history)
@@ -100,14 +89,14 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
 
 def quiet_hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     """The one-line card of an entity whose history deserves no attention (the quiet
-    rule, `cairn.attention`): what it is and its newest decision, nothing more."""
+    rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
     count = int(getattr(status, "event_count", 0) or 0)
     noun = "decision" if count == 1 else "decisions"
     line = f"**`{entity}`** · {getattr(status, 'status', 'unknown')} · {count} {noun}"
     if newest:
         event = newest[0]
         reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
-        line += f" · {when(event)} {event.type}{who(event)}{reason}"
+        line += f" · {when(event)} {event.type}{by(event)}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
 
 
@@ -151,7 +140,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
         lines.append("No decisions recorded.")
     plain, notes = split_notes(events)
     for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
-        head = f"## {when(event)} · {event.type}{who(event)} · `{short_id(event.id)}`"
+        head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
         lines.append(head + found_by(event))
         if event.entity != entity:
             lines.append(f"*on `{event.entity}`*")
@@ -163,7 +152,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
                 lines.append(f"**{label}:** `{short_id(target)}`")
         lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
         for note in notes.get(event.id, ()):
-            lines += [f"> **Note** {when(note)}{who(note)} · `{short_id(note.id)}`  ", ""]
+            lines += [f"> **Note** {when(note)}{by(note)} · `{short_id(note.id)}`  ", ""]
             lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
@@ -175,7 +164,7 @@ def _verdict_lines(verdict: Any, entity: str = "") -> list[str]:
         # The entity is what was rejected (and what the gate blocks): say so in words.
         label = f"{entity} was rejected"
     alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
-    head = f"⛔ **{label}**{alternative} {when(verdict)}{who(verdict)} · `{short_id(verdict.id)}`"
+    head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
     head += found_by(verdict)
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]

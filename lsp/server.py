@@ -36,10 +36,11 @@ from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from cairn.core.project import ProjectFinder
 from cairn.lsp.frames import FrameReader
 from cairn.lsp.settings import Settings
 from cairn.lsp.stores import StoreHub, settle
-from cairn.lsp.workspace import OpenDocument, Projects
+from cairn.lsp.workspace import OpenDocument
 
 log = logging.getLogger("cairn.lsp")
 
@@ -99,7 +100,7 @@ class CairnServer(LanguageServer):
         self.settings = Settings()
         self.init_options: object = None
         self.hub = StoreHub()
-        self.projects = Projects()
+        self.projects = ProjectFinder()
         self.documents: dict[str, OpenDocument] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}  # uri -> debounced analysis
         self.background: set[asyncio.Task[Any]] = set()  # keeps fire-and-forget tasks alive

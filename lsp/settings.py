@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from cairn.attention import DEFAULT_BUSY_AFTER, AttentionPolicy
-from cairn.findings import Severities, Severity
+from cairn.core.attention import DEFAULT_BUSY_AFTER, AttentionPolicy
+from cairn.core.findings import Severities, Severity
+from cairn.core.limits import MAX_FILE_BYTES
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 
@@ -24,7 +25,7 @@ class Settings:
     severity: Severities = field(default_factory=Severities)
     debounce_ms: int = 150  # quiet time after the last keystroke before re-analysing
     code_lens: bool = True
-    # the quiet rule (cairn.attention): lenses and full hover cards only where history
+    # the quiet rule (cairn.core.attention): lenses and full hover cards only where history
     # matters; off, every entity with history gets them
     quiet: bool = True
     quiet_max_decisions: int = DEFAULT_BUSY_AFTER  # more decisions than this is worth a lens
@@ -32,7 +33,8 @@ class Settings:
     # auto: pull when the client can pull and be refreshed, push otherwise (never both)
     diagnostic_mode: str = "auto"
     poll_interval_ms: int = 2000  # cheap check of the log when the client cannot watch files
-    max_file_bytes: int = 4_000_000  # larger documents are not analysed
+    # larger documents are not analysed; the setting can lower the one limit, not raise it
+    max_file_bytes: int = MAX_FILE_BYTES
     # larger LSP messages are skipped unread (cairn.lsp.frames); 0 would refuse all
     max_message_bytes: int = 64 * 1024 * 1024
 
@@ -90,6 +92,13 @@ def _non_negative_int(value: object) -> int:
     return int(value)
 
 
+def _file_bytes(value: object) -> int:
+    number = _non_negative_int(value)
+    if number > MAX_FILE_BYTES:
+        raise ValueError(f"expected at most {MAX_FILE_BYTES} (the indexer's limit), got {number}")
+    return number
+
+
 def _message_limit(value: object) -> int:
     # Below 64 KB the server could not even read a client's initialize request.
     number = _non_negative_int(value)
@@ -119,6 +128,6 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "hoverNoDecisions": ("hover_no_decisions", _bool),
     "diagnosticMode": ("diagnostic_mode", _mode),
     "pollIntervalMs": ("poll_interval_ms", _non_negative_int),
-    "maxFileBytes": ("max_file_bytes", _non_negative_int),
+    "maxFileBytes": ("max_file_bytes", _file_bytes),
     "maxMessageBytes": ("max_message_bytes", _message_limit),
 }

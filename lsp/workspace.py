@@ -1,8 +1,9 @@
 """Open documents and the projects they belong to.
 
-A document belongs to the nearest directory above it that holds a `.cairn/` folder,
-so a multi-root workspace (or a monorepo with several projects) gets one log per
-root without configuration. Each open document keeps one indexer `Document`, edited
+A document belongs to the nearest directory above it that holds a `.cairn/` folder
+(`cairn.core.project.ProjectFinder`, which honours `CAIRN_DIR` as the CLI does), so a
+multi-root workspace (or a monorepo with several projects) gets one log per root
+without configuration. Each open document keeps one indexer `Document`, edited
 incrementally from `didChange` content changes on the event loop (tree-sitter's
 incremental reparse is fast enough to stay there), plus the results of its last
 analysis, tagged with the version they were computed for.
@@ -18,29 +19,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from cairn.findings import Finding
+from cairn.core.findings import Finding
+from cairn.core.project import Project
 from cairn.indexer import Document
-from cairn.project import CAIRN_DIRNAME
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Project:
-    """A repository root and its `.cairn/` folder."""
-
-    root: Path
-    cairn_dir: Path
-
-    @property
-    def drafts(self) -> Path:
-        """Where decision drafts are written."""
-        return self.cairn_dir / "drafts"
-
-    @property
-    def queries(self) -> Path:
-        """The user's tree-sitter queries (`<language>.scm`), run after the built-in ones."""
-        return self.cairn_dir / "queries"
 
 
 @dataclass
@@ -90,36 +73,6 @@ class OpenDocument:
     def invalidate(self) -> None:
         """Forget the analysis (the log changed underneath)."""
         self.analysed_version = None
-
-
-class Projects:
-    """Finds the project of a path (cached per directory)."""
-
-    def __init__(self) -> None:
-        self._by_dir: dict[Path, Project | None] = {}
-
-    def for_path(self, path: Path) -> Project | None:
-        """The project whose `.cairn/` is nearest above `path`, if any."""
-        start = path if path.is_dir() else path.parent
-        return self._lookup(start)
-
-    def forget(self) -> None:
-        """Drop the cache (a `.cairn/` folder appeared or vanished)."""
-        self._by_dir.clear()
-
-    def _lookup(self, directory: Path) -> Project | None:
-        if directory in self._by_dir:
-            return self._by_dir[directory]
-        project: Project | None
-        candidate = directory / CAIRN_DIRNAME
-        if candidate.is_dir():
-            project = Project(root=directory, cairn_dir=candidate)
-        elif directory.parent == directory:
-            project = None
-        else:
-            project = self._lookup(directory.parent)
-        self._by_dir[directory] = project
-        return project
 
 
 def _name_size(symbol: Any) -> tuple[int, int]:

@@ -21,8 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from cairn.findings import clip, day, short_id
-from cairn.project import Project
+from cairn.core.present import clip, day, short_id
+from cairn.core.project import Project
 
 DEFAULT_MAX_CHARS = 4000
 MIN_MAX_CHARS = 200
@@ -202,8 +202,9 @@ def _verdict_item(section: str, event: Any) -> Item:
     )
 
 
-def branch_items(store: Any, entities: set[str], today: date | None) -> list[Item]:
-    """Open verdicts, conflicts and due reviews on the branch's entities, newest first."""
+def branch_items(session: Any, entities: set[str], today: date | None = None) -> list[Item]:
+    """Open verdicts, conflicts and due reviews on the branch's entities, newest first.
+    `today` pretends another day for the reviews (the session's statuses use today)."""
     from cairn.store.paths import EntityPathError, canonicalise
 
     valid: set[str] = set()
@@ -214,7 +215,11 @@ def branch_items(store: Any, entities: set[str], today: date | None) -> list[Ite
             continue  # a file name the grammar does not accept has no history either
     items: list[Item] = []
     seen: set[str] = set()
-    for status in store.status_many(sorted(valid)).values():
+    other_day: dict[str, list[Any]] = {}
+    if today is not None:
+        for review in session.due_reviews(today=today):
+            other_day.setdefault(review.event.entity, []).append(review)
+    for status in session.statuses(sorted(valid)).values():
         for verdict in status.open_verdicts:
             if verdict.id not in seen:
                 seen.add(verdict.id)
@@ -226,13 +231,16 @@ def branch_items(store: Any, entities: set[str], today: date | None) -> list[Ite
                 items.append(
                     Item("branch", "conflict", status.entity, day(change.when), change.id, reason)
                 )
-    for review in store.due_reviews(today=today):
-        event = review.event
-        if event.entity in valid and event.id not in seen:
-            seen.add(event.id)
-            due = f"review due {review.due}: " if review.due else "review due: "
-            reason = due + first_sentence(event.reasoning)
-            items.append(Item("branch", "review", event.entity, day(event.when), event.id, reason))
+        due_now = status.due_reviews if today is None else other_day.get(status.entity, [])
+        for review in due_now:
+            event = review.event
+            if event.id not in seen:
+                seen.add(event.id)
+                due = f"review due {review.due}: " if review.due else "review due: "
+                reason = due + first_sentence(event.reasoning)
+                items.append(
+                    Item("branch", "review", event.entity, day(event.when), event.id, reason)
+                )
     items.sort(key=lambda i: i.date, reverse=True)
     return items
 
@@ -246,7 +254,7 @@ def build_digest(
     use_git: bool = True,
 ) -> Digest:
     """The digest for a project: the branch's entities first, then project-wide verdicts."""
-    from cairn.store import Store
+    from cairn.core.session import Session
 
     base, files = changed_files(project.root) if use_git else (None, [])
     for raw in paths:
@@ -255,10 +263,10 @@ def build_digest(
             files.append(rel)
     files = files[:MAX_FILES]
     entities = entities_in_files(project, files)
-    with Store.open(project.cairn_dir) as store:
-        items = branch_items(store, entities, today)
+    with Session.open(project) as session:
+        items = branch_items(session, entities, today)
         seen = {i.id for i in items}
-        for verdict in store.recent_verdicts(RECENT_LIMIT):
+        for verdict in session.store.recent_verdicts(RECENT_LIMIT):
             if verdict.id not in seen:
                 items.append(_verdict_item("recent", verdict))
     digest = Digest(base=base, files=files, entities=len(entities))

@@ -19,19 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cairn.findings import clip, day, short_id
-from cairn.project import Project, ProjectNotFound, find_project
+from cairn.core.decisions import loggable_types
+from cairn.core.limits import MAX_FILE_BYTES
+from cairn.core.present import clip, day, short_id
+from cairn.core.project import Project, ProjectNotFound, find_project
 
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
-MAX_CONTENT = 4_000_000  # `cairn check`'s file limit: larger files are generated
+MAX_CONTENT = MAX_FILE_BYTES  # the one file-size limit: larger files are generated
 MAX_ENTITIES = 200
 MAX_PATH = 4096  # characters in an entity path or a file path
 MAX_DETAILED = 40  # entities described in full in one answer; the rest are listed
 SEARCH_DEFAULT, SEARCH_MAX = 10, 50
-RECORD_TYPES = [
-    *("add", "create", "modify", "retype", "rename", "migrate", "index_add"),
-    *("remove", "delete", "index_remove", "revert", "reject", "supersede"),
-]
+RECORD_TYPES = list(loggable_types())  # the store's vocabulary, less redact
 
 _PATH_HINT = "entity paths such as users.email, src/auth.py::login, deps/stripe"
 
@@ -131,7 +130,7 @@ class AgentTools:
     def __init__(self, start: Path | None = None) -> None:
         self._start = start
         self._project: Project | None = None
-        self._store: Any = None
+        self._session: Any = None
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -143,20 +142,27 @@ class AgentTools:
                 raise ToolError(str(exc)) from None
         return self._project
 
-    def store(self) -> Any:
-        if self._store is None:
-            from cairn.store import Store, StoreError
+    def session(self) -> Any:
+        """The core's project session, open for the connection's lifetime: its status
+        cache and revert prints carry over between calls until the log changes."""
+        if self._session is None:
+            from cairn.core.session import Session
+            from cairn.store import StoreError
 
             try:
-                self._store = Store.open(self.project().cairn_dir)
+                self._session = Session.open(self.project())
             except StoreError as exc:
                 raise ToolError(f"cannot read the decision log: {exc}") from None
-        return self._store
+        return self._session
+
+    def store(self) -> Any:
+        """The store, for plain reads (history, search, prior attempts)."""
+        return self.session().store
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def call(self, name: str, arguments: object, *, agent: str = "", session: str = "") -> Answer:
         """Run one tool; validation and store errors become `is_error` answers."""
@@ -215,21 +221,17 @@ class AgentTools:
         from cairn.store.paths import canonicalise
 
         entities = list(dict.fromkeys(canonicalise(e) for e in wanted))
-        store = self.store()
-        counts = store.status_many(entities)
+        session = self.session()
+        counts = session.statuses(entities)
         recorded = [e for e in entities if counts[e].event_count]
         silent = [e for e in entities if not counts[e].event_count]
         detailed, listed = recorded[:MAX_DETAILED], recorded[MAX_DETAILED:]
-        reviews: dict[str, list[Any]] = {}
-        if detailed:
-            for review in store.due_reviews():
-                reviews.setdefault(review.event.entity, []).append(review)
         blocks: list[str] = []
         records: list[dict[str, Any]] = []
         for entity in detailed:
-            status = store.status(entity)
-            attempts = store.prior_attempts(entity)
-            text, record = _describe(status, attempts, reviews.get(entity, []))
+            status = session.status(entity)  # every conflict, the rollup, due reviews
+            attempts = session.store.prior_attempts(entity)
+            text, record = _describe(status, attempts, status.due_reviews)
             blocks.append(text)
             records.append(record)
         if listed:
@@ -307,7 +309,8 @@ class AgentTools:
         project = self.project()
         absolute = project.root / self._relpath(path)
         try:
-            return check_stdin(absolute, content.encode("utf-8", "surrogatepass"), project=project)
+            data = content.encode("utf-8", "surrogatepass")
+            return check_stdin(absolute, data, project=project, session=self.session())
         except CairnError as exc:
             raise ToolError(str(exc)) from None
 
@@ -339,7 +342,7 @@ class AgentTools:
             agent=agent,
             session=session,
         )
-        result = self.store().append(draft)
+        result = self.session().append(draft)  # as `cairn log` does: the store validates
         event = result.event
         text = f"logged {event.type.value} on {event.entity} {short_id(event.id)}"
         if event.supersedes:

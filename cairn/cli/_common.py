@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from cairn.project import Project, ProjectNotFound, find_project
+from cairn.core.project import Project, ProjectNotFound, find_project
 from cairn.terminal import printable
 
 
@@ -26,13 +26,13 @@ def report_error(message: str) -> None:
     click.secho(f"cairn: error: {line}", err=True, fg="red" if sys.stderr.isatty() else None)
 
 
-def warn_if_damaged(store: Any) -> None:
+def warn_if_damaged(damage: str) -> None:
     """One line on stderr when the log holds lines that verification rejects (they are
-    ignored by every answer; `cairn verify` says which)."""
-    damage = store.damage
+    ignored by every answer; `cairn verify` says which). `damage` is the session's
+    (`Session.damage()`) or the gate report's message, "" when the log is sound."""
     if damage:
         click.secho(
-            f"cairn: warning: {damage.message()}",
+            f"cairn: warning: {printable(damage)}",
             err=True,
             fg="yellow" if sys.stderr.isatty() else None,
         )

@@ -32,7 +32,7 @@ def annotate_cmd(event_id: str, reason: str | None, author: str, as_json: bool) 
     """
     from cairn.cli.reason_editor import ask_reason
     from cairn.cli.store_cmds import _console, _short, esc, open_store
-    from cairn.findings import clip
+    from cairn.core.present import clip
     from cairn.store import EventDraft, StoreError
 
     with open_store() as store:

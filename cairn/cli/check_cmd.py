@@ -1,22 +1,22 @@
 """`cairn check`: the decision log as a gate for CI, pre-commit and agent hooks.
 
 Exit 1 when the checked change *introduces* an entity with an open verdict (re-adds a
-reverted column, re-declares a rejected dependency); exit 0 otherwise. Findings come
-from `cairn.findings`, the same place the language server's diagnostics come from.
-Agents call this on every edit, so the heavy imports (store, indexer) happen only
-once there is something to check.
+reverted column, re-declares a rejected dependency); exit 0 otherwise. This module
+only gathers what to check (files, a git diff, a proposed edit on stdin) and prints
+the report: the findings and what blocks come from `cairn.core.gate`, the same rules
+the language server's diagnostics and the agent tools use. Agents call this on every
+edit, so the heavy imports (store, indexer) happen only once there is something to
+check.
 """
 
 from __future__ import annotations
 
 import codecs
-import difflib
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -28,12 +28,15 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
+from cairn.core.gate import Report, Target, changed_lines
+from cairn.core.present import short_id
+from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
 
 if TYPE_CHECKING:
-    from cairn.project import Project
+    from cairn.core.session import Session
 
-MAX_FILE_BYTES = 4_000_000  # the language server's default limit; larger files are generated
+__all__ = ["changed_lines", "check", "parse_added_lines", "register"]
 
 
 def register(group: click.Group) -> None:
@@ -114,34 +117,6 @@ def check(
 # --- what to check ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One file's new content and the 1-based lines that count (None: every line)."""
-
-    relpath: str
-    text: str
-    lines: frozenset[int] | None
-
-
-@dataclass(slots=True)
-class Report:
-    """What `check` found, in file order."""
-
-    files_checked: int
-    findings: list[dict[str, Any]] = field(default_factory=list)
-
-    def make_removed_blocking(self) -> None:
-        """`--strict-removed`: re-introducing a removed entity fails the gate too."""
-        for f in self.findings:
-            if f["kind"] == "removed" and f["role"] == "introduce":
-                f["blocking"], f["severity"] = True, "error"
-
-    @property
-    def blocking(self) -> list[dict[str, Any]]:
-        """Findings that fail the gate."""
-        return [f for f in self.findings if f["blocking"]]
-
-
 def _project() -> Project:
     from cairn.cli._common import current_project
 
@@ -157,10 +132,10 @@ def _relpath(project: Project, path: Path) -> str:
 
 
 def _decode(data: bytes) -> str | None:
-    """Text of a source file, or None for binary and oversized files (nothing to index)."""
-    if len(data) > MAX_FILE_BYTES or b"\0" in data[:8192]:
-        return None
-    return data.decode("utf-8", errors="replace")
+    """Text of a source file, or None for binary and oversized files (the one limit)."""
+    from cairn.core.limits import source_text  # loads the indexer: only with files to read
+
+    return source_text(data)
 
 
 def _git(args: list[str], cwd: Path) -> str:
@@ -311,173 +286,26 @@ def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
     return [t for t in targets if not t.relpath.startswith(own)]
 
 
-def changed_lines(old: str, new: str) -> frozenset[int]:
-    """1-based lines of `new` that are inserted or replaced relative to `old`."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    lines: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-    return frozenset(lines)
-
-
 # --- checking --------------------------------------------------------------------------
 
 
-def _start(rng: Any) -> tuple[int, int]:
-    """(line, character) of a range's start, 0-based, whatever shape the indexer used."""
-    if hasattr(rng, "start_line"):
-        return rng.start_line, rng.start_character
-    if hasattr(rng, "start"):
-        return rng.start.line, rng.start.character
-    return rng["start"]["line"], rng["start"]["character"]
-
-
-def _end(rng: Any) -> tuple[int, int]:
-    if hasattr(rng, "end_line"):
-        return rng.end_line, rng.end_character
-    if hasattr(rng, "end"):
-        return rng.end.line, rng.end.character
-    return rng["end"]["line"], rng["end"]["character"]
-
-
-def analyse(project: Project, targets: list[Target], threshold: float | None = None) -> Report:
-    """Index each target, keep symbols on counted lines, turn them into findings.
-
-    Three things are found: a counted line that *names* an entity with an open verdict
-    (the gate: it re-introduces it), a changed line inside such an entity (shown, not
-    blocking), and added lines that bring back most of what one revert took out
-    (`cairn.fingerprints`; blocking, wherever they land).
-    """
-    from dataclasses import replace
-
-    from cairn.findings import FindingKind, findings_for, latest_removal, removed
-    from cairn.fingerprints import bring_back_findings
-    from cairn.indexer import Role, index_text
-    from cairn.indexer.enclosing import innermost_symbol
-
-    per_file: list[tuple[Target, list[Any], list[Any]]] = []
-    entities: set[str] = set()
-    for target in targets:
-        all_symbols = index_text(target.text, target.relpath)
-        symbols = [
-            s
-            for s in all_symbols
-            if target.lines is None or _start(s.name_range)[0] + 1 in target.lines
-        ]
-        if target.lines is not None:
-            # A change inside an entity's body is history of that entity: shown (as a
-            # reference), never blocking. A whole file already names every entity.
-            named = {s.entity for s in symbols}
-            enclosing: dict[str, Any] = {}
-            for number in sorted(target.lines):
-                around = innermost_symbol(all_symbols, number - 1)
-                if around is not None and around.entity not in named:
-                    enclosing.setdefault(around.entity, around)
-            symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
-        per_file.append((target, symbols, all_symbols))
-        entities.update(s.entity for s in symbols)
-    report = Report(files_checked=len(targets))
-    if not targets:
-        return report
-    from cairn.store import Store, StoreError
+def analyse(
+    project: Project,
+    targets: list[Target],
+    threshold: float | None = None,
+    session: Session | None = None,
+) -> Report:
+    """The core's gate over the targets; a damaged or locked log is a one-line error.
+    `session`: an open one to reuse (the MCP server's), else the gate opens its own."""
+    from cairn.core.gate import check as gate_check
+    from cairn.store import StoreError
 
     try:
-        with Store.open(project.cairn_dir) as store:
-            warn_if_damaged(store)
-            statuses = store.status_many(sorted(entities)) if entities else {}
-            backs = _bring_backs(store, per_file, threshold)
-            removals = {e: latest_removal(store.history(e)) for e in removed(statuses)}
-    except StoreError as exc:  # a damaged or locked log: say so, do not pass silently
+        report = gate_check(project, targets, session, threshold=threshold)
+    except StoreError as exc:  # do not pass silently
         raise CairnError(f"cannot read the decision log: {exc}") from None
-    for target, symbols, _all in per_file:
-        for finding in findings_for(symbols, statuses, removals=removals):
-            verdict = _verdict(statuses.get(finding.entity), finding.verdict_id)
-            quoted = verdict or removals.get(finding.entity)
-            line, col = _start(finding.name_range)
-            end_line, end_col = _end(finding.name_range)
-            blocking = finding.role == "introduce" and finding.kind not in (
-                FindingKind.REVIEW,
-                FindingKind.REMOVED,
-            )
-            # One vocabulary: what fails the gate is an error in text and JSON alike.
-            severity = "error" if blocking else finding.severity.value
-            report.findings.append(
-                {
-                    "file": target.relpath,
-                    "line": line + 1,
-                    "column": col + 1,
-                    "end_line": end_line + 1,
-                    "end_column": end_col + 1,
-                    "entity": finding.entity,
-                    "role": finding.role,
-                    "kind": finding.kind.value,
-                    "severity": severity,
-                    "blocking": blocking,
-                    "message": finding.message,
-                    "verdict_id": finding.verdict_id,
-                    "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": getattr(quoted, "reasoning", None),
-                    "alternative": getattr(verdict, "alternative", None),
-                }
-            )
-    for finding in bring_back_findings(backs):
-        rng = finding.name_range
-        report.findings.append(
-            {
-                "file": finding.data["file"],
-                "line": rng.start_line + 1,
-                "column": 1,
-                "end_line": rng.end_line + 1,
-                "end_column": rng.end_character + 1,
-                "entity": finding.entity,
-                "role": finding.role,
-                "kind": finding.kind.value,
-                "severity": "error",
-                "blocking": True,
-                "message": finding.message,
-                "verdict_id": finding.verdict_id,
-                "verdict_types": ["revert"],
-                "reasoning": None,
-                "alternative": None,
-                "lines": [n + 1 for n in finding.data["lines"]],
-                "hits": finding.data["hits"],
-                "total": finding.data["total"],
-            }
-        )
+    warn_if_damaged(report.damage)
     return report
-
-
-def _bring_backs(
-    store: Any, per_file: list[tuple[Target, list[Any], list[Any]]], threshold: float | None
-) -> list[Any]:
-    """Reverts whose fingerprinted lines this change brings back (most of them)."""
-    from cairn.fingerprints import (
-        DEFAULT_THRESHOLD,
-        all_hashes,
-        candidate_lines,
-        match_prints,
-        prints_from_statuses,
-    )
-
-    prints = prints_from_statuses(store.status_many(store.entities()))
-    wanted = all_hashes(prints)
-    if not wanted:
-        return []
-    added = []
-    for target, _symbols, all_symbols in per_file:
-        lines = target.text.split("\n")
-        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
-        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
-        added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
-    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)
-
-
-def _verdict(status: Any, verdict_id: str) -> Any:
-    for event in getattr(status, "open_verdicts", None) or ():
-        if getattr(event, "id", None) == verdict_id:
-            return event
-    return None
 
 
 def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
@@ -538,10 +366,14 @@ def check_worktree(threshold: float | None = None) -> Report:
 
 
 def check_stdin(
-    name: Path, data: bytes, threshold: float | None = None, project: Project | None = None
+    name: Path,
+    data: bytes,
+    threshold: float | None = None,
+    project: Project | None = None,
+    session: Session | None = None,
 ) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
-    (also the MCP `cairn_check` tool, which passes the project it serves)."""
+    (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
     rel = _relpath(project, name)
     text = _decode(data)
@@ -552,7 +384,7 @@ def check_stdin(
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)], threshold)
+    return analyse(project, [Target(rel, text, lines)], threshold, session)
 
 
 # --- output ----------------------------------------------------------------------------
@@ -561,20 +393,14 @@ def check_stdin(
 def emit(report: Report, as_json: bool) -> None:
     """A compiler-style report for people, or one JSON document for machines."""
     if as_json:
-        emit_json(
-            {
-                "blocking": bool(report.blocking),
-                "files_checked": report.files_checked,
-                "findings": report.findings,
-            }
-        )
+        emit_json(report.to_dict())
         return
     for f in report.findings:
         label = f["severity"]
         kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
         say(
             f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
-            f"[{kinds} {f['verdict_id'][:8]}]"
+            f"[{kinds} {short_id(f['verdict_id'])}]"
         )
     files = plural(report.files_checked, "file")
     blocking = report.blocking

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from cairn.cli._common import CairnError, json_option, say
-from cairn.project import ProjectNotFound, find_project
+from cairn.core.project import ProjectNotFound, find_project
 from cairn.terminal import printable
 
 

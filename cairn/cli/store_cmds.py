@@ -20,6 +20,8 @@ from cairn.cli._common import (
     plural,
     warn_if_damaged,
 )
+from cairn.core.present import short_id, who
+from cairn.core.session import Session
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -49,17 +51,24 @@ STATUS_STYLE = {
 
 
 @contextmanager
-def open_store() -> Iterator[Store]:
-    """The current project's store; store errors become one-line CLI errors."""
+def open_session() -> Iterator[Session]:
+    """The current project's session; store errors become one-line CLI errors."""
     project = current_project()
     try:
-        with Store.open(project.cairn_dir) as store:
-            warn_if_damaged(store)
-            yield store
+        with Session.open(project) as session:
+            warn_if_damaged(session.damage())
+            yield session
     except AmbiguousTarget as exc:
         raise CairnError(str(exc)) from None
     except (StoreError, EntityPathError) as exc:
         raise CairnError(str(exc)) from None
+
+
+@contextmanager
+def open_store() -> Iterator[Store]:
+    """The current project's store (through its session), for plain reads."""
+    with open_session() as session:
+        yield session.store
 
 
 def _console() -> Any:
@@ -84,12 +93,12 @@ def body(value: str, indent: str = "    ") -> str:
     return escape(for_terminal(value, indent))
 
 
-def _who(author: str) -> str:
-    return author.split(" <", 1)[0] if author else "?"
+def _who(event: Event) -> str:
+    return who(event) or "?"
 
 
 def _short(event_id: str) -> str:
-    return event_id[:12]
+    return short_id(event_id)
 
 
 def _day(ts: str) -> str:
@@ -132,8 +141,8 @@ def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _append(draft: EventDraft, as_json: bool) -> None:
-    with open_store() as store:
-        result = store.append(draft)
+    with open_session() as session:
+        result = session.append(draft)
     event = result.event
     if result.masked:
         click.echo(
@@ -186,7 +195,7 @@ def _reason(given: str | None, entity: str, type_: str) -> str:
     if given is not None:
         return given
     from cairn.cli.reason_editor import ask_reason
-    from cairn.findings import clip
+    from cairn.core.present import clip
 
     with open_store() as store:
         st = store.status(entity)
@@ -194,7 +203,7 @@ def _reason(given: str | None, entity: str, type_: str) -> str:
     if st.open_verdicts:
         context.append("open verdicts:")
         context += [
-            f"  {v.type.value} {_day(v.when)} {_short(v.id)} by {_who(v.author)}: "
+            f"  {v.type.value} {_day(v.when)} {_short(v.id)} by {_who(v)}: "
             + clip(v.reasoning, 100)
             for v in st.open_verdicts
         ]
@@ -330,8 +339,8 @@ def _verdict_line(e: Event) -> str:
     what = f"{e.type.value}"
     if e.alternative:
         what += f" of “{e.alternative}”"
-    who = esc(_who(e.author))
-    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {who}: {body(e.reasoning)}"
+    name = esc(_who(e))
+    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {body(e.reasoning)}"
 
 
 def _print_status(st: EntityStatus) -> None:
@@ -356,6 +365,11 @@ def _print_status(st: EntityStatus) -> None:
     if st.latest is not None:
         e = st.latest
         console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {body(e.reasoning)}")
+    for review in st.due_reviews:
+        e = review.event
+        since = f" since {review.due}" if review.due else ""
+        why = review.detail or e.reasoning
+        console.print(f"[yellow]review due[/]{since}: {_short(e.id)} {body(why)}")
     if st.rollup:
         console.print("children with verdicts:")
         for child, status in sorted(st.rollup.items()):
@@ -400,12 +414,13 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 @click.argument("entity")
 @json_option
 def status_cmd(entity: str, as_json: bool) -> None:
-    """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown)."""
+    """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
+    with the reviews of its decisions that are due."""
     _readable(entity)
-    with open_store() as store:
-        st = store.status(entity)
+    with open_session() as session:
+        st = session.status(entity)
         unknown = st.event_count == 0 and not st.rollup
-        suggestions = _did_you_mean(store, entity) if unknown else []
+        suggestions = _did_you_mean(session.store, entity) if unknown else []
     if as_json:
         emit_json({**st.to_dict(), "did_you_mean": suggestions})
     else:
@@ -435,7 +450,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             f"no decisions recorded on {esc(entity)}" + (f" as of {as_of}" if as_of else "")
         )
         return
-    from cairn.findings import annotated_id, split_notes
+    from cairn.core.present import annotated_id, split_notes
 
     plain, notes = split_notes(events)
     for e in plain:
@@ -452,19 +467,19 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
         if how:  # how an imported revert was recognised
             share = e.metadata.get("share")
-            links += f" found by {how}" + (f" ({share})" if share else "")
+            links += f" (found by {how}" + (f", {share})" if share else ")")
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
-            f"  {esc(_who(e.author))}{links}"
+            f"  {esc(_who(e))}{links}"
         )
         if e.alternative:
             console.print(f"    alternative: {esc(e.alternative)}")
         console.print(f"    {body(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
         for n in notes.get(e.id, ()):
-            who = esc(_who(n.author))
+            name = esc(_who(n))
             console.print(
-                f"    [yellow]note[/] {_day(n.recorded_at)} {_short(n.id)} by {who}: "
+                f"    [yellow]note[/] {_day(n.recorded_at)} {_short(n.id)} by {name}: "
                 + body(n.reasoning if not n.redacted else "(redacted)", " " * 6)
             )
 
@@ -560,8 +575,8 @@ def review_cmd(today: str | None, as_json: bool) -> None:
             day = date.fromisoformat(parse_date(today, field="--today"))
         except StoreError as exc:
             raise CairnError(str(exc)) from None
-    with open_store() as store:
-        due: list[Review] = store.due_reviews(today=day)
+    with open_session() as session:
+        due: list[Review] = session.due_reviews(today=day)
     if as_json:
         emit_json([r.to_dict() for r in due])
     else:

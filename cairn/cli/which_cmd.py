@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from cairn.cli._common import CairnError, emit_json, json_option, say, warn_if_damaged
+from cairn.core.session import damage_message
 
 
 def register(group: click.Group) -> None:
@@ -100,7 +101,7 @@ def _statuses(cairn_dir: Path | None, entities: list[str]) -> dict[str, str]:
 
     try:
         with Store.open(cairn_dir) as store:
-            warn_if_damaged(store)
+            warn_if_damaged(damage_message(store))
             found = store.status_many(entities)
     except StoreError as exc:
         raise CairnError(f"cannot read the decision log: {exc}") from None

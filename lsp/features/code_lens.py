@@ -1,7 +1,7 @@
 """textDocument/codeLens: "3 decisions · reverted 2026-04-02" above entities whose
 history deserves attention.
 
-Which entities get a lens is the quiet rule (`cairn.attention`): an open verdict, a
+Which entities get a lens is the quiet rule (`cairn.core.attention`): an open verdict, a
 conflict, a due review, a re-opened verdict, a removal later re-added, many decisions,
 or a table whose columns have such history. An entity whose only history is its
 creation by an imported migration gets none. The `quiet` setting turns the rule off
@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from cairn.attention import Attention, AttentionPolicy, Reason, attention, needs_history
+from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
 from cairn.lsp.analysis import ensure_fresh, lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
@@ -38,7 +38,7 @@ async def attention_by_entity(server: CairnServer, doc: OpenDocument) -> dict[st
     if wanted and doc.project is not None:
         try:
             histories = await server.hub.call(
-                doc.project.cairn_dir, lambda store: {e: store.history(e) for e in wanted}
+                doc.project.cairn_dir, lambda s: {e: s.store.history(e) for e in wanted}
             )
         except StoreUnavailable as exc:
             server.log(f"code lens: {exc}", types.MessageType.Warning)

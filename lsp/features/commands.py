@@ -21,13 +21,14 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from cairn.findings import clip, short_id
-from cairn.lsp.decisions import COMMANDS, InvalidRequest, request_from_command
+from cairn.core.decisions import COMMANDS, InvalidRequest, request_from_command
+from cairn.core.present import clip, short_id
+from cairn.core.project import Project
 from cairn.lsp.drafts_flow import open_draft, record
 from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import Project, uri_path
+from cairn.lsp.workspace import uri_path
 
 
 def register(server: CairnServer) -> None:
@@ -51,7 +52,9 @@ def register(server: CairnServer) -> None:
             entity = canonicalise(raw)
         except EntityPathError as exc:
             raise JsonRpcInvalidParams(f"cairn.history: {exc}") from None
-        events = await _store(server, project, lambda s: s.history(entity, include_children=True))
+        events = await _store(
+            server, project, lambda s: s.store.history(entity, include_children=True)
+        )
         markdown = history_markdown(entity, events)
         shown = False
         if options.get("show") and server.capability("window.show_document.support"):
@@ -145,7 +148,7 @@ async def _draft_context(server: CairnServer, project: Project, target: str | No
     if not target:
         return ""
     try:
-        event = await server.hub.call(project.cairn_dir, lambda s: s.get(target))
+        event = await server.hub.call(project.cairn_dir, lambda s: s.store.get(target))
     except Exception:
         return ""
     return (

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from cairn.core.project import Project
 from cairn.indexer import Document, user_query_errors
 from cairn.lsp.analysis import publish, schedule
 from cairn.lsp.drafts_flow import log_draft
 from cairn.lsp.server import CairnServer
-from cairn.lsp.workspace import OpenDocument, Project, relative_to, uri_path
+from cairn.lsp.workspace import OpenDocument, relative_to, uri_path
 
 
 def register(server: CairnServer) -> None:

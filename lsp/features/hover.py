@@ -1,11 +1,11 @@
 """textDocument/hover: the decision card for the entity under the cursor.
 
 Fast path: the symbol comes from the document's cached symbols; the card's data is
-cached per log version (`StoreHub.hover_data`), so a repeated hover costs one `stat`
+cached per log version (`Session.card`), so a repeated hover costs one `stat`
 of the log and no thread hop; a miss costs two indexed queries on the store thread.
 Symbols without history get no hover, unless the `hoverNoDecisions` setting asks for
 a "no decisions yet" card. An entity whose history deserves no attention (the quiet
-rule, `cairn.attention`; the `quiet` setting) gets a one-line card.
+rule, `cairn.core.attention`; the `quiet` setting) gets a one-line card.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from cairn.attention import attention, needs_history
+from cairn.core.attention import attention, needs_history
 from cairn.lsp.analysis import NEWEST, lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
@@ -43,7 +43,7 @@ def register(server: CairnServer) -> None:
             )
         entity = symbol.entity
         try:
-            status, history = await asyncio.wait_for(
+            card = await asyncio.wait_for(
                 server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
             )
         except StoreUnavailable as exc:
@@ -54,6 +54,7 @@ def register(server: CairnServer) -> None:
             # a big merge): an empty hover now beats a frozen editor.
             server.log(f"hover on {entity}: the log is busy; try again in a moment")
             return None
+        status = card.status
         if not status.event_count and not status.rollup:
             if back is not None:
                 markdown = ""
@@ -62,8 +63,8 @@ def register(server: CairnServer) -> None:
             else:
                 markdown = no_decisions_markdown(entity)
         else:
-            newest = sorted(history, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
-            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, history):
+            newest = list(card.newest)
+            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
                 markdown = hover_markdown(entity, status, newest)
             else:
                 markdown = quiet_hover_markdown(entity, status, newest)
@@ -84,7 +85,7 @@ async def _deserves_attention(
     events = history
     if needs_history(status, policy) and len(history) < status.event_count:
         try:
-            events = await server.hub.call(cairn_dir, lambda store: store.history(entity))
+            events = await server.hub.call(cairn_dir, lambda s: s.store.history(entity))
         except StoreUnavailable:
             events = history
     return bool(attention(status, events, policy))

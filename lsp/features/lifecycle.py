@@ -95,6 +95,9 @@ def folder_paths(server: CairnServer) -> list[Path]:
 
 def offer_init(server: CairnServer) -> None:
     """One message per workspace folder that has no `.cairn/` (not an error)."""
+    if server.projects.problem:
+        server.warn_once("cairn-dir", f"Cairn: {server.projects.problem}")
+        return
     for path in folder_paths(server):
         if server.projects.for_path(path) is not None:
             continue

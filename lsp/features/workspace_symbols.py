@@ -13,12 +13,14 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from cairn.findings import clip, day
+from cairn.core.limits import MAX_FILE_BYTES
+from cairn.core.present import clip, day
+from cairn.core.project import Project
 from cairn.indexer import index_text
 from cairn.lsp.analysis import lsp_range
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import Project, uri_path
+from cairn.lsp.workspace import uri_path
 
 LIMIT = 50
 KIND = {
@@ -54,7 +56,7 @@ def register(server: CairnServer) -> None:
         for project in projects_in_sight(server):
             try:
                 hits = await server.hub.call(
-                    project.cairn_dir, lambda store: store.search(query, limit=LIMIT)
+                    project.cairn_dir, lambda s: s.store.search(query, limit=LIMIT)
                 )
             except StoreUnavailable as exc:
                 server.log(f"search: {exc}", types.MessageType.Warning)
@@ -115,7 +117,7 @@ def locate(server: CairnServer, project: Project, entity: str) -> types.Location
 
 def _in_file(project: Project, path: Path, relpath: str, entity: str) -> types.Location | None:
     try:
-        if not path.is_file() or path.stat().st_size > 2_000_000:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
             return None
         if not path.resolve().is_relative_to(project.root.resolve()):
             return None

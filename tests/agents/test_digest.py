@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "check"))
 from check_fixtures import REJECT_REASON, cairn, git, make_project  # noqa: E402
 
+from cairn.core.present import short_id  # noqa: E402
 from cairn.store import EventDraft, Store  # noqa: E402
 
 MIGRATION = "ALTER TABLE users ADD COLUMN email_verified boolean;\n"
@@ -50,11 +51,11 @@ def test_a_branch_that_re_adds_a_reverted_column_sees_that_verdict_first(project
     assert lines[0].startswith("Cairn decision digest:")
     assert lines[1] == "On the 1 file this branch touches:"
     today = lines[2].split()[3]
-    short = verdicts["users.email_verified"][:8]
+    short = short_id(verdicts["users.email_verified"])
     assert lines[2] == f"- users.email_verified: revert {today} {short}: {REVERT_FIRST}"
     assert lines[3] == "Newest open verdicts project-wide:"
     assert lines[4].startswith("- deps/stripe: reject of “stripe-python v1 client” ")
-    assert lines[4].endswith(f"{verdicts['deps/stripe'][:8]}: {REJECT_REASON}")
+    assert lines[4].endswith(f"{short_id(verdicts['deps/stripe'])}: {REJECT_REASON}")
     assert lines[5].startswith("To go against one, ask the user")
     assert len(out.stdout) <= 4000
 

@@ -13,6 +13,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_helpers import CLIENT_NAME, log_lines, make_project, mcp_session, text_of
 
 from cairn.agents.tools import TOOLS, schemas_json
+from cairn.core.present import short_id
 from cairn.store import Store
 
 REVERT_REASON = "Verification mails bounced for 30% of users; reverted in 002"
@@ -70,7 +71,7 @@ async def test_why_search_check_and_the_resource_answer_from_the_store(project: 
     assert not why.is_error
     text = text_of(why)
     assert text.startswith("users.email_verified: reverted (2 events)\n")
-    assert f"{verdict[:8]}: {REVERT_REASON}" in text
+    assert f"{short_id(verdict)}: {REVERT_REASON}" in text
     assert "prior attempts: 1 reverted" in text
     assert "deps/stripe: rejected (1 events)" in text
     assert "reject of “stripe-python v1 client”" in text
@@ -156,7 +157,7 @@ async def test_record_writes_one_event_attributed_to_the_client_and_session(proj
         )
     assert not logged.is_error and not reopened.is_error and not rejected.is_error
     assert text_of(logged).startswith("logged add on users.email ")
-    assert text_of(reopened).endswith(f"(re-opens {verdict[:8]})")
+    assert text_of(reopened).endswith(f"(re-opens {short_id(verdict)})")
     written = log_lines(project)[-3:]
     assert [(e["type"], e["entity"]) for e in written] == [
         ("add", "users.email"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.attention import AttentionPolicy, Reason, attention, needs_history
+from cairn.core.attention import AttentionPolicy, Reason, attention, needs_history
 from cairn.store import EventDraft, Store, init_store
 
 

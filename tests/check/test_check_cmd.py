@@ -32,7 +32,7 @@ def test_a_file_that_re_adds_a_reverted_column_fails(project: Path) -> None:
         f"db/003_verify.sql:2:{column}: error: users.email_verified was reverted"
     )
     assert "bounced" in first
-    assert f"[revert {revert_id(project)[:8]}]" in first
+    assert f"[revert {revert_id(project)[:12]}]" in first
     assert (
         "1 blocking finding in 1 file: the change re-introduces users.email_verified" in proc.stdout
     )

@@ -8,10 +8,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from pytest_lsp.client import make_test_lsp_client
 
 from cairn.store import EventDraft, Store, init_store
 
@@ -202,3 +203,34 @@ async def wait_for(
 
 def cairn_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.source == "cairn"]
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, with lsprotocol's Command|CodeAction hook fixed.
+
+    lsprotocol 2025 structures every code action that *has* a command as a bare
+    Command (it checks for the key, not for a string), which loses the action's kind
+    and arguments on the client side. Editors are not affected; this test client is.
+    """
+    client = make_test_lsp_client()
+    converter = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
+    client.code_lens_refreshes = 0  # type: ignore[attr-defined]
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(params: None) -> None:
+        client.code_lens_refreshes += 1  # type: ignore[attr-defined]
+
+    client.registrations = []  # type: ignore[attr-defined]
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # type: ignore[attr-defined]
+
+    return client

@@ -9,14 +9,14 @@ from urllib.parse import unquote
 import pytest
 from lsprotocol import types
 
-from cairn.findings import Severity
-from cairn.lsp.decisions import (
+from cairn.core.decisions import (
     DecisionRequest,
     InvalidRequest,
     parse_draft,
     render_draft,
     request_from_command,
 )
+from cairn.core.findings import Severity
 from cairn.lsp.features.code_actions import actions_for
 from cairn.lsp.render import hover_markdown, lens_title, rollup_line
 from cairn.lsp.settings import Settings
@@ -52,7 +52,7 @@ def test_hover_card_shows_verdict_reason_date_author_and_history_link() -> None:
     card = hover_markdown("users.email_verified", status, [REVERT, ADD])
     lines = card.splitlines()
     assert lines[0] == "**`users.email_verified`** · reverted · 2 decisions"
-    assert "⛔ **Reverted** 2026-03-05 by maria · `a1b2c3d4`" in card
+    assert "⛔ **Reverted** 2026-03-05 by maria · `a1b2c3d40000`" in card
     assert REVERT.id not in card  # ids shortened for display
     assert "…" in card and len(card) < 1200  # long reasoning is clipped
     assert "- 2026-03-02 **add** by claude: Verify at signup." in card
@@ -77,7 +77,9 @@ def test_hover_card_reopened_due_review_and_table_rollup() -> None:
     )
     card = hover_markdown("users", status)
     [reopened] = [line for line in card.splitlines() if line.startswith("↺")]
-    assert reopened.startswith("↺ `a1b2c3d4` re-opened by [`ffff0000`](command:cairn.history?")
+    assert reopened.startswith(
+        "↺ `a1b2c3d40000` re-opened by [`ffff00001111`](command:cairn.history?"
+    )
     assert json.loads(unquote(reopened.split("?", 1)[1].rstrip(")"))) == [{"entity": "users"}]
     assert "⏰ **Review due** since 2026-06-01: Verify at signup." in card
     assert "Columns: 1 reverted (email_verified) · 1 rejected (legacy)" in card

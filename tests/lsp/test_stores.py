@@ -40,16 +40,17 @@ async def test_status_cache_follows_writes_by_another_writer(hub: StoreHub, tmp_
 async def test_hover_cards_are_cached_until_the_log_changes(hub: StoreHub, tmp_path: Path) -> None:
     sample = make_sample(tmp_path / "shop")
     cairn_dir = sample.root / ".cairn"
-    status, events = await hub.hover_data(cairn_dir, "users.email_verified", 6)
-    assert [str(e.type) for e in events] == ["add", "revert"]
-    assert (await hub.hover_data(cairn_dir, "users.email_verified", 6))[0] is status
+    card = await hub.hover_data(cairn_dir, "users.email_verified", 6)
+    assert [str(e.type) for e in card.newest] == ["revert", "add"]  # newest first
+    assert await hub.hover_data(cairn_dir, "users.email_verified", 6) is card
     await hub.prefetch_hovers(cairn_dir, ["deps/stripe"], 6)
-    stripe, _ = await hub.hover_data(cairn_dir, "deps/stripe", 6)
-    assert str(stripe.status) == "rejected"
+    stripe = await hub.hover_data(cairn_dir, "deps/stripe", 6)
+    assert str(stripe.status.status) == "rejected"
 
     sample.append(type="supersede", entity="users.email_verified", reasoning="Fixed.")
-    fresh, events = await hub.hover_data(cairn_dir, "users.email_verified", 6)
-    assert str(fresh.status) == "reopened" and str(events[-1].type) == "supersede"
+    fresh = await hub.hover_data(cairn_dir, "users.email_verified", 6)
+    assert str(fresh.status.status) == "reopened"
+    assert str(fresh.newest[0].type) == "supersede"
 
 
 async def test_a_vanished_folder_is_reported_and_noticed_when_it_returns(

@@ -54,7 +54,8 @@ def test_every_install_instruction_says_the_same_thing() -> None:
 
 def test_license_is_the_apache_2_text_pyproject_names() -> None:
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    assert meta["license"] == {"text": "Apache-2.0"}
+    assert meta["license"] == "Apache-2.0"  # an SPDX expression: no setuptools warning
+    assert meta["license-files"] == ["LICENSE"]
     text = (REPO / "LICENSE").read_text()
     assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
     assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text

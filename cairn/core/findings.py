@@ -15,29 +15,31 @@ functions of the diagnostic:
      "role": "introduce" | "reference" | "remove",
      "verdict_ids": ["<full id>"], "verdict_types": ["revert" | "reject" | ...]}
 
-The inputs are duck-typed against the store's and indexer's contracts
-(docs/architecture.md) so this module stays a pure function, easy to test.
+It also owns the one gate rule (`Finding.blocking`): what makes `cairn check` (and
+the agent tools' check) fail. Inputs are the indexer's `Symbol`s and the store's
+`EntityStatus`es (with their due reviews, as `Session.statuses` gives them); this
+module stays a pure function, easy to test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from cairn.core.present import by, clip, day, when
+
+if TYPE_CHECKING:
+    from cairn.indexer.model import Range, Symbol
+    from cairn.store.model import EntityStatus, Event
 
 __all__ = [
     "Finding",
     "FindingKind",
     "Severities",
     "Severity",
-    "annotated_id",
-    "clip",
-    "day",
     "findings_for",
-    "short_id",
-    "split_notes",
 ]
 
 
@@ -123,7 +125,7 @@ class Finding:
     verdict_id: str
     severity: Severity
     message: str
-    name_range: Any  # the symbol's name range (LSP, 0-based, UTF-16), as the indexer gave it
+    name_range: Range  # the symbol's name range (LSP, 0-based, UTF-16), as the indexer gave it
     role: str
     data: dict[str, Any] = field(default_factory=dict)
 
@@ -132,12 +134,28 @@ class Finding:
         """What the finding is about (from `data`)."""
         return FindingKind(self.data["kind"])
 
+    @property
+    def blocking(self) -> bool:
+        """The gate rule: code that *introduces* an entity against an open verdict (or a
+        re-application without supersede) fails `cairn check`; references and due
+        reviews inform (see `blocks`)."""
+        return blocks(self)
+
+
+def blocks(finding: Finding, *, strict_removed: bool = False) -> bool:
+    """The one gate rule. Introducing an entity against an open verdict (or re-applying
+    it without supersede) blocks; references, due reviews and (unless `strict_removed`,
+    `cairn check --strict-removed`) bringing back a removed entity only inform."""
+    if finding.role != "introduce" or finding.kind is FindingKind.REVIEW:
+        return False
+    return strict_removed or finding.kind is not FindingKind.REMOVED
+
 
 def findings_for(
-    symbols: Iterable[Any],
-    statuses: Mapping[str, Any],
+    symbols: Iterable[Symbol],
+    statuses: Mapping[str, EntityStatus],
     settings: Severities | None = None,
-    removals: Mapping[str, Any] | None = None,
+    removals: Mapping[str, Event | None] | None = None,
 ) -> list[Finding]:
     """Findings for the symbols of one file, given `status_many` of their entities.
 
@@ -154,8 +172,8 @@ def findings_for(
             continue
         out.extend(_for_symbol(symbol, status, severities))
         if (
-            str(getattr(status, "status", "")) == "removed"
-            and str(getattr(symbol, "role", "")) == "introduce"
+            str(status.status) == "removed"
+            and str(symbol.role) == "introduce"
             and severities.removed is not Severity.OFF
         ):
             removal = (removals or {}).get(symbol.entity)
@@ -164,40 +182,36 @@ def findings_for(
     return out
 
 
-def removed(statuses: Mapping[str, Any]) -> list[str]:
+def removed(statuses: Mapping[str, EntityStatus]) -> list[str]:
     """The entities among `statuses` whose status is `removed` (their removal is looked up
     by the caller, which holds the store, and passed back as `removals`)."""
-    return sorted(e for e, st in statuses.items() if str(getattr(st, "status", "")) == "removed")
+    return sorted(e for e, st in statuses.items() if str(st.status) == "removed")
 
 
-def latest_removal(events: Iterable[Any]) -> Any:
+def latest_removal(events: Iterable[Event | None]) -> Event | None:
     """The newest removal (`remove`, `delete`, `index_remove`) among an entity's events."""
-    found = [e for e in events if e is not None and str(getattr(e, "type", "")) in _REMOVAL_TYPES]
+    found = [e for e in events if e is not None and e.type.is_removal]
     return max(found, key=lambda e: (e.occurred_at or e.recorded_at, e.recorded_at), default=None)
 
 
-_REMOVAL_TYPES = frozenset({"remove", "delete", "index_remove"})
-
-
-def _removed_message(entity: str, removal: Any) -> str:
+def _removed_message(entity: str, removal: Event | None) -> str:
     if removal is None:
         return f"{entity} was removed before; re-adding it brings it back."
-    when = day(getattr(removal, "occurred_at", None) or getattr(removal, "recorded_at", None))
     # A commit message's subject and body read as one sentence: "Drop x: because …".
-    subject, _, rest = (getattr(removal, "reasoning", "") or "").partition("\n\n")
+    subject, _, rest = (removal.reasoning or "").partition("\n\n")
     why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
-    head = f"{entity} was removed on {when}{_who(removal)}" + (f": {why}" if why else "")
+    head = f"{entity} was removed on {when(removal)}{by(removal)}" + (f": {why}" if why else "")
     head = head if head.endswith((".", "!", "?")) else head + "."
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."
 
 
-def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Finding]:
-    role = str(getattr(symbol, "role", "reference"))
+def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) -> list[Finding]:
+    role = str(symbol.role)
     entity = symbol.entity
     out: list[Finding] = []
     conflicted = _conflicted_verdicts(status)
     symbol_role = role
-    for verdict in getattr(status, "open_verdicts", None) or ():
+    for verdict in status.open_verdicts:
         # A revert that took lines out of an entity that stayed: the name is no
         # re-introduction (the fingerprint rule catches the lines coming back).
         role = "reference" if _body_only(verdict) else symbol_role
@@ -214,34 +228,34 @@ def _for_symbol(symbol: Any, status: Any, severities: Severities) -> list[Findin
         if severity is Severity.OFF:
             continue
         out.append(_finding(symbol, verdict, severity, message, kind, role))
-    for review in getattr(status, "due_reviews", None) or ():
+    for review in status.due_reviews:
         if severities.review is Severity.OFF:
             break
-        event = getattr(review, "event", review)
-        due = getattr(review, "due", None) or getattr(event, "revisit_after", None)
-        why = clip(getattr(review, "detail", "") or getattr(event, "reasoning", "") or "")
-        when = f" since {day(due)}" if due else ""
-        message = f"A review of {entity} is due{when}" + (f": {why}" if why else ".")
+        event = review.event
+        due = review.due or event.revisit_after
+        why = clip(review.detail or event.reasoning)
+        since = f" since {day(due)}" if due else ""
+        message = f"A review of {entity} is due{since}" + (f": {why}" if why else ".")
         out.append(_finding(symbol, event, severities.review, message, FindingKind.REVIEW))
     return out
 
 
-def _body_only(verdict: Any) -> bool:
+def _body_only(verdict: Event) -> bool:
     """An imported revert of lines inside an entity that itself stayed (`part: body`)."""
-    meta = getattr(verdict, "metadata", None) or {}
+    meta = verdict.metadata or {}
     return isinstance(meta, dict) and meta.get("part") == "body"
 
 
 def _finding(
-    symbol: Any,
-    event: Any,
+    symbol: Symbol,
+    event: Event | None,
     severity: Severity,
     message: str,
     kind: FindingKind,
     role: str | None = None,
 ) -> Finding:
-    event_id = _event_id(event)
-    role = role or str(getattr(symbol, "role", "reference"))
+    event_id = "" if event is None else event.id
+    role = role or str(symbol.role)
     return Finding(
         entity=symbol.entity,
         verdict_id=event_id,
@@ -254,112 +268,38 @@ def _finding(
             "kind": kind.value,
             "role": role,
             "verdict_ids": [event_id],
-            "verdict_types": [str(getattr(event, "type", ""))],
+            "verdict_types": ["" if event is None else str(event.type)],
         },
     )
 
 
-def _verdict_message(entity: str, verdict: Any, role: str) -> str:
-    vtype = str(getattr(verdict, "type", ""))
-    when = day(getattr(verdict, "occurred_at", None) or getattr(verdict, "recorded_at", None))
-    who = _who(verdict)
-    why = clip(getattr(verdict, "reasoning", "") or "")
-    because = f": {why}" if why else "."
+def _verdict_message(entity: str, verdict: Event, role: str) -> str:
+    vtype = str(verdict.type)
+    because = f": {clip(verdict.reasoning)}" if verdict.reasoning else "."
     if vtype == "reject":
-        alternative = clip(getattr(verdict, "alternative", "") or "", 60)
+        alternative = clip(verdict.alternative, 60)
         what = f"rejected ({alternative})" if alternative else "rejected"
-        head = f"{entity} was {what} on {when}{who}{because}"
+        head = f"{entity} was {what} on {when(verdict)}{by(verdict)}{because}"
         tail = "Supersede the rejection before re-adding it." if role == "introduce" else ""
     else:
-        head = f"{entity} was reverted on {when}{who}{because}"
+        head = f"{entity} was reverted on {when(verdict)}{by(verdict)}{because}"
         tail = "Supersede the revert before re-adding it." if role == "introduce" else ""
     head = head if head.endswith((".", "!", "?")) else head + "."
     return f"{head} {tail}".strip()
 
 
-def _conflict_note(reapplied: Any) -> str:
-    when = day(getattr(reapplied, "occurred_at", None) or getattr(reapplied, "recorded_at", None))
-    return f"It was re-applied on {when}{_who(reapplied)} without a supersede."
+def _conflict_note(reapplied: Event) -> str:
+    return f"It was re-applied on {when(reapplied)}{by(reapplied)} without a supersede."
 
 
-def _conflicted_verdicts(status: Any) -> dict[str, Any]:
-    """Map verdict id -> the event that re-applied the entity after it, when known."""
-    conflicts = getattr(status, "conflicts", None) or ()
-    if isinstance(conflicts, Mapping):
-        return {str(k): v for k, v in conflicts.items()}
-    out: dict[str, Any] = {}
-    verdicts = list(getattr(status, "open_verdicts", None) or ())
-    for item in conflicts:
-        if isinstance(item, Sequence) and not isinstance(item, str) and len(item) == 2:
-            verdict, event = item
-            out[_event_id(verdict)] = event
-        else:
-            # A bare re-applying event: it conflicts with every open verdict it follows.
-            for verdict in verdicts:
-                out.setdefault(verdict.id, item)
+def _conflicted_verdicts(status: EntityStatus) -> dict[str, Event]:
+    """Map verdict id -> the event that re-applied the entity after it.
+
+    A re-applying event conflicts with every open verdict it follows; the store lists
+    the re-applying events (`status_many`: only the newest).
+    """
+    out: dict[str, Event] = {}
+    for event in status.conflicts:
+        for verdict in status.open_verdicts:
+            out.setdefault(verdict.id, event)
     return out
-
-
-def _event_id(event: Any) -> str:
-    return "" if event is None else str(getattr(event, "id", event))
-
-
-def _who(event: Any) -> str:
-    author = getattr(event, "author", None) or getattr(event, "agent", None)
-    return f" by {author}" if author else ""
-
-
-# --- display helpers shared by hover, diagnostics and `cairn check` ---------------------
-
-
-def annotated_id(event: Any) -> str:
-    """The id an `annotate` event explains (its `metadata.annotates`), else ''."""
-    if str(getattr(event, "type", "")) != "annotate":
-        return ""
-    metadata = getattr(event, "metadata", None) or {}
-    target = metadata.get("annotates") if isinstance(metadata, Mapping) else None
-    return target if isinstance(target, str) else ""
-
-
-def split_notes(events: Sequence[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
-    """(events that are not notes on another listed event, notes by the id they explain):
-    history and hover show a note with its event, not as a decision of its own."""
-    ids = {getattr(e, "id", "") for e in events}
-    plain: list[Any] = []
-    notes: dict[str, list[Any]] = {}
-    for event in events:
-        target = annotated_id(event)
-        if target and target in ids:
-            notes.setdefault(target, []).append(event)
-        else:
-            plain.append(event)
-    return plain, notes
-
-
-def short_id(event_id: str) -> str:
-    """An id shortened for display (8 characters); full ids live in `code` and `data`."""
-    return str(event_id)[:8]
-
-
-def day(value: object) -> str:
-    """A date as YYYY-MM-DD from a datetime, a date or an ISO string; '?' when unknown."""
-    if value is None or value == "":
-        return "?"
-    if isinstance(value, datetime):
-        return value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    text = str(value)
-    return text[:10] if len(text) >= 10 and text[4] == "-" else text
-
-
-def clip(text: str, limit: int = 160) -> str:
-    """One line, at most `limit` characters, cut at a word boundary with an ellipsis."""
-    flat = " ".join(str(text).split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:.") + "…"

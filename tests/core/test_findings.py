@@ -6,7 +6,8 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from cairn.findings import Severities, Severity, clip, day, findings_for, short_id
+from cairn.core.findings import Severities, Severity, findings_for
+from cairn.core.present import clip, day, short_id
 
 RANGE = ((3, 11), (3, 25))
 REVERT = NS(
@@ -18,6 +19,7 @@ REVERT = NS(
     agent=None,
     occurred_at="2026-04-02T10:00:00+00:00",
     recorded_at="2026-04-03T09:00:00+00:00",
+    metadata=None,
 )
 REJECT = NS(
     id="b" * 64,
@@ -28,6 +30,7 @@ REJECT = NS(
     agent="claude",
     occurred_at=None,
     recorded_at="2026-05-01T00:00:00Z",
+    metadata=None,
 )
 
 
@@ -36,7 +39,9 @@ def sym(entity: str, role: str) -> NS:
 
 
 def status(*verdicts: NS, conflicts: object = (), due: object = ()) -> NS:
-    return NS(open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due))
+    return NS(
+        status="active", open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due)
+    )
 
 
 def test_introducing_a_reverted_column_is_a_warning_with_what_when_why() -> None:
@@ -81,7 +86,7 @@ def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None
     severities = Severities(conflict=Severity.ERROR)
     [f] = findings_for(
         [sym("users.email_verified", "introduce")],
-        {"users.email_verified": status(REVERT, conflicts=[(REVERT, reapplied)])},
+        {"users.email_verified": status(REVERT, conflicts=[reapplied])},
         severities,
     )
     assert f.severity is Severity.ERROR
@@ -115,7 +120,7 @@ def test_severity_settings_parse_aliases_and_reject_nonsense() -> None:
 
 
 def test_display_helpers() -> None:
-    assert short_id("0123456789abcdef") == "01234567"
+    assert short_id("0123456789abcdef") == "0123456789ab"
     assert day("2026-04-02T10:00:00Z") == "2026-04-02"
     assert day(None) == "?"
     long = "word " * 100

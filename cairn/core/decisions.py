@@ -1,8 +1,13 @@
-"""Decision requests: validating `cairn.*` command arguments and decision drafts.
+"""Decision requests: validating decisions before they are recorded, and drafts.
 
-Pure code: a command's JSON object (or a saved draft) becomes a `DecisionRequest`, or
-an `InvalidRequest` whose message says what is wrong and what is valid. Nothing here
-writes; the commands feature turns a complete request into a store append.
+Pure code: a command's JSON object (the language server's `cairn.*` commands, the
+agent tools) or a saved draft becomes a `DecisionRequest`, or an `InvalidRequest`
+whose message says what is wrong and what is valid. Nothing here writes;
+`Session.record` turns a complete request into a store append.
+
+The vocabulary is the store's (`cairn.store.model.EventType`), imported when a
+request is checked so that merely loading this module (the server does at start-up)
+does not load the store.
 """
 
 from __future__ import annotations
@@ -12,9 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-APPLIED = ("add", "create", "modify", "retype", "rename", "migrate", "index_add")
-REMOVED = ("remove", "delete", "index_remove")
-LOGGABLE = (*APPLIED, *REMOVED, "revert", "reject", "supersede")
+
+def loggable_types() -> tuple[str, ...]:
+    """Every event type a person or agent may log: the vocabulary minus `redact`
+    (a human act with its own command, which names an event rather than an entity)."""
+    from cairn.store.model import EventType
+
+    return tuple(t.value for t in EventType if t is not EventType.REDACT)
+
 
 # command -> (fixed event type or None, allowed keys)
 COMMANDS: dict[str, tuple[str | None, frozenset[str]]] = {
@@ -78,7 +88,9 @@ def request_from_command(command: str, arguments: object) -> DecisionRequest:
     event_type = fixed_type or values.get("type")
     if not event_type:
         if values.get("reason"):
-            raise InvalidRequest(f"{command}: 'type' is required; one of {', '.join(LOGGABLE)}")
+            raise InvalidRequest(
+                f"{command}: 'type' is required; one of {', '.join(loggable_types())}"
+            )
         event_type = "modify"  # a draft: the person can change it in the front matter
     request = DecisionRequest(
         entity=entity,
@@ -99,9 +111,10 @@ def check(request: DecisionRequest, where: str = "decision") -> DecisionRequest:
         entity = canonicalise(request.entity)
     except EntityPathError as exc:
         raise InvalidRequest(f"{where}: {exc}") from None
-    if request.type not in LOGGABLE:
+    loggable = loggable_types()
+    if request.type not in loggable:
         raise InvalidRequest(
-            f"{where}: invalid type {request.type!r}; expected one of {', '.join(LOGGABLE)}"
+            f"{where}: invalid type {request.type!r}; expected one of {', '.join(loggable)}"
         )
     if request.supersedes and request.type != "supersede":
         raise InvalidRequest(f"{where}: 'supersedes' only goes with type supersede")

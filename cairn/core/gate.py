@@ -1,0 +1,221 @@
+"""The gate: proposed code in, findings and a verdict (blocking or not) out.
+
+`cairn check` (files, a git diff, a proposed edit on stdin) and the agent tools'
+check gather `Target`s their own way and hand them here, so both give the same
+findings, in the same JSON shape, as the language server's diagnostics (the findings
+come from `cairn.core.findings`; what blocks is `Finding.blocking`), plus the
+change-fingerprint matches (`cairn.fingerprints`) only a whole change can show.
+
+    report = check(project, [Target("db/002.sql", text, lines=None)])
+    report.blocking            # the findings that fail the gate
+    report.to_dict()           # {"blocking": bool, "files_checked": n, "findings": [...]}
+    changed_lines(old, new)    # the 1-based lines of `new` an edit inserted or replaced
+
+Heavy imports (indexer, store) happen only once there is something to check: agent
+hooks call this on every edit.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from cairn.core.project import Project
+
+if TYPE_CHECKING:
+    from cairn.core.session import Session
+    from cairn.fingerprints import AddedLine, BringBack
+    from cairn.indexer.model import Symbol
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One file's new content and the 1-based lines that count (None: every line)."""
+
+    relpath: str
+    text: str
+    lines: frozenset[int] | None
+
+
+@dataclass(slots=True)
+class Report:
+    """What a check found, in file order (each finding as its JSON object)."""
+
+    files_checked: int
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    damage: str = ""  # what is wrong with the log (lines verification rejects), for a warning
+
+    def make_removed_blocking(self) -> None:
+        """`--strict-removed`: re-introducing a removed entity fails the gate too
+        (`blocks(finding, strict_removed=True)`)."""
+        for f in self.findings:
+            if f["kind"] == "removed" and f["role"] == "introduce":
+                f["blocking"], f["severity"] = True, "error"
+
+    @property
+    def blocking(self) -> list[dict[str, Any]]:
+        """Findings that fail the gate."""
+        return [f for f in self.findings if f["blocking"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document `cairn check --json` prints."""
+        return {
+            "blocking": bool(self.blocking),
+            "files_checked": self.files_checked,
+            "findings": self.findings,
+        }
+
+
+def changed_lines(old: str, new: str) -> frozenset[int]:
+    """1-based lines of `new` that are inserted or replaced relative to `old`."""
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    lines: set[int] = set()
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.update(range(j1 + 1, j2 + 1))
+    return frozenset(lines)
+
+
+def check(
+    project: Project,
+    targets: list[Target],
+    session: Session | None = None,
+    *,
+    threshold: float | None = None,
+) -> Report:
+    """Index each target, keep symbols on counted lines, turn them into findings.
+
+    Three things are found: a counted line that *names* an entity with an open verdict
+    (the gate: it re-introduces it), a changed line inside such an entity (shown, not
+    blocking), and added lines that bring back most of what one revert took out
+    (`cairn.fingerprints`; blocking, wherever they land; `threshold` is the share of a
+    revert's lines that must come back). Opens the project's log (and closes it again)
+    unless an open `session` is given. Store errors propagate.
+    """
+    from cairn.indexer import Role, index_text
+    from cairn.indexer.enclosing import innermost_symbol
+
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]] = []
+    entities: set[str] = set()
+    for target in targets:
+        all_symbols = index_text(target.text, target.relpath)
+        symbols = [
+            s
+            for s in all_symbols
+            if target.lines is None or s.name_range.start_line + 1 in target.lines
+        ]
+        if target.lines is not None:
+            # A change inside an entity's body is history of that entity: shown (as a
+            # reference), never blocking. A whole file already names every entity.
+            named = {s.entity for s in symbols}
+            enclosing: dict[str, Symbol] = {}
+            for number in sorted(target.lines):
+                around = innermost_symbol(all_symbols, number - 1)
+                if around is not None and around.entity not in named:
+                    enclosing.setdefault(around.entity, around)
+            symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
+        per_file.append((target, symbols, all_symbols))
+        entities.update(s.entity for s in symbols)
+    report = Report(files_checked=len(targets))
+    if not targets:
+        return report
+    if session is None:
+        from cairn.core.session import Session
+
+        with Session.open(project) as opened:
+            _judge(opened, report, per_file, entities, threshold)
+    else:
+        _judge(session, report, per_file, entities, threshold)
+    return report
+
+
+def _judge(
+    session: Session,
+    report: Report,
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]],
+    entities: set[str],
+    threshold: float | None,
+) -> None:
+    from cairn.core.findings import findings_for
+    from cairn.fingerprints import bring_back_findings
+
+    report.damage = session.damage()
+    statuses = session.statuses(sorted(entities)) if entities else {}
+    backs = _bring_backs(session, per_file, threshold)
+    removals = session.removals(statuses)
+    for target, symbols, _all in per_file:
+        for finding in findings_for(symbols, statuses, removals=removals):
+            status = statuses.get(finding.entity)
+            verdict = (
+                next((v for v in status.open_verdicts if v.id == finding.verdict_id), None)
+                if status is not None
+                else None
+            )
+            quoted = verdict or removals.get(finding.entity)
+            r = finding.name_range
+            report.findings.append(
+                {
+                    "file": target.relpath,
+                    "line": r.start_line + 1,
+                    "column": r.start_character + 1,
+                    "end_line": r.end_line + 1,
+                    "end_column": r.end_character + 1,
+                    "entity": finding.entity,
+                    "role": finding.role,
+                    "kind": finding.kind.value,
+                    # One vocabulary: what fails the gate is an error in text and JSON alike.
+                    "severity": "error" if finding.blocking else finding.severity.value,
+                    "blocking": finding.blocking,
+                    "message": finding.message,
+                    "verdict_id": finding.verdict_id,
+                    "verdict_types": finding.data.get("verdict_types", []),
+                    "reasoning": quoted.reasoning if quoted is not None else None,
+                    "alternative": verdict.alternative if verdict is not None else None,
+                }
+            )
+    for finding in bring_back_findings(backs):
+        rng = finding.name_range
+        report.findings.append(
+            {
+                "file": finding.data["file"],
+                "line": rng.start_line + 1,
+                "column": 1,
+                "end_line": rng.end_line + 1,
+                "end_column": rng.end_character + 1,
+                "entity": finding.entity,
+                "role": finding.role,
+                "kind": finding.kind.value,
+                "severity": "error" if finding.blocking else finding.severity.value,
+                "blocking": finding.blocking,
+                "message": finding.message,
+                "verdict_id": finding.verdict_id,
+                "verdict_types": ["revert"],
+                "reasoning": None,
+                "alternative": None,
+                "lines": [n + 1 for n in finding.data["lines"]],
+                "hits": finding.data["hits"],
+                "total": finding.data["total"],
+            }
+        )
+
+
+def _bring_backs(
+    session: Session,
+    per_file: list[tuple[Target, list[Symbol], list[Symbol]]],
+    threshold: float | None,
+) -> list[BringBack]:
+    """Reverts whose fingerprinted lines this change brings back (most of them)."""
+    from cairn.fingerprints import DEFAULT_THRESHOLD, all_hashes, candidate_lines, match_prints
+
+    prints = session.revert_prints()
+    wanted = all_hashes(prints)
+    if not wanted:
+        return []
+    added: list[AddedLine] = []
+    for target, _symbols, all_symbols in per_file:
+        lines = target.text.split("\n")
+        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
+        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
+    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)

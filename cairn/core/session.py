@@ -1,0 +1,250 @@
+"""A project session: one project's decision log, opened, with the rules every surface
+shares (statuses with their due reviews, hover cards, recording decisions).
+
+    with Session.open(find_project()) as session:
+        session.status("users.email")            # rollup + due reviews
+        session.statuses(["users", "users.email"])  # a whole file, one query, + due reviews
+        session.card("users.email", newest=6)    # what a hover card shows
+        session.record(DecisionRequest(entity=..., type="reject", reason=..., alternative=...))
+
+The store keeps due reviews apart from statuses (a review falls due by date, not by
+an event); the session joins them, once per log version and day, so `cairn status`,
+`cairn check`, the hover card, the diagnostics and the agent tools report the same
+reviews. A session is not thread-safe: the language server uses each one from its
+store thread only (`cairn.lsp.store_thread`), and reads the `cached_*` answers from
+the event loop, which are plain dictionary lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from cairn.core.decisions import DecisionRequest
+from cairn.core.project import Project
+
+if TYPE_CHECKING:
+    from cairn.fingerprints import RevertPrint
+    from cairn.store import AppendResult, EntityStatus, Event, EventDraft, Review, Store
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """What a hover card shows: the entity's status (rollup, due reviews) and its newest
+    events (with every note on them), newest first. Immutable, so it can cross from the
+    store thread to the loop."""
+
+    status: EntityStatus
+    newest: tuple[Event, ...] = ()
+
+
+@dataclass(slots=True)
+class _Version:
+    """What the session knows about the log at one version (its stat, and the day)."""
+
+    key: object
+    reviews: dict[str, list[Review]]  # entity -> its due reviews
+    damage: str = ""  # lines verification rejects (ignored by every answer), for a notice
+    statuses: dict[str, EntityStatus] = field(default_factory=dict)
+    cards: dict[str, Card] = field(default_factory=dict)
+    removals: dict[str, Event | None] = field(default_factory=dict)
+    prints: list[RevertPrint] | None = None  # open reverts' fingerprints, read once
+
+
+class Session:
+    """One project's log, opened for reading and writing."""
+
+    def __init__(self, project: Project, store: Store) -> None:
+        self.project = project
+        self.store = store
+        self._version: _Version | None = None
+
+    @classmethod
+    def open(cls, project: Project) -> Session:
+        """Open (and catch up) the project's store; raises the store's `StoreError`s."""
+        from cairn.store import Store
+
+        return cls(project, Store.open(project.cairn_dir))
+
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- reading -----------------------------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Catch up with the log; True when it changed underneath."""
+        return bool(self.store.refresh())
+
+    def status(self, entity: str) -> EntityStatus:
+        """The entity's status with its children's rollup and its due reviews."""
+        status = self.store.status(entity)
+        return self._with_reviews(self._current(), status)
+
+    def statuses(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
+        """`status_many` plus each entity's due reviews, cached per log version.
+
+        What a file needs (diagnostics, `cairn check`): keys are the caller's strings.
+        """
+        version = self._current()
+        wanted = list(entities)
+        missing = [e for e in wanted if e not in version.statuses]
+        if missing:
+            for entity, status in self.store.status_many(missing).items():
+                version.statuses[entity] = self._with_reviews(version, status)
+        return {e: version.statuses[e] for e in wanted}
+
+    def card(self, entity: str, newest: int) -> Card:
+        """The hover card's data for one entity (cached per log version)."""
+        version = self._current()
+        found = version.cards.get(entity)
+        if found is None:
+            status = self._with_reviews(version, self.store.status(entity))
+            events = self.store.history(entity) if status.event_count else []
+            # Notes (`cairn annotate`) ride along with the newest events: the card shows
+            # each with the event it explains, however old that event is.
+            notes = [e for e in events if str(e.type) == "annotate"]
+            events = [e for e in events if str(e.type) != "annotate"][-newest:] + notes
+            ordered = sorted(events, key=lambda e: e.occurred_at or e.recorded_at, reverse=True)
+            found = version.cards[entity] = Card(status, tuple(ordered))
+        return found
+
+    def removals(self, statuses: Mapping[str, EntityStatus]) -> dict[str, Event | None]:
+        """The event that removed each `removed` entity among `statuses` (the notice a
+        finding quotes), cached per log version."""
+        from cairn.core.findings import latest_removal, removed
+
+        version = self._current()
+        out: dict[str, Event | None] = {}
+        for entity in removed(statuses):
+            if entity not in version.removals:
+                version.removals[entity] = latest_removal(self.store.history(entity))
+            out[entity] = version.removals[entity]
+        return out
+
+    def revert_prints(self) -> list[RevertPrint]:
+        """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
+        version: what a bring-back check (the gate, the diagnostics) matches against."""
+        from cairn.fingerprints import prints_from_statuses
+
+        version = self._current()
+        if version.prints is None:
+            version.prints = prints_from_statuses(self.store.status_many(self.store.entities()))
+        return version.prints
+
+    def cached_revert_prints(self) -> list[RevertPrint] | None:
+        """`revert_prints` if cached for the current log version, else None."""
+        version = self._fresh()
+        return None if version is None else version.prints
+
+    def cached_statuses(self, entities: Iterable[str]) -> dict[str, EntityStatus] | None:
+        """`statuses` if every one is cached for the current log version, else None.
+
+        One `stat` of the log and dictionary lookups: safe to call from another thread
+        than the one using the session (no iteration over what that thread may add).
+        """
+        version = self._fresh()
+        if version is None:
+            return None
+        found = version.statuses
+        wanted = list(entities)
+        if not all(e in found for e in wanted):
+            return None
+        return {e: found[e] for e in wanted}
+
+    def cached_card(self, entity: str) -> Card | None:
+        """`card` if cached for the current log version, else None (see `cached_statuses`)."""
+        version = self._fresh()
+        return None if version is None else version.cards.get(entity)
+
+    def damage(self) -> str:
+        """What is wrong with the log ("" when sound): lines verification rejects,
+        which every answer ignores; surfaces show it once as a warning."""
+        return self._current().damage
+
+    def known_damage(self) -> str:
+        """`damage()` as the last answer knew it, without touching the store (safe from
+        another thread, like the `cached_*` reads)."""
+        version = self._version
+        return version.damage if version is not None else ""
+
+    def due_reviews(self, *, today: date | None = None) -> list[Review]:
+        """Decisions due for review (the store's rule)."""
+        return self.store.due_reviews(today=today)
+
+    # --- writing -----------------------------------------------------------------------
+
+    def record(
+        self, request: DecisionRequest, *, author: str = "", agent: str = "", session: str = ""
+    ) -> AppendResult:
+        """Append a complete, checked request (`cairn.core.decisions.check`)."""
+        from cairn.store import EventDraft
+
+        if request.reason is None:
+            raise ValueError("a decision needs its reasoning before it is recorded")
+        draft = EventDraft(
+            type=request.type,
+            entity=request.entity,
+            reasoning=request.reason,
+            alternative=request.alternative or "",
+            supersedes=request.supersedes or "",
+            reverts=request.reverts or "",
+            author=author,
+            agent=agent,
+            session=session,
+        )
+        return self.append(draft)
+
+    def append(self, draft: EventDraft) -> AppendResult:
+        """Append one event; the store validates, masks secrets and writes it whole."""
+        return self.store.append(draft)
+
+    # --- the version cache -------------------------------------------------------------
+
+    def _fresh(self) -> _Version | None:
+        version = self._version
+        return version if version is not None and version.key == log_version(self.project) else None
+
+    def _current(self) -> _Version:
+        version = self._fresh()
+        if version is None:
+            key = log_version(self.project)
+            reviews: dict[str, list[Review]] = {}
+            for review in self.store.due_reviews():
+                reviews.setdefault(review.event.entity, []).append(review)
+            version = self._version = _Version(key, reviews, damage_message(self.store))
+        return version
+
+    @staticmethod
+    def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:
+        due = version.reviews.get(status.entity)
+        return replace(status, due_reviews=list(due)) if due else status
+
+
+def log_version(project: Project) -> object:
+    """Changes whenever the log does, or the day does (reviews fall due by date)."""
+    try:
+        st = project.log.stat()
+    except OSError:
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ino, date.today().toordinal())
+
+
+def damage_message(store: Store) -> str:
+    """The store's note about lines verification rejects, "" when there are none."""
+    damage = store.damage
+    return damage.message() if damage else ""
