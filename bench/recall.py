@@ -105,6 +105,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
     cases: list[Case] = []
     ordinary: list[str] = []
     reverted: set[str] = set()
+    reverted_subjects: set[str] = set()  # a squash-merged PR's revert names no sha we have
     rows = []
     for rec in out.split("\x1e"):
         rec = rec.strip("\n")
@@ -114,6 +115,9 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         rows.append((sha, parents.split(), subject, body))
         for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body):
             reverted.add(m.group(1)[:7])
+        quoted = re.match(r'^Revert "(.*)"', subject)
+        if quoted:
+            reverted_subjects.add(quoted.group(1))
     revert_shas = {
         sha[:7]
         for sha, _p, subject, body in rows
@@ -130,6 +134,12 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             # Undoing a revert of a revert takes the change out again: nothing reverted
             # comes back, so it is no case for the gate (counted, not scored).
             cases.append(Case(sha, "re-revert", subject))
+        elif (sha[:7] in reverted or subject in reverted_subjects) and (
+            marker_body or MARKER_SUBJECT.match(subject) or UNMARKED_SUBJECT.search(subject)
+        ):
+            # A revert that was itself reverted later: the change was re-landed on
+            # purpose, its verdict is superseded in the log, and putting it back is fine.
+            cases.append(Case(sha, "re-landed", subject))
         elif MARKER_SUBJECT.match(subject) or (
             marker_body and subject.lower().startswith("revert")
         ):
@@ -138,7 +148,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             cases.append(Case(sha, "squashed", subject))
         elif UNMARKED_SUBJECT.search(subject):
             cases.append(Case(sha, "unmarked", subject))
-        elif sha[:7] not in reverted:
+        elif sha[:7] not in reverted and subject not in reverted_subjects:
             ordinary.append(sha)
     return cases, ordinary
 
@@ -182,7 +192,11 @@ def check(work: Path) -> tuple[int, list[str]]:
             if f.get("blocking"):
                 why.append(f"{f['entity']}: {f['message']}"[:200])
     except json.JSONDecodeError:
-        why.append(f"error: {out.stderr.decode(errors='replace').strip()[:200]}")
+        pass
+    if out.returncode not in (0, 1) or (out.returncode == 1 and not why):
+        # Exit 1 without a blocking finding is a crash (an internal error), not a catch.
+        why.append(f"error: {out.stderr.decode(errors='replace').strip()[:300]}")
+        return 2, why
     return out.returncode, why
 
 
@@ -211,13 +225,24 @@ def reapply(work: Path, case: Case) -> None:
 
 
 def bench_repo(
-    name: str, commit: str, mirror_root: Path, work_root: Path, limit: int | None, n_ordinary: int
+    name: str,
+    commit: str,
+    mirror_root: Path,
+    work_root: Path,
+    limit: int | None,
+    n_ordinary: int,
+    reuse: bool = False,
 ) -> dict[str, object]:
     mirror = mirror_root / name.replace("/", "+") / "repo"
     work = work_root / name.replace("/", "+")
     prepare(mirror, work, commit)
     n_commits = int(git(work, "rev-list", "--count", commit).strip())
-    imported = run_import(work)
+    stats = work / ".git" / "cairn-import-stats.json"
+    if reuse and stats.exists() and (work / ".cairn" / "decisions.jsonl").exists():
+        imported = json.loads(stats.read_text())  # the import of an earlier run, as measured
+    else:
+        imported = run_import(work)
+        stats.write_text(json.dumps(imported))
     cases, ordinary = classify(work, commit)
     rng = random.Random(10)  # a fixed sample: reruns pick the same commits
     picked: list[Case] = []
@@ -228,6 +253,9 @@ def bench_repo(
     picked += [
         Case(s, "ordinary", git(work, "log", "-1", "--format=%s", s).strip()) for s in sample
     ]
+    # In history order: each checkout then rewrites few files (a big win on big trees).
+    order = {sha: i for i, sha in enumerate(git(work, "rev-list", "--reverse", commit).split())}
+    picked.sort(key=lambda c: order.get(c.sha, 0))
     for i, case in enumerate(picked, 1):
         reapply(work, case)
         print(
@@ -255,7 +283,7 @@ def summarise(result: dict) -> str:
 
     def rate(cat: str, hit: str) -> str:
         row = t.get(cat, {})
-        n = sum(v for k, v in row.items() if k != "not-reappliable")
+        n = sum(v for k, v in row.items() if k not in ("not-reappliable", "error"))
         return f"{row.get(hit, 0)}/{n}" + (f" ({100 * row.get(hit, 0) / n:.0f}%)" if n else "")
 
     imp = result["import"]
@@ -267,6 +295,38 @@ def summarise(result: dict) -> str:
     )
 
 
+def print_table(results: list[dict]) -> None:
+    print(
+        "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
+        "| ordinary flagged | import | peak RSS | not scored |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        t = r["table"]
+        parts = [f"{sum(t[k].values())} {k}" for k in ("re-revert", "re-landed") if k in t]
+        errors = sum(row.get("error", 0) + row.get("not-reappliable", 0) for row in t.values())
+        if errors:
+            parts.append(f"{errors} not re-appliable or error")
+        print(summarise(r) + f" {', '.join(parts) or '-'} |")
+
+
+def rescore(path: Path, work_root: Path) -> list[dict]:
+    """Re-read a run's JSON with today's classification (no check is re-run)."""
+    results = json.loads(path.read_text())
+    for result in results:
+        work = work_root / result["repo"].replace("/", "+")
+        cases, _ordinary = classify(work, result["commit"])
+        category = {c.sha: c.category for c in cases}
+        table: dict[str, dict[str, int]] = {}
+        for case in result["cases"]:
+            if case["category"] != "ordinary":
+                case["category"] = category.get(case["sha"], case["category"])
+            row = table.setdefault(case["category"], {})
+            row[case["outcome"]] = row.get(case["outcome"], 0) + 1
+        result["table"] = table
+    return results
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repo", action="append", help="only these repositories (owner/name)")
@@ -275,22 +335,28 @@ def main() -> None:
     ap.add_argument("--mirror-root", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--work", type=Path, default=Path("/tmp/cairn-recall"))
     ap.add_argument("--json", type=Path, help="write every case and its outcome here")
+    ap.add_argument(
+        "--reuse-import",
+        dest="reuse",
+        action="store_true",
+        help="keep the log and the import figures of an earlier run of this commit",
+    )
+    ap.add_argument("--rescore", type=Path, help="re-classify the cases of an earlier --json")
     args = ap.parse_args()
     results = []
+    if args.rescore:
+        print_table(rescore(args.rescore, args.work))
+        return
     for name, commit, _eco in REPOS:
         if args.repo and name not in args.repo:
             continue
         print(f"{name} @ {commit[:10]}", file=sys.stderr)
         results.append(
-            bench_repo(name, commit, args.mirror_root, args.work, args.limit, args.ordinary)
+            bench_repo(
+                name, commit, args.mirror_root, args.work, args.limit, args.ordinary, args.reuse
+            )
         )
-    print(
-        "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
-        "| ordinary flagged | import | peak RSS |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(summarise(r))
+    print_table(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
 

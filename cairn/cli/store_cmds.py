@@ -467,7 +467,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
         if how:  # how an imported revert was recognised
             share = e.metadata.get("share")
-            links += f" found by {how}" + (f" ({share})" if share else "")
+            links += f" (found by {how}" + (f", {share})" if share else ")")
         style = "red" if e.type.is_verdict else "yellow" if e.type.value == "supersede" else "bold"
         console.print(
             f"{when}  [{style}]{e.type.value}[/]  [cyan]{esc(e.entity)}[/]  {_short(e.id)}"
