@@ -561,6 +561,11 @@ class Index:
             if damage is not None:
                 batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
             return None
+        if damage is not None and self._damage_placed(key, session):
+            # A second copy of a damaged line: placing one key twice would leave two chain
+            # tips claiming it, and the next child would take the key from one of them.
+            batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
+            return None
         entity = session.canon.get(entity_raw, "")
         if entity == "":
             entity = _canonical_or_none(entity_raw) if isinstance(entity_raw, str) else None
@@ -593,6 +598,7 @@ class Index:
         batch.touched.add(cp[0])
         if damage is not None:
             batch.damage.append((seq, key, cp[0], cp[1], rec.off, rec.len, damage))
+            session.damaged.add(key)
             return key
         session.good.add(key)
         for parent in parent_ids:
@@ -629,6 +635,18 @@ class Index:
     def _known(self, key: int) -> bool:
         """True when a sound event with this key is already indexed."""
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
+
+    def _damage_placed(self, key: int, session: _Session) -> bool:
+        """True when a damaged line with this key is already in the DAG (asked only for
+        damaged lines, which are rare, so sound ingest pays nothing for it)."""
+        if key in session.damaged:
+            return True
+        if not session.ask_db:
+            return False
+        found = self.db.execute(
+            "SELECT 1 FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
+        ).fetchone()
+        return found is not None
 
     def _flush(self, batch: _Batch) -> None:
         db = self.db
@@ -899,6 +917,7 @@ class _Session:
         self.pending: dict[int, list[Record]] = {}
         self.missing: set[int] = set()
         self.good: set[int] = set()
+        self.damaged: set[int] = set()  # damaged lines placed in the DAG this session
         self.canon: dict[str, str | None] = {}
         self.count = 0
         self.ask_db = dedupe
