@@ -160,7 +160,9 @@ class Index:
         self.loaded_version = -1  # PRAGMA data_version when load_state last ran
         self.bad_lines = 0
         self.tip_by_key: dict[int, tuple[int, ChainPos]] = {}  # chain tip h -> (seq, cp)
-        self.tip_key: dict[int, int] = {}  # chain -> h of its tip
+        # chain -> (h, seq) of its tip. Its own record, not read back through tip_by_key:
+        # a damaged line and a sound copy of it can both be chain tips under one h.
+        self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
         self._touched_ents: set[int] = set()
@@ -257,7 +259,7 @@ class Index:
         for ch, pos, seq, h in self.db.execute("SELECT ch, tip_pos, tip_seq, tip_h FROM chain"):
             dag.tips[ch] = pos
             self.tip_by_key[h] = (seq, (ch, pos))
-            self.tip_key[ch] = h
+            self.tip_key[ch] = (h, seq)
         self.dag = dag
         self.ent_ids = {}
 
@@ -461,15 +463,19 @@ class Index:
     def _finish(self, session: _Session) -> int:
         # Parents that never appeared: the waiting lines are damage (verify calls them
         # forged or orphaned), placed so their own children still find them.
+        # Only a parent no waiting line claims is missing: releasing one that is itself
+        # waiting (a child read before its parent, whose own parent is gone) would
+        # call a sound line orphaned because of the order of the file.
         pending = session.pending
         while pending:
-            key = next(iter(pending))
-            waiting = pending.pop(key)
-            session.missing.add(key)
-            for rec in waiting:
-                if rec.damage is None:
-                    rec.damage = "missing-parent"
-                session.count += self._ingest_released(rec, session)
+            claimed = {id_key(r.raw["id"]) for recs in pending.values() for r in recs}
+            gone = [k for k in pending if k not in claimed] or [next(iter(pending))]
+            for key in gone:
+                session.missing.add(key)
+                for rec in pending.pop(key, ()):
+                    if rec.damage is None:
+                        rec.damage = "missing-parent"
+                    session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
         self.derive_statuses(self._touched_ents)
         self._touched_ents = set()
@@ -591,8 +597,8 @@ class Index:
         # The chain's previous tip is no longer one.
         old_tip = self.tip_key.get(cp[0])
         if old_tip is not None:
-            self.tip_by_key.pop(old_tip, None)
-        self.tip_key[cp[0]] = key
+            self.tip_by_key.pop(old_tip[0], None)
+        self.tip_key[cp[0]] = (key, seq)
         self.tip_by_key[key] = (seq, cp)
         batch.placed[key] = (seq, cp)
         batch.touched.add(cp[0])
@@ -666,8 +672,8 @@ class Index:
         if batch.damage:
             db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
         tips = [
-            (self.tip_by_key[k][0], self.dag.tips[c], k, c)
-            for c, k in self.tip_key.items()
+            (seq, self.dag.tips[c], k, c)
+            for c, (k, seq) in self.tip_key.items()
             if c in batch.touched
         ]
         if tips:
