@@ -42,7 +42,7 @@ __all__ = [
     "write_meta",
 ]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -67,6 +67,7 @@ CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos
 CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE ikey(k TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, detail TEXT);
 CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
@@ -305,7 +306,7 @@ class Index:
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_log()
-        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "est", "damage"):
+        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage"):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
@@ -629,8 +630,12 @@ class Index:
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
         meta = raw.get("metadata")
-        if isinstance(meta, dict) and isinstance(meta.get("source_key"), str):
-            batch.srckeys.append((meta["source_key"],))
+        if isinstance(meta, dict):
+            if isinstance(meta.get("source_key"), str):
+                batch.srckeys.append((meta["source_key"],))
+            idem = meta.get("idempotency")
+            if isinstance(idem, dict) and isinstance(idem.get("key"), str):
+                batch.ikeys.append((idem["key"], seq))
         return key
 
     def _take_seq(self) -> int:
@@ -669,6 +674,9 @@ class Index:
             db.executemany("INSERT INTO review VALUES (?, ?, ?)", batch.reviews)
         if batch.srckeys:
             db.executemany("INSERT OR IGNORE INTO srckey VALUES (?)", batch.srckeys)
+        if batch.ikeys:
+            # The first event with a key keeps it (a union merge may bring a second).
+            db.executemany("INSERT OR IGNORE INTO ikey VALUES (?, ?)", batch.ikeys)
         if batch.damage:
             db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
         tips = [
@@ -803,6 +811,13 @@ class Index:
         sql = "SELECT k FROM srckey WHERE k >= ? AND k < ?"
         return {k for (k,) in self.db.execute(sql, (prefix, prefix + "\U0010ffff"))}
 
+    def keyed_row(self, key: str) -> Row | None:
+        """The event a writer's idempotency key names (`metadata.idempotency.key`)."""
+        found = self.db.execute("SELECT seq FROM ikey WHERE k = ?", (key,)).fetchone()
+        if found is None:
+            return None
+        return self.rows_by_seq([int(found[0])]).get(int(found[0]))
+
     def entity_paths(self) -> list[str]:
         """Every entity path with at least one event, sorted."""
         return [p for (p,) in self.db.execute("SELECT path FROM ent ORDER BY path")]
@@ -898,6 +913,7 @@ class _Batch:
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]
     srckeys: list[tuple[str]]
+    ikeys: list[tuple[str, int]]
     damage: list[tuple[Any, ...]]
     touched: set[int]
 
@@ -910,6 +926,7 @@ class _Batch:
         self.merges = []
         self.reviews = []
         self.srckeys = []
+        self.ikeys = []
         self.damage = []
         self.touched = set()
 
