@@ -36,6 +36,7 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines = [f"**`{entity}`** · {state} · {count} {noun}"]
     else:  # a table known only through its columns' decisions
         lines = [f"**`{entity}`** · no decisions of its own"]
+    lines[0] += formerly_note(status)
     verdicts = list(getattr(status, "open_verdicts", None) or ())
     conflicts = list(getattr(status, "conflicts", None) or ())
     notes: dict[str, list[Any]] = {}  # notes (`cairn annotate`) shown with their event
@@ -93,11 +94,21 @@ def quiet_hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -
     count = int(getattr(status, "event_count", 0) or 0)
     noun = "decision" if count == 1 else "decisions"
     line = f"**`{entity}`** · {getattr(status, 'status', 'unknown')} · {count} {noun}"
+    line += formerly_note(status)
     if newest:
         event = newest[0]
         reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
         line += f" · {when(event)} {event.type}{by(event)}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
+
+
+def formerly_note(status: Any) -> str:
+    """` · formerly `src/auth.py::login`` when the history came with a rename, else ""."""
+    formerly = list(getattr(status, "formerly", None) or ())
+    if not formerly:
+        return ""
+    more = f" (+{len(formerly) - 2} more)" if len(formerly) > 2 else ""
+    return " · formerly " + ", ".join(f"`{f}`" for f in formerly[:2]) + more
 
 
 def no_decisions_markdown(entity: str) -> str:

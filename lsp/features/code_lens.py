@@ -38,7 +38,7 @@ async def attention_by_entity(server: CairnServer, doc: OpenDocument) -> dict[st
     if wanted and doc.project is not None:
         try:
             histories = await server.hub.call(
-                doc.project.cairn_dir, lambda s: {e: s.store.history(e) for e in wanted}
+                doc.project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
             )
         except StoreUnavailable as exc:
             server.log(f"code lens: {exc}", types.MessageType.Warning)
