@@ -39,6 +39,7 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
         lines = [f"**`{entity}`** · {state} · {count} {noun}"]
     else:  # a table known only through its columns' decisions
         lines = [f"**`{entity}`** · no decisions of its own"]
+    lines[0] += formerly_note(status)
     verdicts = status.open_verdicts
     conflicts = status.conflicts
     notes: dict[str, list[Event]] = {}  # notes (`cairn annotate`) shown with their event
@@ -96,11 +97,21 @@ def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Eve
     count = status.event_count
     noun = "decision" if count == 1 else "decisions"
     line = f"**`{entity}`** · {status.status.value} · {count} {noun}"
+    line += formerly_note(status)
     if newest:
         event = newest[0]
         reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
         line += f" · {when(event)} {event.type}{by(event)}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
+
+
+def formerly_note(status: EntityStatus) -> str:
+    """` · formerly `src/auth.py::login`` when the history came with a rename, else ""."""
+    formerly = status.formerly
+    if not formerly:
+        return ""
+    more = f" (+{len(formerly) - 2} more)" if len(formerly) > 2 else ""
+    return " · formerly " + ", ".join(f"`{f}`" for f in formerly[:2]) + more
 
 
 def no_decisions_markdown(entity: str) -> str:

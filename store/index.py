@@ -42,7 +42,7 @@ __all__ = [
     "write_meta",
 ]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"  # 5: ev_rename, the rename links alias resolution reads
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -53,8 +53,9 @@ TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
+_RENAME_CODE = TYPE_CODES["rename"]
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
 CREATE TABLE ent(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE TABLE ev(
@@ -72,6 +73,7 @@ CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT N
 CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
   off INTEGER NOT NULL, len INTEGER NOT NULL, code TEXT NOT NULL);
 CREATE INDEX damage_h ON damage(h);
+CREATE INDEX ev_rename ON ev(seq) WHERE ty = {_RENAME_CODE};
 """
 
 
@@ -729,6 +731,15 @@ class Index:
         sql = _ROW_SQL + " WHERE ty IN (?, ?) ORDER BY rec DESC, seq DESC"
         for t in self.db.execute(sql, codes):
             yield _row(t)
+
+    def rename_rows(self) -> list[Row]:
+        """Every `rename` event, in ingest order: the links between an entity's names.
+
+        A partial index holds only these rows, so the cost is the renames, not the log
+        (the code is a literal, not a parameter, so SQLite can see that index applies).
+        """
+        sql = _ROW_SQL + f" WHERE ty = {_RENAME_CODE} ORDER BY seq"
+        return [_row(t) for t in self.db.execute(sql)]
 
     def open_verdict_seqs(self, ent: int) -> set[int]:
         """Sequence numbers of an entity's open verdicts, from its stored status row."""

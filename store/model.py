@@ -300,6 +300,9 @@ class EntityStatus:
     latest: Event | None = None
     due_reviews: list[Review] = field(default_factory=list)
     rollup: dict[str, Status] = field(default_factory=dict)
+    # The entity's former paths (renames and moves, nearest first) whose events the
+    # status was derived over as well (`cairn.core.aliases`); empty when it kept its name.
+    formerly: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -313,6 +316,7 @@ class EntityStatus:
             "latest": self.latest.to_dict() if self.latest else None,
             "due_reviews": [r.to_dict() for r in self.due_reviews],
             "rollup": {k: v.value for k, v in self.rollup.items()},
+            "formerly": list(self.formerly),
         }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -30,7 +30,7 @@ from cairn.store.model import (
     SearchHit,
 )
 from cairn.store.paths import confusable_warnings
-from cairn.store.read import Reader, as_of_limit, canonical_all
+from cairn.store.read import Reader, as_of_limit, canonical, canonical_all
 from cairn.store.write import (
     MIN_PREFIX,
     BatchContext,
@@ -226,6 +226,47 @@ class Store:
         with self._lock:
             self.refresh()
             return self._reader.status_many(canon)
+
+    def lineage_status(
+        self, entity: str, formerly: Sequence[tuple[str, int]], *, linked: Iterable[str] = ()
+    ) -> EntityStatus:
+        """The status of `entity` derived over its own events and those of its former
+        paths, so a verdict recorded under an old name holds under the new one.
+
+        `formerly` is what `cairn.core.aliases` resolved: (former path, epoch ms of its
+        rename); a former path's events count up to then. `rename` events link the names
+        and decide nothing, nor does the `add`/`create` with `metadata.renamed_from` an
+        importer writes on a path in `linked` (the new names of renames). Every conflict
+        and the latest event are filled in; no rollup.
+        """
+        path = canonical(entity)
+        former = [(canonical(f), until) for f, until in formerly]
+        targets = {canonical(p) for p in linked}
+        with self._lock:
+            self.refresh()
+            return self._reader.lineage_status(path, former, targets)
+
+    def lineage_history(
+        self, entity: str, formerly: Sequence[tuple[str, int]], *, as_of: str | None = None
+    ) -> list[Event]:
+        """`history` of `entity` and of its former paths up to their renames (see
+        `lineage_status`), oldest first by recorded time."""
+        limit = as_of_limit(as_of)
+        path = canonical(entity)
+        former = [(canonical(f), until) for f, until in formerly]
+        with self._lock:
+            self.refresh()
+            rows = self._reader.lineage_rows(path, former)
+            if limit is not None:
+                rows = [r for r in rows if r.rec <= limit]
+            rows.sort(key=lambda r: (r.rec, r.seq))
+            return [self._reader.event(r) for r in rows]
+
+    def renames(self) -> list[Event]:
+        """Every `rename` event (`metadata.renamed_to` / `renamed_from`), in log order."""
+        with self._lock:
+            self.refresh()
+            return self._reader.renames()
 
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False

@@ -350,6 +350,8 @@ def _print_status(st: EntityStatus) -> None:
         f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  "
         f"({plural(st.event_count, 'event')})"
     )
+    if st.formerly:  # its decisions include those taken under these names
+        console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in st.formerly))
     if st.open_verdicts:
         console.print("open verdicts:")
         for v in st.open_verdicts:
@@ -437,10 +439,11 @@ def status_cmd(entity: str, as_json: bool) -> None:
 def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -> None:
     """Every decision on ENTITY, oldest first (by recorded time)."""
     _readable(entity)
-    with open_store() as store:
-        events = store.history(entity, as_of=as_of, include_children=children)
-        if not events and not as_of and not store.history(entity, include_children=True):
-            _did_you_mean(store, entity)
+    with open_session() as session:
+        events = session.history(entity, as_of=as_of, include_children=children)
+        if not events and not as_of and not session.history(entity, include_children=True):
+            _did_you_mean(session.store, entity)
+        formerly = [] if as_json else [f.path for f in session.formerly(entity)]
     if as_json:
         emit_json([e.to_dict() for e in events])
         return
@@ -452,6 +455,8 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         return
     from cairn.core.present import annotated_id, split_notes
 
+    if formerly:  # the events of its former paths are shown with the path they were on
+        console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in formerly))
     plain, notes = split_notes(events)
     for e in plain:
         when = _day(e.recorded_at)

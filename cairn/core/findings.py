@@ -274,6 +274,9 @@ def _finding(
 
 def _verdict_message(entity: str, verdict: Event, role: str) -> str:
     vtype = str(verdict.type)
+    decided_on = getattr(verdict, "entity", entity)
+    if decided_on != entity:  # decided under a former name (`cairn.core.aliases`)
+        entity = f"{entity} (formerly `{decided_on}`)"
     because = f": {clip(verdict.reasoning)}" if verdict.reasoning else "."
     if vtype == "reject":
         alternative = clip(verdict.alternative, 60)

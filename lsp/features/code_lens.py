@@ -45,7 +45,7 @@ async def attention_by_entity(
     if wanted and project is not None:
         try:
             histories = await server.hub.call(
-                project.cairn_dir, lambda s: {e: s.store.history(e) for e in wanted}
+                project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
             )
         except StoreUnavailable as exc:
             server.log(f"code lens: {exc}", types.MessageType.Warning)

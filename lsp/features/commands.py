@@ -51,9 +51,7 @@ def register(server: CairnServer) -> None:
             entity = canonicalise(raw)
         except EntityPathError as exc:
             raise JsonRpcInvalidParams(f"cairn.history: {exc}") from None
-        events = await _store(
-            server, project, lambda s: s.store.history(entity, include_children=True)
-        )
+        events = await _store(server, project, lambda s: s.history(entity, include_children=True))
         markdown = history_markdown(entity, events)
         shown = False
         if options.get("show") and server.capability("window.show_document.support"):

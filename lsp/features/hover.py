@@ -91,7 +91,7 @@ async def _deserves_attention(
     events = history
     if needs_history(status, policy) and len(history) < status.event_count:
         try:
-            events = await server.hub.call(cairn_dir, lambda s: s.store.history(entity))
+            events = await server.hub.call(cairn_dir, lambda s: s.history(entity))
         except StoreUnavailable:
             events = history
     return bool(attention(status, events, policy))
