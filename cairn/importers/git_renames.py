@@ -12,16 +12,19 @@ file — gets a `rename` to its new path (`metadata.found_by = "body"`).
 
 Only what has history is followed, since a rename exists to carry it: files and symbols
 this import records verdicts on, and those the log already holds (`known`). A chain of
-renames is followed forward from them. Bounded: at most MAX_FOLLOWED symbols; each file
-holding them is walked once over at most MAX_COMMITS commits that touch it, reading the
-file once per commit for all its symbols and parsing only where a symbol's name leaves
-the text; at most MAX_CANDIDATE_FILES of such a commit's files are searched for the body,
-and MAX_READS file reads in all (the import says when it stopped there).
+renames is followed forward from them. Bounded: at most MAX_FOLLOWED symbols; one read
+of each file at the end of the history drops the symbols still there (most never
+moved); for the others a binary search over the commits that touch the file finds
+where the name left (about ten reads however often it was touched). Only there is
+anything parsed: the file before, and those of the commit's files (at most
+MAX_CANDIDATE_FILES) that hold the body's longest lines. MAX_READS file reads in all
+(the import says when it stopped there).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -36,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["RenameTracker", "file_renames"]
 
 MAX_FOLLOWED = 500
-MAX_COMMITS = 500  # commits walked per file
+MAX_COMMITS = 500  # renames of one file followed to its last name
 MAX_READS = 10_000  # file reads per import, for all symbols
 MAX_CANDIDATE_FILES = 20
 MAX_FILE_BYTES = 1_000_000
@@ -136,87 +139,145 @@ class RenameTracker:
         for entity, since in self._symbols.items():
             file, _, name = entity.partition("::")
             pending.setdefault(file, {})[name] = since
+        self._drop_still_there(pending, renamed, blobs)
         out: list[tuple[Commit, str, str]] = []
         queue = deque(sorted(pending))
-        while queue:
+        while queue and self._reads < MAX_READS:
             path = queue.popleft()
             names = pending.pop(path, {})
-            walked = 0
-            for pos in touched.get(path, ()):
-                if not names or walked >= MAX_COMMITS or self._reads >= MAX_READS:
-                    break
-                if pos <= min(names.values()):
-                    continue
-                walked += 1
+            if names:
+                out.extend(self._walk_file(path, names, touched, renamed, pending, queue, blobs))
+        return out
+
+    def _walk_file(
+        self,
+        path: str,
+        names: dict[str, int],
+        touched: dict[str, list[int]],
+        renamed: dict[tuple[int, str], str],
+        pending: dict[str, dict[str, int]],
+        queue: deque[str],
+        blobs: Blobs,
+    ) -> Iterator[tuple[Commit, str, str]]:
+        """Where each name left `path`: a binary search over the commits that touch the
+        file (a name is taken to stay until it goes), so a file touched a thousand times
+        costs about ten reads per symbol."""
+        seq = [p for p in touched.get(path, ()) if p > min(names.values())]
+        hop = next((i for i, p in enumerate(seq) if (p, path) in renamed), None)
+        if hop is not None:
+            seq = seq[: hop + 1]  # the file's life under this name ends at its rename
+        cache: dict[int, set[bytes]] = {}
+
+        def words_at(i: int) -> set[bytes]:
+            pos = seq[i]
+            if pos not in cache:
                 c = self._commits[pos]
                 change = next(ch for ch in c.changes if path in (ch.path, ch.old_path))
-                if (pos, path) in renamed:
-                    # The file moved (the file rename carries its symbols): go on there.
-                    target = renamed[(pos, path)]
-                    pending.setdefault(target, {}).update(dict.fromkeys(names, pos))
+                # At a rename, the text goes on under the new name.
+                gone = change.new == ZERO and change.old_path != path
+                cache[pos] = set() if gone else _words(self._read(blobs, c.sha, change.path))
+            return cache[pos]
+
+        todo = deque(names.items())
+        while todo and seq and self._reads < MAX_READS:
+            name, since = todo.popleft()
+            word = _last(name)
+            lo, hi = bisect_right(seq, since), len(seq) - 1
+            if lo > hi:
+                continue
+            if word in words_at(hi):
+                if hop is not None:  # still there when the file was renamed: go on there
+                    target = renamed[(seq[hop], path)]
+                    pending.setdefault(target, {})[name] = seq[hop]
                     queue.append(target)
+                continue
+            first = lo
+            while lo < hi:  # the first commit whose file no longer names it
+                mid = (lo + hi) // 2
+                if word in words_at(mid):
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo > first and word not in words_at(lo - 1):
+                continue  # not there since `since` at all: nothing moved
+            c = self._commits[seq[lo]]
+            moved = self._moved(c, path, name, blobs)
+            if moved is None:
+                continue  # gone, or changed beyond recognition: nothing to carry
+            yield c, f"{path}::{name}", moved
+            file, _, new_name = moved.partition("::")
+            if file == path:
+                todo.append((new_name, seq[lo]))
+            else:
+                pending.setdefault(file, {})[new_name] = seq[lo]
+                queue.append(file)
+
+    def _drop_still_there(
+        self, pending: dict[str, dict[str, int]], renamed: dict[tuple[int, str], str], blobs: Blobs
+    ) -> None:
+        """Forget the symbols whose name the file (under its last name) still has at the
+        end of the history: most never moved, and one read per file says so."""
+        last = self._commits[-1].sha if self._commits else ""
+        later: dict[str, list[tuple[int, str]]] = {}
+        for (pos, old), new in renamed.items():
+            later.setdefault(old, []).append((pos, new))
+        for file in list(pending):
+            names = pending[file]
+            path, after = file, min(names.values())
+            for _ in range(MAX_COMMITS):  # along the file's own renames (cycle-safe)
+                step = min((r for r in later.get(path, ()) if r[0] > after), default=None)
+                if step is None:
                     break
-                active = [n for n, since in names.items() if since < pos]
-                after = self._read(blobs, c.sha, path) if change.new != ZERO else None
-                gone = [n for n in active if not _names(after, n)]
-                if not gone:
-                    continue
-                before = self._read(blobs, f"{c.sha}^", path)
-                gone = [n for n in gone if _names(before, n)]  # there before, gone now
-                for name, moved in self._moved(c, path, gone, before, blobs).items():
-                    del names[name]
-                    if moved is None:
-                        continue  # gone, or changed beyond recognition: nothing to carry
-                    out.append((c, f"{path}::{name}", moved))
-                    file, _, new_name = moved.partition("::")
-                    if file == path:
-                        names[new_name] = pos
-                    else:
-                        pending.setdefault(file, {})[new_name] = pos
-                        queue.append(file)
-        return out
+                after, path = step
+            words = _words(self._read(blobs, last, path))
+            for name in [n for n in names if _last(n) in words]:
+                del names[name]
+            if not names:
+                del pending[file]
 
     def _read(self, blobs: Blobs, rev: str, path: str) -> bytes | None:
         self._reads += 1
         return blobs.read(rev, path)
 
-    def _moved(
-        self, c: Commit, path: str, gone: list[str], before: bytes | None, blobs: Blobs
-    ) -> dict[str, str | None]:
-        """For each symbol name that left `path` in commit `c`: the one symbol of that
-        commit with the body it had before, or None."""
+    def _moved(self, c: Commit, path: str, name: str, blobs: Blobs) -> str | None:
+        """The one symbol of commit `c` with the body `path::name` had before it left."""
         from cairn.indexer import index_text
 
-        if not gone:
-            return {}
-        text = _text(before)
+        text = _text(self._read(blobs, f"{c.sha}^", path))
         if text is None:
-            return dict.fromkeys(gone)
-        wanted = {f"{path}::{n}": n for n in gone}
-        bodies = {
-            wanted[s.entity]: _body(text, s)
-            for s in index_text(text, path)
-            if s.entity in wanted and str(s.role) == "introduce"
-        }
-        found: dict[frozenset[str], set[str]] = {}
-        targets = {b for b in bodies.values() if len(b) >= MIN_BODY_LINES}
-        if targets:
-            files = [ch.path for ch in c.changes if ch.new != ZERO][:MAX_CANDIDATE_FILES]
-            for file in files:
-                after = _text(self._read(blobs, c.sha, file))
-                if after is None:
-                    continue
-                for sym in index_text(after, file):
-                    if "::" not in sym.entity or str(sym.role) != "introduce":
-                        continue
-                    body = _body(after, sym)
-                    if body in targets and sym.entity not in wanted:
-                        found.setdefault(body, set()).add(sym.entity)
-        out: dict[str, str | None] = {}
-        for name in gone:
-            hits = found.get(bodies.get(name, frozenset()), set())
-            out[name] = next(iter(hits)) if len(hits) == 1 else None  # look-alikes: say nothing
-        return out
+            return None
+        entity = f"{path}::{name}"
+        lines = text.split("\n")
+        symbol = next(
+            (
+                s
+                for s in index_text(text, path)
+                if s.entity == entity and str(s.role) == "introduce"
+            ),
+            None,
+        )
+        wanted = _body(lines, symbol) if symbol is not None else frozenset()
+        if symbol is None or len(wanted) < MIN_BODY_LINES:
+            return None
+        keys = _keys(lines, symbol)
+        found: set[str] = set()
+        files = [ch.path for ch in c.changes if ch.new != ZERO][:MAX_CANDIDATE_FILES]
+        for file in files:
+            after = _text(self._read(blobs, c.sha, file))
+            if after is None:
+                continue
+            if not all(k in after for k in keys):
+                continue  # the body's longest lines are not in this file: no parse needed
+            lines = after.split("\n")
+            for sym in index_text(after, file):
+                if (
+                    sym.entity != entity
+                    and "::" in sym.entity
+                    and str(sym.role) == "introduce"
+                    and _body(lines, sym) == wanted
+                ):
+                    found.add(sym.entity)
+        return next(iter(found)) if len(found) == 1 else None  # look-alikes: say nothing
 
 
 def _pair(c: Commit, old: str, new: str, kind: str, how: str) -> Iterator[Proposed]:
@@ -242,12 +303,17 @@ def _pair(c: Commit, old: str, new: str, kind: str, how: str) -> Iterator[Propos
     )
 
 
-def _names(blob: bytes | None, name: str) -> bool:
-    """Whether the file still says the symbol's own (last) name, as a word."""
-    if blob is None:
-        return False
-    word = name.rsplit(".", 1)[-1].encode()
-    return re.search(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])", blob) is not None
+_WORD = re.compile(rb"[\w$]+")
+
+
+def _words(blob: bytes | None) -> set[bytes]:
+    """The identifiers a file's text holds (one pass, then set lookups per symbol)."""
+    return set(_WORD.findall(blob)) if blob is not None else set()
+
+
+def _last(name: str) -> bytes:
+    """A symbol's own name: the last part of `Class.method`."""
+    return name.rsplit(".", 1)[-1].encode()
 
 
 def _text(blob: bytes | None) -> str | None:
@@ -256,15 +322,24 @@ def _text(blob: bytes | None) -> str | None:
     return blob.decode("utf-8", "replace")
 
 
-def _body(text: str, sym: Symbol) -> frozenset[str]:
+def _body(lines: list[str], sym: Symbol) -> frozenset[str]:
     """The fingerprint of a symbol's lines without its name line (a rename changes it)."""
     from cairn.fingerprints import fingerprint
 
     rng = sym.range
     name_line = sym.name_range.start_line
-    lines = text.split("\n")[rng.start_line : rng.end_line + 1]
-    body = [t for i, t in enumerate(lines, rng.start_line) if i != name_line]
-    return frozenset(fingerprint(body))
+    own = lines[rng.start_line : rng.end_line + 1]
+    return frozenset(fingerprint(t for i, t in enumerate(own, rng.start_line) if i != name_line))
+
+
+def _keys(lines: list[str], sym: Symbol) -> list[str]:
+    """A body's three longest lines, stripped: text any file holding the body holds too
+    (re-indented or not), to skip parsing the files that do not."""
+    rng, name_line = sym.range, sym.name_range.start_line
+    own = lines[rng.start_line : rng.end_line + 1]
+    body = [t for i, t in enumerate(own, rng.start_line) if i != name_line]
+    stripped = sorted({t.strip().rstrip(",;") for t in body}, key=len, reverse=True)
+    return stripped[:3]
 
 
 def _canonical(path: str) -> str | None:
