@@ -451,9 +451,7 @@ def test_a_reverted_entity_that_came_back_and_stayed_is_superseded_in_practice(
         {"app/flags.py": "BETA = True\n"},
     )
     git(project, "revert", "--no-edit", "HEAD", date="2018-11-02T10:00:00Z")
-    commit(
-        project, "Beta for the launch", "2018-11-20T10:00:00Z", {"app/flags.py": "BETA = 1\n"}
-    )
+    commit(project, "Beta for the launch", "2018-11-20T10:00:00Z", {"app/flags.py": "BETA = 1\n"})
     cairn_json(project, "import", "git")
     with Store.open(project / ".cairn") as store:
         version = store.status("app/__init__.py::VERSION")
