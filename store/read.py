@@ -41,6 +41,11 @@ class Reader:
         """The event a row points at, read from its line."""
         return Event.from_line(self.index.line(row.off, row.len))
 
+    def keyed(self, key: str) -> Event | None:
+        """The event a writer's idempotency key names, if the log holds one."""
+        row = self.index.keyed_row(key)
+        return self.event(row) if row is not None else None
+
     def events_on(self, entity: str) -> list[Event]:
         """Every event on one canonical entity, in ingest order (the writer's lookups)."""
         ent = self.index.ent_of(entity)

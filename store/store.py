@@ -36,6 +36,8 @@ from cairn.store.write import (
     DraftValidator,
     Pending,
     Preparer,
+    check_key,
+    replay,
     write_prepared,
 )
 
@@ -160,35 +162,65 @@ class Store:
     def append(self, draft: EventDraft) -> AppendResult:
         """Validate, mask secrets, hash, write one line (fsynced), index it."""
         masked: list[str] = []
-        events = self._write([draft], masked)
+        events, replayed = self._write([draft], masked)
+        if replayed:
+            return AppendResult(events[0], [], confusable_warnings(events[0].entity), True)
         warnings = [*self.write_warnings, *confusable_warnings(events[0].entity)]
         return AppendResult(events[0], masked, warnings)
 
     def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
-        """Append many events under one lock and one index transaction (imports, bench)."""
-        return self._write(list(drafts), [])
+        """Append many events under one lock and one index transaction (imports, bench).
+        A draft whose idempotency key names a logged event returns that event instead."""
+        return self._write(list(drafts), [])[0]
 
-    def _write(self, drafts: list[EventDraft], masked: list[str]) -> list[Event]:
+    def _write(self, drafts: list[EventDraft], masked: list[str]) -> tuple[list[Event], int]:
+        """The events the drafts stand for, and how many of them were already logged."""
         if not drafts:
-            return []
+            return [], 0
         with self._lock, write_lock(self.cairn_dir):
             self.log.repair_tail()
+            # Caught up under the write lock: a key written just before a crash (the line
+            # durable, the index not) is ingested here, so its retry finds it.
             self._sync()
             parents = sorted(self.index.heads)
             ctx = BatchContext()
             prepared: list[Pending] = []
+            out: list[Event] = []
+            keyed: dict[str, Event] = {}
             for draft in drafts:
+                key = check_key(draft.key) if draft.key else ""
+                if key:
+                    earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
+                    if earlier is not None:
+                        out.append(earlier)
+                        continue
                 pending = self._preparer.prepare(draft, parents, ctx, masked)
                 prepared.append(pending)
+                out.append(pending.event)
+                if key:
+                    keyed[key] = pending.event
                 parents = [pending.event.id]
-            # Everything validated: now write the lines in one go, then index them.
-            warning = write_prepared(self.log, self.index, prepared, self._seen_db)
-            self.write_warnings = [warning] if warning else []
-            self._reader.status_cache.clear()
-            # An index left behind is caught up (or tried again) by the next read.
-            self._seen = self._log_key() if warning is None else "unset"
-            self._seen_db = self.index.recorded_stat()
-            return [p.event for p in prepared]
+            self.write_warnings = []
+            if prepared:
+                # Everything validated: now write the lines in one go, then index them.
+                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+                self.write_warnings = [warning] if warning else []
+                self._reader.status_cache.clear()
+                # An index left behind is caught up (or tried again) by the next read.
+                self._seen = self._log_key() if warning is None else "unset"
+                self._seen_db = self.index.recorded_stat()
+            return out, len(out) - len(prepared)
+
+    def replay(self, draft: EventDraft) -> Event | None:
+        """The logged event a write of `draft` would return instead of writing (its
+        idempotency key names it), None when it would write; `KeyReused` when the key
+        names a different decision. For commands that check before they act (redact)."""
+        if not draft.key:
+            return None
+        key = check_key(draft.key)
+        with self._lock:
+            self.refresh()
+            return replay(draft, self._reader.keyed(key))
 
     def validator(self) -> DraftValidator:
         """Check drafts in order as `append_many` would (same preparation); write nothing."""

@@ -7,7 +7,14 @@ import os
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    key_option,
+    say,
+)
 from cairn.doctor import run_checks
 from cairn.gitrefs import refs_holding
 from cairn.store.errors import StoreError
@@ -82,8 +89,9 @@ def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> N
 @click.argument("event_id")
 @click.option("-r", "--reason", required=True, help="Why the content is being erased.")
 @click.option("--author", default="", help="Who is erasing it (default: git's user).")
+@key_option
 @json_option
-def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
+def redact_cmd(event_id: str, reason: str, author: str, key: str, as_json: bool) -> None:
     """Erase an event's content (reasoning, alternative, diff, metadata) from the log,
     the index and the full-text index; keep its digest so the log still verifies, and
     record who erased it, when and why.
@@ -97,7 +105,7 @@ def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
     """
     project = current_project()
     try:
-        result = redact(project.cairn_dir, event_id, reason, author=author)
+        result = redact(project.cairn_dir, event_id, reason, author=author, key=key)
     except StoreError as exc:
         raise CairnError(str(exc)) from None
     if as_json:
@@ -109,7 +117,14 @@ def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
                 "lines_rewritten": result.lines_rewritten,
                 "masked": result.masked,
                 "drafts_removed": [str(p) for p in result.drafts_removed],
+                "replayed": result.replayed,
             }
+        )
+        return
+    if result.replayed and result.redact_event is not None:
+        say(
+            f"already redacted {result.target.id[:12]} on {result.target.entity}, recorded as "
+            f"{result.redact_event.id[:12]} (key {key.strip()}: nothing written)"
         )
         return
     click.echo(
