@@ -242,7 +242,8 @@ class Event:
             revisit_after=raw.get("revisit_after") or "",
             expires_when=raw.get("expires_when") or "",
             stale_when=raw.get("stale_when") or "",
-            metadata=raw.get("metadata") or {},
+            # the write path only writes objects; a hand-made line gets none, not a crash
+            metadata=meta if isinstance(meta := raw.get("metadata"), dict) else {},
             redacted=bool(raw.get("redacted")),
             content_digest=raw.get("content_digest") or "",
         )

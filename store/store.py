@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
+from cairn.store.author import AuthorLookup
 from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.index import Index, remove_index
@@ -49,7 +50,7 @@ _Stat = tuple[int, int, int]
 class Store:
     """The decision log in one `.cairn/` folder. Thread-safe (one lock per store)."""
 
-    def __init__(self, cairn_dir: Path) -> None:
+    def __init__(self, cairn_dir: Path, author: AuthorLookup | None = None) -> None:
         self.cairn_dir = cairn_dir
         self.root = cairn_dir.parent
         self.log = LogFile(cairn_dir)
@@ -58,17 +59,21 @@ class Store:
         self._seen: _Stat | str | None = "unset"
         self._seen_db: _Stat | None = self.index.recorded_stat()
         self._reader = Reader(self.index)
-        self._preparer = Preparer(self.root, self._reader.events_on)
+        self._preparer = Preparer(self.root, self._reader.events_on, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
 
     @classmethod
-    def open(cls, cairn_dir: Path | str) -> Store:
-        """Open the store in `cairn_dir` and catch its index up with the JSONL."""
+    def open(cls, cairn_dir: Path | str, *, author: AuthorLookup | None = None) -> Store:
+        """Open the store in `cairn_dir` and catch its index up with the JSONL.
+
+        `author` names the writer of drafts without one, after CAIRN_AUTHOR and before
+        $USER (the application passes `cairn.gitrefs.git_author`: the store runs no git).
+        """
         path = Path(cairn_dir)
         if not path.is_dir():
             raise StoreError(f"{path} is not a Cairn folder; run `cairn init` first")
         check_confined(path)  # never write through a link that leaves the project
-        store = cls(path)
+        store = cls(path, author)
         store.refresh()
         return store
 

@@ -18,7 +18,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import Any
 
-from cairn.store.author import default_author
+from cairn.store.author import AuthorLookup, default_author
 from cairn.store.canonical import canonical_bytes, prune
 from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
@@ -81,9 +81,10 @@ class BatchContext:
 class Preparer:
     """Turns drafts into events and their canonical lines (validation, masking, ids)."""
 
-    def __init__(self, root: Path, events_on: EventsOn) -> None:
+    def __init__(self, root: Path, events_on: EventsOn, author: AuthorLookup | None = None) -> None:
         self.root = root
         self._events_on = events_on
+        self._author_lookup = author
         self._author: str | None = None
 
     def prepare(
@@ -197,7 +198,7 @@ class Preparer:
 
     def _default_author(self) -> str:
         if self._author is None:
-            self._author = default_author(self.root)
+            self._author = default_author(self._author_lookup)
         return self._author
 
     def _supersede_target(self, entity: str, given: str, ctx: BatchContext) -> str:

@@ -16,7 +16,8 @@ from cairn.cli._common import (
     say,
 )
 from cairn.doctor import run_checks
-from cairn.gitrefs import refs_holding
+from cairn.gitrefs import git_author, refs_holding
+from cairn.store.author import default_author
 from cairn.store.errors import StoreError
 from cairn.store.redact import redact
 from cairn.store.verify import reconcile_index, verify
@@ -105,7 +106,9 @@ def redact_cmd(event_id: str, reason: str, author: str, key: str, as_json: bool)
     """
     project = current_project()
     try:
-        result = redact(project.cairn_dir, event_id, reason, author=author, key=key)
+        # who erased it: --author, else CAIRN_AUTHOR, git's user, $USER (as for any write)
+        who = author or default_author(git_author(project.root))
+        result = redact(project.cairn_dir, event_id, reason, author=who, key=key)
     except StoreError as exc:
         raise CairnError(str(exc)) from None
     if as_json:

@@ -70,9 +70,10 @@ class Session:
     @classmethod
     def open(cls, project: Project) -> Session:
         """Open (and catch up) the project's store; raises the store's `StoreError`s."""
+        from cairn.gitrefs import git_author
         from cairn.store import Store
 
-        return cls(project, Store.open(project.cairn_dir))
+        return cls(project, Store.open(project.cairn_dir, author=git_author(project.root)))
 
     def close(self) -> None:
         """Close the store."""

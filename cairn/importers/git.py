@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "since_arg"]
 
 SOURCE = "git"
-MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
