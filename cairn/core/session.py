@@ -239,6 +239,7 @@ class Session:
             author=author,
             agent=agent,
             session=session,
+            key=request.key or "",
         )
         return self.append(draft)
 
