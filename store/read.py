@@ -41,6 +41,11 @@ class Reader:
         """The event a row points at, read from its line."""
         return Event.from_line(self.index.line(row.off, row.len))
 
+    def keyed(self, key: str) -> Event | None:
+        """The event a writer's idempotency key names, if the log holds one."""
+        row = self.index.keyed_row(key)
+        return self.event(row) if row is not None else None
+
     def events_on(self, entity: str) -> list[Event]:
         """Every event on one canonical entity, in ingest order (the writer's lookups)."""
         ent = self.index.ent_of(entity)
@@ -252,6 +257,18 @@ class Reader:
                 out.append(self.event(row))
                 if len(out) >= limit:
                     break
+        return out
+
+    def open_reverts(self) -> list[Event]:
+        """See `Store.open_reverts`: revert rows the entity's stored status counts as open."""
+        out: list[Event] = []
+        open_by_ent: dict[int, set[int]] = {}
+        for row in self.index.revert_rows():
+            seqs = open_by_ent.get(row.ent)
+            if seqs is None:
+                seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+            if row.seq in seqs:
+                out.append(self.event(row))
         return out
 
     def due_reviews(self, today: date | None) -> list[Review]:

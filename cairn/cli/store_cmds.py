@@ -17,6 +17,7 @@ from cairn.cli._common import (
     current_project,
     emit_json,
     json_option,
+    key_option,
     plural,
     warn_if_damaged,
 )
@@ -133,6 +134,7 @@ def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             default="",
             help="Entity kind, when the path cannot say (function, class, method).",
         ),
+        key_option,
         json_option,
     ]
     for option in reversed(options):
@@ -158,14 +160,17 @@ def _append(draft: EventDraft, as_json: bool) -> None:
             err=True,
         )
     if as_json:
-        emit_json({**event.to_dict(), "masked": result.masked})
+        emit_json({**event.to_dict(), "masked": result.masked, "replayed": result.replayed})
         return
     console = _console()
-    line = f"logged [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
+    done = "already logged" if result.replayed else "logged"
+    line = f"{done} [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
     if event.supersedes:
         line += f"  (re-opens {_short(event.supersedes)})"
     if event.reverts:
         line += f"  (reverts {_short(event.reverts)})"
+    if result.replayed:
+        line += f"  (key {esc(draft.key.strip())}: nothing written)"
     console.print(line)
 
 
@@ -187,6 +192,7 @@ def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
         expires_when=kw["expires_when"],
         stale_when=kw["stale_when"],
         entity_kind=kw["entity_kind"],
+        key=kw["key"],
     )
 
 

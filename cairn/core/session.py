@@ -70,9 +70,10 @@ class Session:
     @classmethod
     def open(cls, project: Project) -> Session:
         """Open (and catch up) the project's store; raises the store's `StoreError`s."""
+        from cairn.gitrefs import git_author
         from cairn.store import Store
 
-        return cls(project, Store.open(project.cairn_dir))
+        return cls(project, Store.open(project.cairn_dir, author=git_author(project.root)))
 
     def close(self) -> None:
         """Close the store."""
@@ -171,11 +172,11 @@ class Session:
     def revert_prints(self) -> list[RevertPrint]:
         """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
         version: what a bring-back check (the gate, the diagnostics) matches against."""
-        from cairn.fingerprints import prints_from_statuses
+        from cairn.fingerprints import prints_from_reverts
 
         version = self._current()
         if version.prints is None:
-            prints = prints_from_statuses(self.store.status_many(self.store.entities()))
+            prints = prints_from_reverts(self.store.open_reverts())
             aliases = self._aliases(version)
             if aliases:
                 # A small match counts inside the reverted entity: under its later names too.
@@ -247,6 +248,7 @@ class Session:
             author=author,
             agent=agent,
             session=session,
+            key=request.key or "",
         )
         return self.append(draft)
 

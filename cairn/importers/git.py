@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
@@ -38,6 +39,7 @@ from cairn.importers.git_history import (
     read_diffs,
     read_history,
 )
+from cairn.importers.git_reintroduced import Reintroduced, TakenOut, reintroductions
 from cairn.importers.git_renames import RenameTracker, file_renames
 from cairn.importers.git_reverts import (
     DEFAULT_WINDOW,
@@ -57,7 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "since_arg"]
 
 SOURCE = "git"
-MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
@@ -99,6 +100,7 @@ class Entity:
     whole: bool = False  # the revert took out the entity itself (its name), not only lines
     before: str = ""  # a dependency's version before the revert (what was undone)
     after: str = ""  # and after it (what it went back to)
+    file: str = ""  # the file it was declared in
 
 
 def _check_repository(root: Path) -> None:
@@ -154,11 +156,16 @@ def import_git(
             )
         blobs = Blobs(root)
         try:
-            yield from renames.watch(_walk(root, commits, found, done, blobs, unit_done or []))
+            taken: dict[tuple[str, str], TakenOut] = {}
+            walked = _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            yield from renames.watch(walked)
+            # Reverted entities that came back and stayed: superseded in practice.
+            for back in reintroductions(commits, list(taken.values()), blobs):
+                yield _reintroduced(back)
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
-            yield from dependency_changes(commits, blobs, skip=set(found))
+            yield from dependency_changes(root, commits, blobs, skip=set(found))
             yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
@@ -190,6 +197,9 @@ def find_reverts(
     for sha, f in blob_found.items():
         if sha in found:
             m = found[sha]
+            if m.original not in by_sha and resolve(m.original or "") is None:
+                found[sha] = f  # the marker names a commit this repository lacks
+                continue
             if m.original == f.original and f.files is not None:
                 m.files, m.squash = f.files, f.squash  # a squash: only the undone files
             continue
@@ -258,7 +268,10 @@ def _walk(
     done: dict[str, int],
     blobs: Blobs,
     unit_done: list,
+    taken: dict[tuple[str, str], TakenOut],
 ) -> Iterator[Proposed | Skipped | Known]:
+    """The revert and supersede proposals, oldest first. `taken` collects the entities
+    the reverts took out whole and that no later revert of the revert put back."""
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
     # The diffs of every revert to import (and of the originals of squashes, whose
@@ -290,19 +303,29 @@ def _walk(
         if c.sha in done:
             yield Known(done[c.sha])
             continue
+        original = by_sha.get(f.original or "") or (
+            _load_commit(root, f.original) if f.original else None
+        )
         if (
             f.original is not None
-            and f.original not in by_sha
-            and _load_commit(root, f.original) is None
+            and original is None
+            and (
+                not c.parents
+                or c.subject.startswith('Revert "Revert')
+                or not c.subject.lower().startswith("revert")
+            )
         ):
+            # Without its parent (a shallow clone) there is no diff to read; a revert of
+            # a revert we cannot see might re-apply rather than undo; in a squash, only
+            # the reverted commit says which hunks were the revert.
             yield Skipped(
                 f"{c.sha[:10]} {c.subject}",
                 f"reverts {f.original[:10]}, which is not in this repository's history",
             )
             continue
-        original = by_sha.get(f.original or "") or (
-            _load_commit(root, f.original) if f.original else None
-        )
+        # Otherwise a revert of a commit this repository lacks (a branch rebased or
+        # squash-merged after the revert was written) is read from its own diff: the
+        # lines it took out are the change it undid.
         if original is not None and original.sha not in by_sha:
             # Outside `--since`: still a revert itself when it carries git's marker.
             by_sha[original.sha] = original
@@ -320,16 +343,13 @@ def _walk(
                 ents, skipped = entities_of(earlier)
                 yield from skipped
             for ent in ents:
-                yield Proposed(
-                    source_key=f"{SOURCE}:{c.sha}:{ent.path}",
-                    type="supersede",
-                    entity=ent.path,
-                    entity_kind=ent.kind,
-                    reasoning=reasoning(c, original),
-                    occurred_at=c.date,
-                    author=c.author,
-                    commit=c.sha,
-                    metadata=_metadata(f, original) | {"reapplies": True},
+                taken.pop((earlier.revert.sha, ent.path), None)
+                yield _proposal(
+                    c,
+                    original,
+                    "supersede",
+                    ent,
+                    _metadata(f, original) | {"reapplies": True},
                     supersedes_key=f"{SOURCE}:{earlier.revert.sha}:{ent.path}",
                 )
             continue
@@ -351,17 +371,59 @@ def _walk(
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
-            yield Proposed(
-                source_key=f"{SOURCE}:{c.sha}:{ent.path}",
-                type="revert",
-                entity=ent.path,
-                entity_kind=ent.kind,
-                reasoning=reasoning(c, original),
-                occurred_at=c.date,
-                author=c.author,
-                commit=c.sha,
-                metadata=meta,
-            )
+            if ent.whole and ent.kind != "file" and ent.file:
+                taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
+            yield _proposal(c, original, "revert", ent, meta)
+
+
+def _proposal(
+    c: Commit,
+    original: Commit | None,
+    kind: str,
+    ent: Entity,
+    meta: dict[str, object],
+    supersedes_key: str | None = None,
+) -> Proposed:
+    """One revert (or, for a revert of a revert, supersede) event of commit `c`."""
+    return Proposed(
+        source_key=f"{SOURCE}:{c.sha}:{ent.path}",
+        type=kind,
+        entity=ent.path,
+        entity_kind=ent.kind,
+        reasoning=reasoning(c, original),
+        occurred_at=c.date,
+        author=c.author,
+        commit=c.sha,
+        metadata=meta,
+        supersedes_key=supersedes_key,
+    )
+
+
+def _reintroduced(back: Reintroduced) -> Proposed:
+    """The supersede a re-introduction that stayed stands for (`git_reintroduced`)."""
+    t, c = back.taken, back.commit
+    why = (
+        f"{c.subject}\n\n{t.entity} came back in this commit and stayed for {back.commits} "
+        f"commits over {back.days} days: the revert {t.revert.sha[:10]} "
+        f"(`{t.revert.subject}`) no longer holds in practice."
+    )
+    return Proposed(
+        source_key=f"{SOURCE}:reintroduced:{c.sha}:{t.entity}",
+        type="supersede",
+        entity=t.entity,
+        entity_kind=t.kind,
+        reasoning=why,
+        occurred_at=c.date,
+        author=c.author,
+        commit=c.sha,
+        metadata={
+            "found_by": "reintroduced",
+            "reverted_by": t.revert.sha,
+            "survived_commits": back.commits,
+            "survived_days": back.days,
+        },
+        supersedes_key=f"{SOURCE}:{t.revert.sha}:{t.entity}",
+    )
 
 
 def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
@@ -445,7 +507,7 @@ def _removed_entities(
                 file_lines.append(text)
                 continue
             placed = True
-            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
             ent.lines.append(text)
             ent.whole = ent.whole or named is not None
             if sym.version:
