@@ -550,7 +550,7 @@ class Index:
             occurred_raw = raw.get("occurred_at")
             occurred = to_ms(occurred_raw) if occurred_raw else None
             parent_ids = raw.get("parents") or ()
-            parent_keys = [id_key(p) for p in parent_ids]
+            parent_keys = [int(p[:15], 16) for p in parent_ids]
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
             return None
@@ -611,14 +611,13 @@ class Index:
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
+        body = entity
         if not raw.get("redacted"):
-            body = " ".join(
-                x
-                for x in (raw.get("reasoning"), raw.get("alternative"), entity)
-                if isinstance(x, str) and x
-            )
-        else:
-            body = entity
+            reasoning, alternative = raw.get("reasoning"), raw.get("alternative")
+            if alternative and isinstance(alternative, str):
+                body = f"{alternative} {body}"
+            if reasoning and isinstance(reasoning, str):
+                body = f"{reasoning} {body}"
         batch.fts.append((seq, body))
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
