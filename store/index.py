@@ -355,7 +355,6 @@ class Index:
                     line = data[pos:nl]
                     if line.strip():
                         try:
-                            text = line.decode("utf-8")
                             raw = loads(line)
                             if not isinstance(raw, dict):
                                 raise ValueError
@@ -363,7 +362,7 @@ class Index:
                             bad += 1
                         else:
                             rec = Record(base + pos, nl - pos, raw)
-                            rec.damage = line_damage(text, raw)
+                            rec.damage = line_damage(raw)
                             records.append(rec)
                     pos = nl + 1
                 yield records, base + end, bad

@@ -185,9 +185,8 @@ def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) ->
             continue
         report.lines += 1
         try:
-            text = chunk.decode("utf-8")
             raw = loads(chunk)
-        except (UnicodeDecodeError, ValueError):
+        except ValueError:  # UnicodeDecodeError is one
             report.findings.append(
                 Finding("malformed", "not a JSON object (garbled or hand-edited)", number)
             )
@@ -198,7 +197,7 @@ def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) ->
                 Finding("malformed", "not an event (missing id, type or entity)", number)
             )
             continue
-        parsed.append(_Line(number, raw, ident, proves_id(text, raw)))
+        parsed.append(_Line(number, raw, ident, proves_id(raw)))
     if tail.strip():
         report.findings.append(
             Finding(
