@@ -47,7 +47,9 @@ def test_store_lines_are_proven_and_edits_are_not(
     for line in lines:
         raw = json.loads(line)
         assert line_id(raw) == raw["id"]
-        assert proves_id(raw)
+        assert line_damage(raw) is None
+        huge = any(isinstance(v, int) and abs(v) >= 2**63 for v in metadata.values())
+        assert proves_id(raw) or huge  # orjson holds 64-bit integers: the rest is line_id's
         redacted = redacted_line(raw)
         assert proves_id(redacted)
         assert line_id(redacted) == raw["id"]
