@@ -29,8 +29,8 @@ from typing import Any
 
 from cairn.core.attention import attention
 from cairn.indexer import scan_paths
-from cairn.lsp.editor import Editor
 from cairn.store import Store
+from cairn.testing.editor import Editor
 
 # name -> (commit, migrations folder): what the README's numbers were measured on
 PINNED = {

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from cairn.indexer import index_text
-from cairn.lsp.editor import Editor
 from cairn.store import Store, init_store
+from cairn.testing.editor import Editor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
 from workload import load_peer, to_draft
@@ -193,7 +193,7 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, float]:
     """Where a full-file analysis spends its time, without the transport."""
     from cairn.core.findings import findings_for
     from cairn.indexer import Document
-    from cairn.lsp.analysis import to_diagnostic
+    from cairn.lsp.conversions import to_diagnostic
 
     parse, symbols, statuses, findings = [], [], [], []
     with Store.open(root / ".cairn") as store:

@@ -14,6 +14,9 @@ Reverts are classified by their message, independently of what the importer does
   marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
   squashed  "This reverts commit <sha>" inside a commit that is not itself a revert
   re-revert a revert of a revert (re-applying it removes the change again): listed only
+  re-landed the reverted change came back and is in the benchmarked tree (a revert that
+            was itself reverted, or whose own patch still applies at the benchmark
+            commit: `git apply --check`): putting it back is no re-introduction; listed only
   unmarked  no marker, but the subject's verb says it reverts/undoes/backs out/rolls back
             (after an optional `scope:` prefix)
 
@@ -51,7 +54,10 @@ REPOS = [
 ]
 
 MARKER_SUBJECT = re.compile(r'^Revert "')
-MARKER_BODY = re.compile(r"This reverts commit [0-9a-f]{7,40}", re.I)
+MARKER_BODY = re.compile(r"This reverts commits? [0-9a-f]{7,40}", re.I)
+TARGETS = re.compile(r"This reverts commits? ([0-9a-f]{7,40})", re.I)
+# Git's own subject for a revert of a revert, and the words people use for one.
+REAPPLY_SUBJECT = re.compile(r'^(Reapply "|Revert "Revert|Un-?revert\b|Re-?land\b)', re.I)
 # The subject's verb (after an optional `scope:` prefix) says it takes something back.
 UNMARKED_SUBJECT = re.compile(
     r"^(?:\[?[\w./,{}* -]{1,40}\]?:\s*)?"
@@ -113,7 +119,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             continue
         sha, parents, subject, body = rec.split("\x1f", 3)
         rows.append((sha, parents.split(), subject, body))
-        for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body):
+        for m in TARGETS.finditer(body):
             reverted.add(m.group(1)[:7])
         quoted = re.match(r'^Revert "(.*)"', subject)
         if quoted:
@@ -121,16 +127,16 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
     revert_shas = {
         sha[:7]
         for sha, _p, subject, body in rows
-        if MARKER_SUBJECT.match(subject) or MARKER_BODY.search(body)
+        if MARKER_SUBJECT.match(subject)
+        or MARKER_BODY.search(body)
+        or UNMARKED_SUBJECT.search(subject)
     }
     for sha, parents, subject, body in rows:
         if len(parents) != 1:
             continue  # merges and the root are neither reverts nor ordinary changes
         marker_body = MARKER_BODY.search(body)
-        targets = {
-            m.group(1)[:7] for m in re.finditer(r"This reverts commit ([0-9a-f]{7,40})", body)
-        }
-        if subject.startswith('Revert "Revert') or (targets and targets <= revert_shas):
+        targets = {m.group(1)[:7] for m in TARGETS.finditer(body)}
+        if REAPPLY_SUBJECT.match(subject) or (targets and targets <= revert_shas):
             # Undoing a revert of a revert takes the change out again: nothing reverted
             # comes back, so it is no case for the gate (counted, not scored).
             cases.append(Case(sha, "re-revert", subject))
@@ -150,7 +156,101 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             cases.append(Case(sha, "unmarked", subject))
         elif sha[:7] not in reverted and subject not in reverted_subjects:
             ordinary.append(sha)
+    newer_subjects: dict[str, int] = {}  # subject -> newest position (0 = the tip)
+    for i, (_sha, _p, subject, _b) in enumerate(rows):
+        newer_subjects.setdefault(subject, i)
+    position = {sha: i for i, (sha, _p, _s, _b) in enumerate(rows)}
+    subject_of = {sha[:7]: subject for sha, _p, subject, _b in rows}
+    blobs = file_blobs(work, commit)
+    changes = by_change(blobs)
+    for case in cases:
+        if case.category in ("marker", "squashed", "unmarked") and (
+            put_back(case.sha, blobs, changes, position)
+            or came_back(
+                work, case, rows[position[case.sha]][3], newer_subjects, position, subject_of
+            )
+        ):
+            case.category = "re-landed"
     return cases, ordinary
+
+
+def file_blobs(work: Path, commit: str) -> dict[str, dict[str, tuple[str, str]]]:
+    """sha -> {path: (blob before, blob after)} for every commit (first parent)."""
+    out = git(work, "log", "--raw", "--no-renames", "--no-abbrev", "--format=\x01%H", commit)
+    blobs: dict[str, dict[str, tuple[str, str]]] = {}
+    files: dict[str, tuple[str, str]] = {}
+    for line in out.split("\n"):
+        if line.startswith("\x01"):
+            files = blobs.setdefault(line[1:].strip(), {})
+        elif line.startswith(":"):
+            meta, _, path = line.partition("\t")
+            parts = meta.split()
+            files.setdefault(path, (parts[2], parts[3]))
+    return blobs
+
+
+def put_back(
+    sha: str,
+    blobs: dict[str, dict[str, tuple[str, str]]],
+    changes: dict[tuple[str, str, str], list[str]],
+    position: dict[str, int],
+) -> bool:
+    """Whether a later commit puts every file of this revert back, blob for blob, to
+    what it was before the revert (a revert of the revert, whatever its message)."""
+    mine = blobs.get(sha) or {}
+    if not mine:
+        return False
+    here = position[sha]
+    path, (old, new) = next(iter(mine.items()))
+    for other in changes.get((path, new, old), ()):
+        files = blobs[other]
+        if position.get(other, here) < here and all(
+            files.get(p) == (n, o) for p, (o, n) in mine.items()
+        ):
+            return True
+    return False
+
+
+def by_change(
+    blobs: dict[str, dict[str, tuple[str, str]]],
+) -> dict[tuple[str, str, str], list[str]]:
+    """(path, blob before, blob after) -> the commits making that change."""
+    index: dict[tuple[str, str, str], list[str]] = {}
+    for sha, files in blobs.items():
+        for path, (old, new) in files.items():
+            index.setdefault((path, old, new), []).append(sha)
+    return index
+
+
+def came_back(
+    work: Path,
+    case: Case,
+    body: str,
+    newer_subjects: dict[str, int],
+    position: dict[str, int],
+    subject_of: dict[str, str],
+) -> bool:
+    """Whether the change a revert took out is in the benchmarked tree again, by git's
+    own evidence: a later commit lands the reverted subject again, or the revert's own
+    patch still applies to the tree (so what it removed is there once more)."""
+    undone = [m.group(1) for m in [re.match(r'^Revert "(.*)"', case.subject)] if m]
+    undone += [
+        subject_of[t.group(1)[:7]] for t in TARGETS.finditer(body) if t.group(1)[:7] in subject_of
+    ]
+    if any(newer_subjects.get(s, position[case.sha]) < position[case.sha] for s in undone):
+        return True
+    patch = subprocess.run(
+        ["git", "diff", "--binary", f"{case.sha}^", case.sha],
+        cwd=work,
+        capture_output=True,
+        env=ENV,
+    ).stdout
+    if not patch.strip():
+        return False
+    applies = subprocess.run(
+        ["git", "apply", "--check"], cwd=work, input=patch, capture_output=True, env=ENV
+    )
+    return applies.returncode == 0
 
 
 def run_import(work: Path) -> dict[str, float | int | str]:

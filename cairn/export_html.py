@@ -2,7 +2,8 @@
 
 No server, no network: every page is a plain HTML file, the search runs in the browser
 over an index the export writes (`search.json`, and the same data as `search.js`,
-because browsers refuse `fetch()` of a `file://` URL but do load a `<script src>`).
+because browsers refuse `fetch()` of a `file://` URL but do load a `<script src>`),
+bounded by `SearchLimits` so a large log still makes a file a browser can load.
 The script and style sheet are hand-written and copied from `cairn/site_assets/`.
 
 Decision text is untrusted (anyone with write access to the log, or an imported commit
@@ -36,9 +37,34 @@ from cairn.store.verify import VerifyReport
 ASSETS = Path(__file__).parent / "site_assets"
 MARKER = ".cairn-site"  # marks a folder this command wrote, so it may replace it
 FILTERS = ("reverted", "rejected", "conflict", "reopened", "removed", "due")
-INDEX_TEXT_MAX = 2000  # characters of one event's text kept in the search index
 
-__all__ = ["FILTERS", "SiteError", "SiteSummary", "build_site", "entity_page_name", "write_site"]
+__all__ = [
+    "FILTERS",
+    "SearchLimits",
+    "SiteError",
+    "SiteSummary",
+    "build_site",
+    "entity_page_name",
+    "search_index",
+    "write_site",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchLimits:
+    """How much decision text the search data may hold.
+
+    A browser loads search.js whole before the search works, and a log of a million
+    events holds gigabytes of reasoning, so the text is bounded: each entity's open
+    verdicts and newest decisions first, a few per entity, each clipped, and a budget
+    for the whole site, spent breadth-first (every entity's most telling event before
+    any entity's second) over the entities that deserve attention first. What is left
+    out stays on the entity pages; the index page says how much the search covers.
+    """
+
+    event_chars: int = 300  # one event's reasoning + alternative, clipped
+    events_per_entity: int = 6
+    budget_chars: int = 4_000_000  # every indexed event's text and author, together
 
 
 class SiteError(ValueError):
@@ -207,6 +233,7 @@ def _index_page(
     report: VerifyReport,
     today: date,
     children: dict[str, list[str]],
+    note: str = "",
 ) -> str:
     counts = {name: 0 for name in FILTERS}
     for entity in entities.values():
@@ -245,6 +272,7 @@ reviews due as of {today.isoformat()}</p>
 <input id="q" type="search" autocomplete="off" spellcheck="false"
  placeholder="a reason, an entity, an author…">
 <div class="chips" role="group" aria-label="Filter by status">{"".join(chips)}</div>
+{f'<p id="coverage" class="summary">{esc(note)}</p>' if note else ""}
 <p id="summary" class="summary" aria-live="polite">{len(entities)} entities</p>
 <ul id="results" class="results">
 {chr(10).join(rows)}
@@ -630,46 +658,123 @@ def _ticks(start: datetime | None, end: datetime | None, inner: float) -> list[t
 # ---------------------------------------------------------------------------- search index
 
 
-def search_index(entities: dict[str, _Entity]) -> dict[str, Any]:
-    """What the browser searches: per entity its status and the text of its events
-    (redacted events contribute nothing)."""
-    rows = []
-    for entity in entities.values():
-        events = []
-        for event in entity.events:
-            if event.redacted:
+def _candidates(entity: _Entity, limit: int) -> tuple[list[tuple[Event, str, str]], int]:
+    """An entity's `limit` most telling searchable events (its open verdicts and
+    conflicts, what a reader searches for, then the others, newest first) and how many
+    searchable events it has. Redacted events contribute nothing."""
+    flagged = {v.id for v in entity.status.open_verdicts} | {c.id for c in entity.status.conflicts}
+    newest_first = entity.events[::-1]
+    ordered = [e for e in newest_first if e.id in flagged]
+    ordered += [e for e in newest_first if e.id not in flagged]
+    out: list[tuple[Event, str, str]] = []
+    total = 0
+    for event in ordered:
+        if event.redacted:
+            continue
+        text = "\n".join(t for t in (event.reasoning, event.alternative) if t)
+        who = _who(event)
+        if text or who:
+            total += 1
+            if len(out) < limit:
+                out.append((event, text, who))
+    return out, total
+
+
+def _by_priority(entities: Iterable[_Entity]) -> list[_Entity]:
+    """Entities a reader looks for first: a verdict, conflict, removal or due review;
+    then the most recently active; then by path (sorts are stable)."""
+    order = sorted(entities, key=lambda e: e.path)
+    order.sort(key=lambda e: _when(e.events[-1]) if e.events else "", reverse=True)
+    order.sort(key=lambda e: e.status.status.value == "active" and not e.due)
+    return order
+
+
+def search_index(
+    entities: dict[str, _Entity], limits: SearchLimits = SearchLimits()
+) -> dict[str, Any]:
+    """What the browser searches: every entity's path, kind and status, and the text of
+    its most telling events within `limits` (see `SearchLimits`)."""
+    found = {path: _candidates(e, limits.events_per_entity) for path, e in entities.items()}
+    candidates = {path: options for path, (options, _) in found.items()}
+    chosen: dict[str, list[dict[str, str]]] = {path: [] for path in entities}
+    order = _by_priority(entities.values())
+    spent, clipped, full = 0, 0, False
+    for rank in range(limits.events_per_entity):
+        for entity in order:
+            options = candidates[entity.path]
+            if rank >= len(options):
                 continue
-            text = "\n".join(t for t in (event.reasoning, event.alternative) if t)
-            who = _who(event)
-            if text or who:
-                events.append(
-                    {
-                        "id": event.id,
-                        "type": event.type.value,
-                        "date": _when(event)[:10],
-                        "who": who,
-                        "text": text[:INDEX_TEXT_MAX],
-                    }
-                )
-        rows.append(
-            {
-                "path": entity.path,
-                "kind": entity.kind,
-                "status": entity.status.status.value,
-                "due": bool(entity.due),
-                "count": len(entity.events),
-                "page": entity.page,
-                "events": events,
-            }
+            event, text, who = options[rank]
+            kept = text if len(text) <= limits.event_chars else text[: limits.event_chars - 1] + "…"
+            cost = len(kept) + len(who)
+            if spent + cost > limits.budget_chars:
+                full = True
+                break
+            spent += cost
+            clipped += kept is not text
+            chosen[entity.path].append(
+                {"type": event.type.value, "date": _when(event)[:10], "who": who, "text": kept}
+            )
+        if full:
+            break
+    rows = [
+        {
+            "path": entity.path,
+            "kind": entity.kind,
+            "status": entity.status.status.value,
+            "due": bool(entity.due),
+            "count": len(entity.events),
+            "page": entity.page,
+            "events": chosen[entity.path],
+        }
+        for entity in entities.values()
+    ]
+    searchable = sum(total for _, total in found.values())
+    indexed = sum(len(c) for c in chosen.values())
+    coverage = {"events": searchable, "indexed": indexed, "clipped": clipped, "chars": spent}
+    return {"version": 2, "limits": _limits_json(limits), "coverage": coverage, "entities": rows}
+
+
+def _limits_json(limits: SearchLimits) -> dict[str, int]:
+    return {
+        "event_chars": limits.event_chars,
+        "events_per_entity": limits.events_per_entity,
+        "budget_chars": limits.budget_chars,
+    }
+
+
+def coverage_note(index: dict[str, Any]) -> str:
+    """The index page's sentence on what the search leaves out ("" when nothing)."""
+    cov, lim = index["coverage"], index["limits"]
+    if cov["indexed"] == cov["events"] and not cov["clipped"]:
+        return ""
+    parts = [
+        f"Search covers the reasons of {cov['indexed']:,} of {cov['events']:,} events: each "
+        f"entity's open verdicts and newest decisions first, at most "
+        f"{lim['events_per_entity']} per entity and {lim['event_chars']:,} characters each"
+    ]
+    if cov["indexed"] < cov["events"]:
+        parts.append(
+            f", entities with verdicts, removals or due reviews first, within "
+            f"{lim['budget_chars']:,} characters for the whole site"
         )
-    return {"version": 1, "entities": rows}
+    parts.append(
+        ", so that the search data stays small enough for a browser to load. Entity "
+        "paths are all searchable, and every decision is on its entity's page."
+    )
+    return "".join(parts)
 
 
 # ---------------------------------------------------------------------------- writing
 
 
 def build_site(
-    store: Store, report: VerifyReport, project: str, *, today: date | None = None
+    store: Store,
+    report: VerifyReport,
+    project: str,
+    *,
+    today: date | None = None,
+    limits: SearchLimits = SearchLimits(),
 ) -> dict[str, str]:
     """Every file of the site, relative path -> text."""
     day = today or datetime.now(timezone.utc).date()
@@ -692,14 +797,15 @@ def build_site(
         if len(matches) == 1:
             reopened_by[matches[0]] = reopened_by.pop(verdict)
     children = _children(entities)
+    index = search_index(entities, limits)
+    text = json.dumps(index, ensure_ascii=False, indent=None)
     files: dict[str, str] = {
-        "index.html": _index_page(project, entities, report, day, children),
-        "search.json": json.dumps(search_index(entities), ensure_ascii=False, indent=None) + "\n",
+        "index.html": _index_page(project, entities, report, day, children, coverage_note(index)),
+        "search.json": text + "\n",
         MARKER: "This folder was written by `cairn export html`; it replaces it on re-export.\n",
     }
     # `<` escaped so that the data can never close a script element it is inlined in
-    data = json.dumps(search_index(entities), ensure_ascii=False).replace("<", "\\u003c")
-    files["search.js"] = f"window.CAIRN_INDEX = {data};\n"
+    files["search.js"] = f"window.CAIRN_INDEX = {text.replace('<', chr(92) + 'u003c')};\n"
     for entity in entities.values():
         files[entity.page] = _entity_page(
             project, entity, entities, owner, reopened_by, redactions, children

@@ -1,14 +1,17 @@
-"""Git lookups the store does not make itself: which branches still hold a log line."""
+"""Git lookups the store does not make itself: which branches still hold a log line, and
+who the writer is (git's user) when nobody said."""
 
 from __future__ import annotations
 
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
+from cairn.store.author import AuthorLookup
 from cairn.store.log import LOG_NAME
 from cairn.store.verify import RefsHolding
 
-__all__ = ["refs_holding"]
+__all__ = ["git_author", "refs_holding"]
 
 
 def refs_holding(cairn_dir: Path) -> RefsHolding:
@@ -51,3 +54,35 @@ def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
         ref, _, rest = line.partition(":")
         where.setdefault(rest.rsplit(":", 1)[-1], ref)
     return where
+
+
+def git_author(root: Path) -> AuthorLookup:
+    """The store's author lookup for this project: git's `user.name <user.email>` in
+    `root` (asked once, when a draft without an author is written), or ""."""
+
+    def lookup() -> str:
+        return _git_author(str(root))
+
+    return lookup
+
+
+@lru_cache(maxsize=8)
+def _git_author(root: str) -> str:
+    values = []
+    for key in ("user.name", "user.email"):
+        try:
+            out = subprocess.run(
+                ["git", "config", "--get", key],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        values.append(out.stdout.strip() if out.returncode == 0 else "")
+    name, email = values
+    if name and email:
+        return f"{name} <{email}>"
+    return name or email

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import re
 import threading
 from functools import cache
-from pathlib import PurePosixPath
 
 from tree_sitter import Language, Parser
 
@@ -69,19 +69,30 @@ _REQUIREMENTS = (
 _DOCKERFILES = ("Dockerfile", "Dockerfile.*", "*.Dockerfile", "*.dockerfile", "Containerfile")
 
 
+# one regular expression per family, so a file name costs one match, not one per pattern
+_REQUIREMENTS_RE = re.compile("|".join(fnmatch.translate(p) for p in _REQUIREMENTS))
+_DOCKERFILES_RE = re.compile("|".join(fnmatch.translate(p) for p in _DOCKERFILES))
+
+
 def language_for(path: str) -> str | None:
-    """The language name for a file path (a grammar or a line format), or None."""
-    pure = PurePosixPath(path.replace("\\", "/"))
-    name = pure.name
+    """The language name for a file path (a grammar or a line format), or None.
+
+    Plain string work (no `PurePosixPath`, no pattern loop): a scan asks this for every
+    file, and the path object and fnmatch calls cost a fifth of a bare parse."""
+    path = path.replace("\\", "/").rstrip("/")
+    slash = path.rfind("/")
+    name = path[slash + 1 :]
     if name in _NAMES:
         return _NAMES[name]
-    if any(fnmatch.fnmatchcase(name, pattern) for pattern in _REQUIREMENTS):
+    if _REQUIREMENTS_RE.match(name):
         return "requirements"
-    if any(fnmatch.fnmatchcase(name, pattern) for pattern in _DOCKERFILES):
+    if _DOCKERFILES_RE.match(name):
         return "dockerfile"
-    if pure.suffix == ".txt" and pure.parent.name == "requirements":
+    dot = name.rfind(".")
+    suffix = name[dot:] if 0 < dot < len(name) - 1 else ""  # PurePosixPath.suffix's rule
+    if suffix == ".txt" and path[:slash].rstrip("/").rsplit("/", 1)[-1] == "requirements":
         return "requirements"
-    return _EXTENSIONS.get(pure.suffix.lower())
+    return _EXTENSIONS.get(suffix.lower())
 
 
 @cache

@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.uris import from_fs_path
 
 from cairn.core.decisions import DecisionRequest, draft_name, parse_draft, render_draft
 from cairn.core.present import short_id
 from cairn.core.project import Project
-from cairn.lsp.analysis import analyse, publish, refresh_projects
-from cairn.lsp.workspace import OpenDocument
+from cairn.lsp.conversions import error_diagnostic, path_uri
+from cairn.lsp.state import OpenDocument
 
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
@@ -52,7 +51,7 @@ async def append(server: CairnServer, project: Project, request: DecisionRequest
 
 async def after_write(server: CairnServer, project: Project, written: dict[str, Any]) -> None:
     """Re-analyse the project's documents; say so if secrets were masked."""
-    await refresh_projects(server, {project.cairn_dir})
+    server.documents.refresh({project.cairn_dir})
     if written["masked"]:
         server.window_show_message(
             types.ShowMessageParams(
@@ -74,7 +73,7 @@ async def open_draft(
     project.drafts.mkdir(parents=True, exist_ok=True)
     path = project.drafts / draft_name(request)
     path.write_text(render_draft(request, context), encoding="utf-8")
-    uri = from_fs_path(str(path)) or path.as_uri()
+    uri = path_uri(path)
     shown = False
     if server.capability("window.show_document.support"):
         try:
@@ -102,36 +101,18 @@ async def log_draft(server: CairnServer, doc: OpenDocument) -> None:
     text = server.workspace.get_text_document(doc.uri).source
     request, problems = parse_draft(text)
     if request is None or problems:
-        doc.save_failed = True
-        await analyse(server, doc)
+        await server.documents.refuse_draft(doc)
         if server.pulls_diagnostics and server.capability("workspace.diagnostics.refresh_support"):
             server.workspace_diagnostic_refresh(None)
         return
     try:
         written = await append(server, doc.project, request)
     except Exception as exc:
-        doc.save_failed = True
-        doc.diagnostics = [
-            types.Diagnostic(
-                range=types.Range(
-                    start=types.Position(line=0, character=0),
-                    end=types.Position(line=0, character=3),
-                ),
-                message=f"not logged: {exc}",
-                severity=types.DiagnosticSeverity.Error,
-                source="cairn",
-            )
-        ]
-        doc.analysed_version = doc.version
-        if not server.pulls_diagnostics:
-            publish(server, doc)
+        diagnostics = [error_diagnostic(f"not logged: {exc}")]
+        server.documents.settle_draft(doc, refused=True, diagnostics=diagnostics)
         return
     _delete(doc.path)
-    doc.save_failed = False
-    doc.diagnostics = []
-    doc.analysed_version = doc.version
-    if not server.pulls_diagnostics:
-        publish(server, doc)
+    server.documents.settle_draft(doc, refused=False, diagnostics=[])
     await after_write(server, doc.project, written)
     server.window_show_message(
         types.ShowMessageParams(

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from cairn.core.present import annotated_id, by, clip, day, short_id, split_notes, when
+
+if TYPE_CHECKING:
+    from cairn.store.model import EntityStatus, Event, Status
 
 MAX_LINES = 15
 MAX_VERDICTS = 3
@@ -27,18 +30,19 @@ def command_link(label: str, command: str, arguments: dict[str, Any]) -> str:
     return f"[{label}](command:{command}?{payload})"
 
 
-def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
+def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = ()) -> str:
     """The hover card for one entity."""
-    state = str(getattr(status, "status", "unknown"))
-    count = int(getattr(status, "event_count", 0) or 0)
+    state = status.status.value
+    count = status.event_count
     noun = "decision" if count == 1 else "decisions"
     if count:
         lines = [f"**`{entity}`** · {state} · {count} {noun}"]
     else:  # a table known only through its columns' decisions
         lines = [f"**`{entity}`** · no decisions of its own"]
-    verdicts = list(getattr(status, "open_verdicts", None) or ())
-    conflicts = list(getattr(status, "conflicts", None) or ())
-    notes: dict[str, list[Any]] = {}  # notes (`cairn annotate`) shown with their event
+    lines[0] += formerly_note(status)
+    verdicts = status.open_verdicts
+    conflicts = status.conflicts
+    notes: dict[str, list[Event]] = {}  # notes (`cairn annotate`) shown with their event
     for event in newest:
         if annotated_id(event):
             notes.setdefault(annotated_id(event), []).append(event)
@@ -54,20 +58,20 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
         lines.append(
             f"⚠ **Re-applied without supersede** {when(event)}{by(event)} · `{short_id(event.id)}`"
         )
-    reopened = dict(getattr(status, "reopened", None) or {})
+    reopened = status.reopened
     history = {"entity": entity}
     for verdict_id, reopener in list(reopened.items())[:2]:
         lines.append(
             f"↺ `{short_id(verdict_id)}` re-opened by "
             + command_link(f"`{short_id(reopener)}`", "cairn.history", history)
         )
-    for review in list(getattr(status, "due_reviews", None) or ())[:1]:
-        event = getattr(review, "event", review)
-        due = getattr(review, "due", "") or getattr(event, "revisit_after", "")
+    for review in status.due_reviews[:1]:
+        event = review.event
+        due = review.due or event.revisit_after
         since = f" since {day(due)}" if due else ""
-        reason = clip(getattr(review, "detail", "") or event.reasoning, 100)
+        reason = clip(review.detail or event.reasoning, 100)
         lines.append(f"⏰ **Review due**{since}: {reason}")
-    rollup = dict(getattr(status, "rollup", None) or {})
+    rollup = status.rollup
     if rollup:
         lines.append(rollup_line(entity, rollup))
     shown = {v.id for v in verdicts} | {c.id for c in conflicts}
@@ -87,17 +91,27 @@ def hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
     return "\n\n".join([*blocks, link])
 
 
-def quiet_hover_markdown(entity: str, status: Any, newest: Sequence[Any] = ()) -> str:
+def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = ()) -> str:
     """The one-line card of an entity whose history deserves no attention (the quiet
     rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
-    count = int(getattr(status, "event_count", 0) or 0)
+    count = status.event_count
     noun = "decision" if count == 1 else "decisions"
-    line = f"**`{entity}`** · {getattr(status, 'status', 'unknown')} · {count} {noun}"
+    line = f"**`{entity}`** · {status.status.value} · {count} {noun}"
+    line += formerly_note(status)
     if newest:
         event = newest[0]
         reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
         line += f" · {when(event)} {event.type}{by(event)}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
+
+
+def formerly_note(status: EntityStatus) -> str:
+    """` · formerly `src/auth.py::login`` when the history came with a rename, else ""."""
+    formerly = status.formerly
+    if not formerly:
+        return ""
+    more = f" (+{len(formerly) - 2} more)" if len(formerly) > 2 else ""
+    return " · formerly " + ", ".join(f"`{f}`" for f in formerly[:2]) + more
 
 
 def no_decisions_markdown(entity: str) -> str:
@@ -106,34 +120,34 @@ def no_decisions_markdown(entity: str) -> str:
     return f"**`{entity}`** · no decisions yet · {log}"
 
 
-def rollup_line(entity: str, rollup: dict[str, Any]) -> str:
+def rollup_line(entity: str, rollup: dict[str, Status]) -> str:
     """`Columns: 1 reverted (email_verified) · 4 active` for a table."""
-    counts = Counter(str(s) for s in rollup.values())
+    counts = Counter(s.value for s in rollup.values())
     parts = []
     for state in ("reverted", "rejected", "conflict", "reopened", "removed", "active"):
         if not counts.get(state):
             continue
-        names = [k.removeprefix(entity + ".") for k, s in rollup.items() if str(s) == state]
+        names = [k.removeprefix(entity + ".") for k, s in rollup.items() if s.value == state]
         detail = f" ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})"
         parts.append(f"{counts[state]} {state}" + (detail if state != "active" else ""))
     return "Columns: " + (" · ".join(parts) if parts else "no decisions")
 
 
-def lens_title(status: Any) -> str:
+def lens_title(status: EntityStatus) -> str:
     """`3 decisions · reverted 2026-04-02` (the newest open verdict, else the status)."""
-    count = int(getattr(status, "event_count", 0) or 0)
+    count = status.event_count
     title = f"{count} decision" + ("" if count == 1 else "s")
-    verdicts = list(getattr(status, "open_verdicts", None) or ())
+    verdicts = status.open_verdicts
     if verdicts:
         newest = max(verdicts, key=lambda e: e.occurred_at or e.recorded_at)
         label = "reverted" if str(newest.type) == "revert" else "rejected"
         title += f" · {label} {when(newest)}"
-    elif str(getattr(status, "status", "")) not in ("active", "unknown", ""):
-        title += f" · {status.status}"
+    elif status.status.value not in ("active", "unknown"):
+        title += f" · {status.status.value}"
     return title
 
 
-def history_markdown(entity: str, events: Sequence[Any]) -> str:
+def history_markdown(entity: str, events: Sequence[Event]) -> str:
     """The full history of an entity, newest first, for the history view."""
     lines = [f"# History of `{entity}`", ""]
     if not events:
@@ -146,8 +160,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
             lines.append(f"*on `{event.entity}`*")
         if event.alternative:
             lines.append(f"**Rejected alternative:** {event.alternative}")
-        for key, label in (("supersedes", "Re-opens"), ("reverts", "Undoes")):
-            target = getattr(event, key, "")
+        for target, label in ((event.supersedes, "Re-opens"), (event.reverts, "Undoes")):
             if target:
                 lines.append(f"**{label}:** `{short_id(target)}`")
         lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
@@ -158,7 +171,7 @@ def history_markdown(entity: str, events: Sequence[Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _verdict_lines(verdict: Any, entity: str = "") -> list[str]:
+def _verdict_lines(verdict: Event, entity: str = "") -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
     if str(verdict.type) == "reject" and entity:
         # The entity is what was rejected (and what the gate blocks): say so in words.
@@ -170,10 +183,10 @@ def _verdict_lines(verdict: Any, entity: str = "") -> list[str]:
     return [head, f"> {reason}"]
 
 
-def found_by(event: Any) -> str:
+def found_by(event: Event) -> str:
     """` · found by inverse-patch` (how an imported revert was recognised), or nothing."""
-    meta = getattr(event, "metadata", None) or {}
-    how = meta.get("found_by") if isinstance(meta, dict) else None
+    meta = event.metadata
+    how = meta.get("found_by")
     if not how:
         return ""
     share = meta.get("share")

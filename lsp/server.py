@@ -1,20 +1,28 @@
-"""The Cairn language server: state, and the one place features are registered.
+"""The Cairn language server: the server object and the one place features are registered.
 
 Execution model
 ---------------
-* pygls runs every handler on one asyncio event loop. Handlers here are either plain
-  functions that only touch in-memory state (document edits, code actions) or
-  coroutines that await the store.
-* The store (SQLite) is only ever used from one worker thread (`stores.StoreHub`):
-  the loop awaits it, so a slow `git pull` catch-up never blocks typing.
+* pygls dispatches every message on one asyncio event loop. Handlers (one module per
+  LSP method under `features/`) are plain functions that only touch in-memory state
+  (document edits, code actions) or coroutines that await the store.
+* The rooms: `state` (`Documents`, the one owner of open documents: open, change,
+  close, schedule, publish), `analysis` (the diagnostics pipeline over an immutable
+  `DocumentSnapshot`), `scheduling` (the one worker thread, background tasks,
+  debouncing: what runs where is written down there), `stores` (the project sessions
+  on that worker), `conversions` (LSP <-> core types), `render` (markdown).
+* The store (SQLite) is only ever used from the one worker thread: the loop awaits
+  it, so a slow `git pull` catch-up never blocks typing. stdin is read by the loop
+  itself (a readiness callback, then one `os.read`), so there is no other thread.
 * Diagnostics are debounced per document (`Settings.debounce_ms`): each `didChange`
-  cancels the document's pending analysis task and schedules a new one; an analysis
-  whose document changed while it awaited the store drops its result, so only the
-  newest text is ever published. Cancelled LSP requests cancel their task (pygls).
+  replaces the document's pending analysis; an analysis whose document changed while
+  it awaited the store drops its result, so only the newest text is ever published.
+  Cancelled LSP requests cancel their task (pygls).
 * A background task notices the log changing underneath (watched-file events when the
   client can send them, a cheap `refresh()` poll otherwise) and re-analyses every open
   document of the affected project, then asks the client to refresh code lenses and
   pulled diagnostics.
+* `gc.freeze()` runs once, after start-up imports (`serve`): the LSP types' thousands
+  of long-lived objects are never scanned by the cyclic collector again.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
+import stat
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Generator
@@ -38,9 +48,10 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
 from cairn.lsp.frames import FrameReader
+from cairn.lsp.scheduling import Scheduler, Worker
 from cairn.lsp.settings import Settings
+from cairn.lsp.state import Documents
 from cairn.lsp.stores import StoreHub, settle
-from cairn.lsp.workspace import OpenDocument
 
 log = logging.getLogger("cairn.lsp")
 
@@ -73,7 +84,7 @@ class CairnProtocol(LanguageServerProtocol):
         if isinstance(server, CairnServer) and not server.pulls_diagnostics:
             # We push: a client that also pulled would show a second, stale copy.
             result.capabilities.diagnostic_provider = None
-            server.pull_offered = False
+            server._pull_offered = False
         return result
 
     def structure_message(self, data: Any) -> Any:
@@ -93,20 +104,32 @@ class CairnProtocol(LanguageServerProtocol):
 
 
 class CairnServer(LanguageServer):
-    """The server plus Cairn's state: settings, stores, open documents."""
+    """The server: the client connection plus Cairn's parts, each owning its state.
+
+    `documents` (open documents), `scheduler` (background tasks, debouncing and the
+    one worker thread), `hub` (project sessions on that worker), `projects` (which
+    `.cairn/` a path belongs to), `settings` (replaced whole by `configure`).
+    """
 
     def __init__(self) -> None:
-        super().__init__("cairn", installed_version(), protocol_cls=CairnProtocol, max_workers=2)
-        self.settings = Settings()
-        self.init_options: object = None
-        self.hub = StoreHub()
+        super().__init__("cairn", installed_version(), protocol_cls=CairnProtocol)
+        self._settings = Settings()
+        worker = Worker()
+        self.scheduler = Scheduler(worker, report=self._report_failure)
+        self.hub = StoreHub(worker)
         self.projects = ProjectFinder()
-        self.documents: dict[str, OpenDocument] = {}
-        self.pending: dict[str, asyncio.Task[None]] = {}  # uri -> debounced analysis
-        self.background: set[asyncio.Task[Any]] = set()  # keeps fire-and-forget tasks alive
-        self.watching = False  # the client sends didChangeWatchedFiles for the log
-        self.warned: set[str] = set()  # one-time messages already shown
-        self.pull_offered = True  # False once initialize decided to push (no pull provider)
+        self.documents = Documents(self)
+        self._warned: set[str] = set()  # one-time messages already shown
+        self._pull_offered = True  # False once initialize decided to push (no pull provider)
+
+    @property
+    def settings(self) -> Settings:
+        """The current settings (immutable; `configure` replaces them)."""
+        return self._settings
+
+    def configure(self, settings: Settings) -> None:
+        """Use new settings from now on (initialize, configuration changes)."""
+        self._settings = settings
 
     # --- transport: pygls' read loop over a reader that enforces the frame limit --------
 
@@ -115,13 +138,8 @@ class CairnServer(LanguageServer):
         self._stop_event = threading.Event()
         source = stdin or sys.stdin.buffer
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        read1 = getattr(source, "read1", source.read)
-
-        def read_some(n: int) -> Awaitable[bytes]:
-            return asyncio.get_running_loop().run_in_executor(self.thread_pool, read1, n)
-
         try:
-            asyncio.run(self._serve_frames(read_some))
+            asyncio.run(self._serve_frames(StdinReader(source).read_some))
         except BrokenPipeError:
             log.error("the client closed the connection; shutting down")
         except (KeyboardInterrupt, SystemExit):
@@ -170,19 +188,10 @@ class CairnServer(LanguageServer):
         """
         self.log(f"ignored a bad message or failed handler: {error}", types.MessageType.Warning)
 
-    # --- small helpers shared by features ----------------------------------------------
+    # --- talking to the person -------------------------------------------------------
 
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
-        """Run a coroutine in the background, logging (never raising) its failure."""
-        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
-        self.background.add(task)
-        task.add_done_callback(self._task_done)
-        return task
-
-    def _task_done(self, task: asyncio.Task[Any]) -> None:
-        self.background.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            self.log(f"background task failed: {task.exception()!r}", types.MessageType.Error)
+    def _report_failure(self, message: str) -> None:
+        self.log(message, types.MessageType.Error)
 
     def log(self, message: str, level: types.MessageType = types.MessageType.Log) -> None:
         """A line in the client's output panel (and in our own log)."""
@@ -192,14 +201,15 @@ class CairnServer(LanguageServer):
         except Exception:  # before initialize, or the client is gone
             log.debug("could not log to the client: %s", message)
 
-    def warn_once(self, key: str, message: str) -> None:
-        """A message shown to the user once per session."""
-        if key in self.warned:
-            return
-        self.warned.add(key)
+    def warn_once(self, key: str, message: str) -> bool:
+        """A message shown to the user once per session; True when shown now."""
+        if key in self._warned:
+            return False
+        self._warned.add(key)
         self.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Warning, message=message)
         )
+        return True
 
     def capability(self, path: str) -> Any:
         """A client capability by dotted path (`text_document.diagnostic`), or None."""
@@ -218,7 +228,7 @@ class CairnServer(LanguageServer):
         (`workspace/diagnostic/refresh`): without it (Neovim 0.11) pulled warnings
         would stay stale after the log changes until the next edit, so we push.
         """
-        if not self.pull_offered:
+        if not self._pull_offered:
             return False  # the client was told we push; it will never pull
         mode = self.settings.diagnostic_mode
         if mode == "auto":
@@ -226,6 +236,47 @@ class CairnServer(LanguageServer):
                 self.capability("workspace.diagnostics.refresh_support")
             )
         return mode == "pull"
+
+
+class StdinReader:
+    """Reads stdin on the event loop, without a thread.
+
+    A pipe, socket or terminal is awaited until readable (the loop's selector), then
+    read with one `os.read`, which returns what is there. A regular file, /dev/null
+    or a stream without a descriptor never blocks, so it is read directly.
+    """
+
+    def __init__(self, source: BinaryIO) -> None:
+        self._read1 = getattr(source, "read1", source.read)
+        self._fd = -1
+        try:
+            fd = source.fileno()
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                self._fd = fd
+        except (AttributeError, OSError, ValueError):
+            pass  # io.UnsupportedOperation is an OSError and a ValueError
+
+    async def read_some(self, n: int) -> bytes:
+        """Up to `n` bytes, once some are available; b"" at end of input."""
+        if self._fd < 0:
+            return bytes(self._read1(n))
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[None] = loop.create_future()
+        try:
+            loop.add_reader(self._fd, _resolve, ready)
+        except OSError:  # the selector cannot watch it (a character device): never blocks
+            self._fd = -1
+            return bytes(self._read1(n))
+        try:
+            await ready
+        finally:
+            loop.remove_reader(self._fd)
+        return os.read(self._fd, n)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def installed_version() -> str:
@@ -285,7 +336,7 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
         stream=sys.stderr, level=log_level.upper(), format="cairn-lsp %(levelname)s %(message)s"
     )
     server = build_server()
-    settle()  # the LSP types' thousands of objects live as long as the process
+    settle()  # once: the LSP types' thousands of objects live as long as the process
     try:
         if tcp:
             host, port = parse_hostport(tcp)

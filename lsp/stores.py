@@ -1,14 +1,16 @@
-"""One project `Session` per `.cairn/` folder, all used from one dedicated thread.
+"""One project `Session` per `.cairn/` folder, every call on the one worker thread.
 
-Execution model: the event loop never touches SQLite. Every store call goes through
-`StoreHub.call`, which runs it on a single worker thread ("cairn-store"), so a slow
-catch-up after `git pull` (or a locked log) never freezes typing, and SQLite
+Execution model (see `cairn.lsp.scheduling`): the event loop never touches SQLite.
+Every store call goes through `StoreHub.call`, which runs it on the worker thread, so
+a slow catch-up after `git pull` (or a locked log) never freezes typing, and SQLite
 connections never cross threads. Calls are serialised, which is what the store wants
-anyway (one writer). A store whose call fails (its `.cairn/` was deleted, the index is
-locked, the file is unreadable) is dropped and reopened on the next call, so the
-server recovers by itself once the folder is back.
+anyway (one writer). What crosses the boundary is immutable: entity tuples and
+mappings going in, the store's frozen types (`EntityStatus`, `Event`, `Card`) coming
+back. A store whose call fails (its `.cairn/` was deleted, the index is locked, the
+file is unreadable) is dropped and reopened on the next call, so the server recovers
+by itself once the folder is back.
 
-`cairn.store` is imported on the store thread by the first call (or by `preload`
+`cairn.store` is imported on the worker thread by the first call (or by `preload`
 once a workspace turns out to have a `.cairn/`), never at start-up: a workspace
 without decisions never pays for it, and one with decisions imports it while the
 loop reads the first document.
@@ -22,14 +24,14 @@ import gc
 import logging
 import os
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from cairn.core.project import Project
 from cairn.core.session import Card, Session
+from cairn.lsp.scheduling import Worker
 
 if TYPE_CHECKING:
     from cairn.fingerprints import RevertPrint
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 WRITE_WAIT_S = 3.0
+LOCK_POLL_S = 0.02
 PREFETCH_BATCH = 4  # hover cards per store-thread job: a real hover waits behind at most one
 log = logging.getLogger(__name__)
 
@@ -49,21 +52,20 @@ class StoreUnavailable(RuntimeError):
 class StoreHub:
     """Opens project sessions lazily and runs every call on the store thread."""
 
-    def __init__(self) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cairn-store")
+    def __init__(self, worker: Worker | None = None) -> None:
+        self._worker = worker or Worker()
         self._sessions: dict[Path, Session] = {}  # written only on the store thread
         self._missing: set[Path] = set()  # folders that vanished: noticed when they return
 
     def preload(self) -> None:
         """Import the store on the store thread now, so the first real call is quicker."""
-        self._executor.submit(_import_store)
+        self._worker.submit(_import_store)
 
     async def call(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
-        """Run `fn(session)` on the store thread; failures become `StoreUnavailable`."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._run, cairn_dir, fn)
+        """Run `fn(session)` on the worker thread; failures become `StoreUnavailable`."""
+        return await self._worker.run(partial(self._run, cairn_dir, fn))
 
-    async def statuses(self, cairn_dir: Path, entities: list[str]) -> dict[str, EntityStatus]:
+    async def statuses(self, cairn_dir: Path, entities: Sequence[str]) -> dict[str, EntityStatus]:
         """`Session.statuses` (with due reviews), cached per log version.
 
         A cache hit is answered on the loop: an edit that keeps a file's entities costs
@@ -102,19 +104,17 @@ class StoreHub:
         thread (so every hover) meanwhile. An editor should answer "locked, try again"
         within seconds instead; the store's own lock still guarantees correctness.
         """
-        loop = asyncio.get_running_loop()
-        free = await loop.run_in_executor(None, _wait_unlocked, cairn_dir, WRITE_WAIT_S)
-        if not free:
+        if not await _wait_unlocked(cairn_dir, WRITE_WAIT_S):
             raise StoreUnavailable(
                 f"another process is writing to {_lock_path(cairn_dir)}; try again in a moment"
             )
         return await self.call(cairn_dir, fn)
 
-    async def prefetch_hovers(self, cairn_dir: Path, entities: list[str], newest: int) -> None:
+    async def prefetch_hovers(self, cairn_dir: Path, entities: Sequence[str], newest: int) -> None:
         """Fill the hover cache in small batches, so a real request never waits long."""
         session = self._sessions.get(cairn_dir)
         if session is not None:  # another file with the same entities was just analysed
-            entities = [e for e in entities if session.cached_card(e) is None]
+            entities = tuple(e for e in entities if session.cached_card(e) is None)
         for start in range(0, len(entities), PREFETCH_BATCH):
             batch = entities[start : start + PREFETCH_BATCH]
             try:
@@ -129,22 +129,21 @@ class StoreHub:
 
     def call_sync(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """The same, for code already off the event loop (the benchmark, the demo)."""
-        return self._executor.submit(self._run, cairn_dir, fn).result()
+        return self._worker.submit(partial(self._run, cairn_dir, fn)).result()
 
     async def refresh_all(self) -> set[Path]:
         """Catch every open session up with its log; the folders whose log changed."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._refresh_all)
+        return await self._worker.run(self._refresh_all)
 
     def shutdown(self) -> None:
         """Close every session and stop the thread."""
-        self._executor.submit(self._close_all).result()
-        self._executor.shutdown(wait=True)
+        self._worker.submit(self._close_all).result()
+        self._worker.shutdown()
 
     # --- on the store thread -----------------------------------------------------------
 
     def _run(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
-        _, LockTimeout, StoreError = _import_store()
+        LockTimeout, StoreError = _import_store()
         session = self._sessions.get(cairn_dir)
         try:
             if session is None:
@@ -155,7 +154,6 @@ class StoreHub:
                 except StoreError as exc:
                     raise StoreUnavailable(str(exc)) from exc
                 self._sessions[cairn_dir] = session
-                settle()
             return fn(session)
         except StoreUnavailable:
             self._drop(cairn_dir)
@@ -187,8 +185,6 @@ class StoreHub:
                 log.warning("refreshing %s failed: %s", cairn_dir, exc)
                 self._drop(cairn_dir)
                 changed.add(cairn_dir)
-        if changed:
-            settle()
         return changed
 
     def _drop(self, cairn_dir: Path) -> None:
@@ -206,27 +202,27 @@ class StoreHub:
         self._missing.clear()
 
 
-def _prefetch(session: Session, entities: list[str], newest: int) -> None:
+def _prefetch(session: Session, entities: Sequence[str], newest: int) -> None:
     for entity in entities:
         session.card(entity, newest)
 
 
 def settle() -> None:
-    """Exempt what is alive now (modules, a loaded store) from the cyclic GC's scans.
+    """Exempt what is alive now (modules, the LSP types' thousands of objects) from the
+    cyclic GC's scans; called once, at start-up (`cairn.lsp.server.serve`).
 
-    A full collection walks every tracked container: with a 1M-event store loaded
-    it took ~40 ms, which showed up as the hover p99. Long-lived state is freed by
+    A full collection walks every tracked container: with a 1M-event store loaded it
+    took ~40 ms, which showed up as the hover p99. Long-lived state is freed by
     reference counting when replaced; only cycles among it would wait for exit.
     """
     gc.freeze()
 
 
-def _import_store() -> tuple[Any, type[Exception], type[Exception]]:
-    """`cairn.store` and the two error types `_run` tells apart (imported on first use)."""
-    import cairn.store
+def _import_store() -> tuple[type[Exception], type[Exception]]:
+    """The two error types `_run` tells apart (importing the store on first use)."""
     from cairn.store.errors import LockTimeout, StoreError
 
-    return cairn.store, LockTimeout, StoreError
+    return LockTimeout, StoreError
 
 
 def _lock_path(cairn_dir: Path) -> Path:
@@ -236,8 +232,12 @@ def _lock_path(cairn_dir: Path) -> Path:
     return cairn_dir / LOCK_NAME
 
 
-def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
-    """True once the log's write lock could be taken (it is released at once)."""
+async def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
+    """True once the log's write lock could be taken (it is released at once).
+
+    Polled on the event loop with non-blocking attempts (each a syscall), so waiting
+    for another process's write needs no thread and keeps the worker free for hovers.
+    """
     try:
         fd = os.open(_lock_path(cairn_dir), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
@@ -252,6 +252,6 @@ def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
             except BlockingIOError:
                 if time.monotonic() > deadline:
                     return False
-                time.sleep(0.02)
+                await asyncio.sleep(LOCK_POLL_S)
     finally:
         os.close(fd)

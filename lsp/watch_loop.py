@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cairn.lsp.analysis import refresh_projects, schedule
-
 if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
 
@@ -45,10 +43,9 @@ async def start_watching(server: CairnServer) -> None:
                 ),
                 timeout=10,
             )
-            server.watching = True
         except Exception as exc:
             server.log(f"file watching unavailable, polling instead: {exc}")
-    server.spawn(poll(server))
+    server.scheduler.spawn(poll(server))
 
 
 async def poll(server: CairnServer) -> None:
@@ -58,26 +55,8 @@ async def poll(server: CairnServer) -> None:
         await asyncio.sleep(max(interval, 250) / 1000)
         if interval == 0:
             continue
-        adopt_new_projects(server)
+        server.documents.adopt_new_projects()
         await check_now(server)
-
-
-def adopt_new_projects(server: CairnServer) -> None:
-    """Documents opened outside any project join one created since (`cairn init`)."""
-    orphans = [
-        (d, d.path) for d in server.documents.values() if d.project is None and d.path is not None
-    ]
-    if not orphans:
-        return
-    server.projects.forget()
-    from cairn.lsp.features.documents import open_document  # the one way to build a view
-
-    for doc, path in orphans:
-        if server.projects.for_path(path) is None:
-            continue
-        text = server.workspace.get_text_document(doc.uri).source
-        server.documents[doc.uri] = open_document(server, doc.uri, text, doc.version)
-        schedule(server, doc.uri, 0)
 
 
 async def check_now(server: CairnServer, hinted: set[Path] | None = None) -> None:
@@ -90,4 +69,4 @@ async def check_now(server: CairnServer, hinted: set[Path] | None = None) -> Non
     changed |= hinted or set()
     if changed:
         server.projects.forget()
-        await refresh_projects(server, changed)
+        server.documents.refresh(changed)

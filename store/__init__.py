@@ -10,6 +10,7 @@ from __future__ import annotations
 from cairn.store.canonical import CONTENT_FIELDS, canonical_json, content_digest, event_id
 from cairn.store.errors import (
     AmbiguousTarget,
+    KeyReused,
     LockTimeout,
     StoreError,
     UnknownEvent,
@@ -41,6 +42,7 @@ __all__ = [
     "Event",
     "EventDraft",
     "EventType",
+    "KeyReused",
     "LockTimeout",
     "Review",
     "SearchHit",

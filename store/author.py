@@ -1,44 +1,27 @@
-"""Who is writing: `--author`, else CAIRN_AUTHOR, else git's user, else $USER."""
+"""Who is writing: `--author`, else CAIRN_AUTHOR, else the application's lookup (git's
+user), else $USER.
+
+The store runs no git: the application hands it an `AuthorLookup`
+(`cairn.gitrefs.git_author`), as `verify` is handed `refs_holding`.
+"""
 
 from __future__ import annotations
 
 import getpass
 import os
-import subprocess
-from functools import lru_cache
-from pathlib import Path
+from collections.abc import Callable
 
-__all__ = ["default_author"]
+__all__ = ["AuthorLookup", "default_author"]
+
+AuthorLookup = Callable[[], str]  # the writer's identity as the application knows it, or ""
 
 
-def default_author(root: Path | None = None) -> str:
+def default_author(lookup: AuthorLookup | None = None) -> str:
     """The author to stamp on an event when the writer did not name one."""
     env = os.environ.get("CAIRN_AUTHOR", "").strip()
     if env:
         return env
-    return _git_author(str(root) if root else None) or _user()
-
-
-@lru_cache(maxsize=8)
-def _git_author(root: str | None) -> str:
-    values = []
-    for key in ("user.name", "user.email"):
-        try:
-            out = subprocess.run(
-                ["git", "config", "--get", key],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return ""
-        values.append(out.stdout.strip() if out.returncode == 0 else "")
-    name, email = values
-    if name and email:
-        return f"{name} <{email}>"
-    return name or email
+    return (lookup() if lookup is not None else "") or _user()
 
 
 def _user() -> str:

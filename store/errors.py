@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "AmbiguousTarget",
+    "KeyReused",
     "LockTimeout",
     "StoreError",
     "UnknownEvent",
@@ -29,6 +30,10 @@ class AmbiguousTarget(StoreError):
     def __init__(self, message: str, candidates: list[str] | None = None) -> None:
         super().__init__(message)
         self.candidates = list(candidates or [])
+
+
+class KeyReused(ValidationError):
+    """An idempotency key already names an event with different content."""
 
 
 class LockTimeout(StoreError):

@@ -42,7 +42,8 @@ __all__ = [
     "write_meta",
 ]
 
-SCHEMA_VERSION = "4"
+# 5: ev_rename, the rename links alias resolution reads; 6: ikey, idempotency keys
+SCHEMA_VERSION = "6"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -53,8 +54,9 @@ TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
+_RENAME_CODE = TYPE_CODES["rename"]
 
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
 CREATE TABLE ent(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
 CREATE TABLE ev(
@@ -67,11 +69,13 @@ CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos
 CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE ikey(k TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='');
 CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, detail TEXT);
 CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
   off INTEGER NOT NULL, len INTEGER NOT NULL, code TEXT NOT NULL);
 CREATE INDEX damage_h ON damage(h);
+CREATE INDEX ev_rename ON ev(seq) WHERE ty = {_RENAME_CODE};
 """
 
 
@@ -160,7 +164,9 @@ class Index:
         self.loaded_version = -1  # PRAGMA data_version when load_state last ran
         self.bad_lines = 0
         self.tip_by_key: dict[int, tuple[int, ChainPos]] = {}  # chain tip h -> (seq, cp)
-        self.tip_key: dict[int, int] = {}  # chain -> h of its tip
+        # chain -> (h, seq) of its tip. Its own record, not read back through tip_by_key:
+        # a damaged line and a sound copy of it can both be chain tips under one h.
+        self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
         # Entities that got events in this ingest -> how many, or -1 when one of them
@@ -259,7 +265,7 @@ class Index:
         for ch, pos, seq, h in self.db.execute("SELECT ch, tip_pos, tip_seq, tip_h FROM chain"):
             dag.tips[ch] = pos
             self.tip_by_key[h] = (seq, (ch, pos))
-            self.tip_key[ch] = h
+            self.tip_key[ch] = (h, seq)
         self.dag = dag
         self.ent_ids = {}
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
@@ -306,7 +312,7 @@ class Index:
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_log()
-        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "est", "damage"):
+        for table in ("ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage"):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
@@ -463,15 +469,19 @@ class Index:
     def _finish(self, session: _Session) -> int:
         # Parents that never appeared: the waiting lines are damage (verify calls them
         # forged or orphaned), placed so their own children still find them.
+        # Only a parent no waiting line claims is missing: releasing one that is itself
+        # waiting (a child read before its parent, whose own parent is gone) would
+        # call a sound line orphaned because of the order of the file.
         pending = session.pending
         while pending:
-            key = next(iter(pending))
-            waiting = pending.pop(key)
-            session.missing.add(key)
-            for rec in waiting:
-                if rec.damage is None:
-                    rec.damage = "missing-parent"
-                session.count += self._ingest_released(rec, session)
+            claimed = {id_key(r.raw["id"]) for recs in pending.values() for r in recs}
+            gone = [k for k in pending if k not in claimed] or [next(iter(pending))]
+            for key in gone:
+                session.missing.add(key)
+                for rec in pending.pop(key, ()):
+                    if rec.damage is None:
+                        rec.damage = "missing-parent"
+                    session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
         touched, self._touched_ents = self._touched_ents, {}
         self.derive_statuses(self._still_active(touched))
@@ -624,8 +634,8 @@ class Index:
         # The chain's previous tip is no longer one.
         old_tip = self.tip_key.get(cp[0])
         if old_tip is not None:
-            self.tip_by_key.pop(old_tip, None)
-        self.tip_key[cp[0]] = key
+            self.tip_by_key.pop(old_tip[0], None)
+        self.tip_key[cp[0]] = (key, seq)
         self.tip_by_key[key] = (seq, cp)
         batch.placed[key] = (seq, cp)
         batch.touched.add(cp[0])
@@ -657,8 +667,12 @@ class Index:
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
         meta = raw.get("metadata")
-        if isinstance(meta, dict) and isinstance(meta.get("source_key"), str):
-            batch.srckeys.append((meta["source_key"],))
+        if isinstance(meta, dict):
+            if isinstance(meta.get("source_key"), str):
+                batch.srckeys.append((meta["source_key"],))
+            idem = meta.get("idempotency")
+            if isinstance(idem, dict) and isinstance(idem.get("key"), str):
+                batch.ikeys.append((idem["key"], seq))
         return key
 
     def _take_seq(self) -> int:
@@ -697,11 +711,14 @@ class Index:
             db.executemany("INSERT INTO review VALUES (?, ?, ?)", batch.reviews)
         if batch.srckeys:
             db.executemany("INSERT OR IGNORE INTO srckey VALUES (?)", batch.srckeys)
+        if batch.ikeys:
+            # The first event with a key keeps it (a union merge may bring a second).
+            db.executemany("INSERT OR IGNORE INTO ikey VALUES (?, ?)", batch.ikeys)
         if batch.damage:
             db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
         tips = [
-            (self.tip_by_key[k][0], self.dag.tips[c], k, c)
-            for c, k in self.tip_key.items()
+            (seq, self.dag.tips[c], k, c)
+            for c, (k, seq) in self.tip_key.items()
             if c in batch.touched
         ]
         if tips:
@@ -763,6 +780,15 @@ class Index:
         sql = _ROW_SQL + " WHERE ty IN (?, ?) ORDER BY rec DESC, seq DESC"
         for t in self.db.execute(sql, codes):
             yield _row(t)
+
+    def rename_rows(self) -> list[Row]:
+        """Every `rename` event, in ingest order: the links between an entity's names.
+
+        A partial index holds only these rows, so the cost is the renames, not the log
+        (the code is a literal, not a parameter, so SQLite can see that index applies).
+        """
+        sql = _ROW_SQL + f" WHERE ty = {_RENAME_CODE} ORDER BY seq"
+        return [_row(t) for t in self.db.execute(sql)]
 
     def open_verdict_seqs(self, ent: int) -> set[int]:
         """Sequence numbers of an entity's open verdicts, from its stored status row."""
@@ -830,6 +856,13 @@ class Index:
         """Importers' idempotency keys starting with `prefix`."""
         sql = "SELECT k FROM srckey WHERE k >= ? AND k < ?"
         return {k for (k,) in self.db.execute(sql, (prefix, prefix + "\U0010ffff"))}
+
+    def keyed_row(self, key: str) -> Row | None:
+        """The event a writer's idempotency key names (`metadata.idempotency.key`)."""
+        found = self.db.execute("SELECT seq FROM ikey WHERE k = ?", (key,)).fetchone()
+        if found is None:
+            return None
+        return self.rows_by_seq([int(found[0])]).get(int(found[0]))
 
     def entity_paths(self) -> list[str]:
         """Every entity path with at least one event, sorted."""
@@ -926,6 +959,7 @@ class _Batch:
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]
     srckeys: list[tuple[str]]
+    ikeys: list[tuple[str, int]]
     damage: list[tuple[Any, ...]]
     touched: set[int]
 
@@ -938,6 +972,7 @@ class _Batch:
         self.merges = []
         self.reviews = []
         self.srckeys = []
+        self.ikeys = []
         self.damage = []
         self.touched = set()
 

@@ -159,6 +159,10 @@ class EventDraft:
     stale_when: str = ""
     entity_kind: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    # An idempotency key: a second write with the same key and the same request writes
+    # nothing and returns the first event (a retry after a crash cannot duplicate).
+    # Kept in `metadata.idempotency` (see cairn.store.write.idempotency), not a header.
+    key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +242,8 @@ class Event:
             revisit_after=raw.get("revisit_after") or "",
             expires_when=raw.get("expires_when") or "",
             stale_when=raw.get("stale_when") or "",
-            metadata=raw.get("metadata") or {},
+            # the write path only writes objects; a hand-made line gets none, not a crash
+            metadata=meta if isinstance(meta := raw.get("metadata"), dict) else {},
             redacted=bool(raw.get("redacted")),
             content_digest=raw.get("content_digest") or "",
         )
@@ -284,6 +289,9 @@ class AppendResult:
     event: Event
     masked: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # True when the draft's idempotency key named an event already in the log: that
+    # event is returned and nothing was written.
+    replayed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +307,9 @@ class EntityStatus:
     latest: Event | None = None
     due_reviews: list[Review] = field(default_factory=list)
     rollup: dict[str, Status] = field(default_factory=dict)
+    # The entity's former paths (renames and moves, nearest first) whose events the
+    # status was derived over as well (`cairn.core.aliases`); empty when it kept its name.
+    formerly: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -312,6 +323,7 @@ class EntityStatus:
             "latest": self.latest.to_dict() if self.latest else None,
             "due_reviews": [r.to_dict() for r in self.due_reviews],
             "rollup": {k: v.value for k, v in self.rollup.items()},
+            "formerly": list(self.formerly),
         }
 
 

@@ -7,14 +7,15 @@ no lock and does not catch up: the `Store` does both around every call.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import lru_cache
 
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.index import Index, Row
-from cairn.store.model import Attempt, EntityStatus, Event, Review, SearchHit, Status
+from cairn.store.model import Attempt, EntityStatus, Event, EventType, Review, SearchHit, Status
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
 from cairn.store.times import parse_ts, to_ms
@@ -39,6 +40,11 @@ class Reader:
     def event(self, row: Row) -> Event:
         """The event a row points at, read from its line."""
         return Event.from_line(self.index.line(row.off, row.len))
+
+    def keyed(self, key: str) -> Event | None:
+        """The event a writer's idempotency key names, if the log holds one."""
+        row = self.index.keyed_row(key)
+        return self.event(row) if row is not None else None
 
     def events_on(self, entity: str) -> list[Event]:
         """Every event on one canonical entity, in ingest order (the writer's lookups)."""
@@ -122,29 +128,73 @@ class Reader:
         if not with_latest:
             return self._stored_statuses(paths)
         full = self.index.rows_for_paths(paths)
-        out: dict[str, EntityStatus] = {}
-        is_ancestor = self.index.dag.is_ancestor
-        for path, rows in full.items():
-            if not rows:
-                out[path] = EntityStatus(path, Status.UNKNOWN)
-                continue
-            derived = derive(rows, is_ancestor)  # type: ignore[arg-type]
-            by_seq = {r.seq: r for r in rows}
-            conflicts = derived.conflicts
-            latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
-            wanted = {*derived.open_verdicts, *conflicts, latest_seq}
-            events = {seq: self.event(by_seq[seq]) for seq in wanted}
-            ids = self.index.event_id_at
-            out[path] = EntityStatus(
-                entity=path,
-                status=derived.status,
-                open_verdicts=[events[s] for s in derived.open_verdicts],
-                conflicts=[events[s] for s in conflicts],
-                reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
-                event_count=len(rows),
-                latest=events[latest_seq],
-            )
-        return out
+        return {path: self._full_status(path, rows, rows) for path, rows in full.items()}
+
+    def _full_status(self, path: str, rows: list[Row], deciding: list[Row]) -> EntityStatus:
+        """Status with every conflict and the latest event, derived over `deciding`
+        (`rows` minus what carries no decision) and counting all of `rows`."""
+        if not rows:
+            return EntityStatus(path, Status.UNKNOWN)
+        derived = derive(deciding, self.index.dag.is_ancestor)  # type: ignore[arg-type]
+        if derived.status is Status.UNKNOWN and len(deciding) < len(rows):
+            derived.status = Status.ACTIVE  # only renamed: it exists, under this name
+        by_seq = {r.seq: r for r in rows}
+        conflicts = derived.conflicts
+        latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
+        wanted = {*derived.open_verdicts, *conflicts, latest_seq}
+        events = {seq: self.event(by_seq[seq]) for seq in wanted}
+        ids = self.index.event_id_at
+        return EntityStatus(
+            entity=path,
+            status=derived.status,
+            open_verdicts=[events[s] for s in derived.open_verdicts],
+            conflicts=[events[s] for s in conflicts],
+            reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
+            event_count=len(rows),
+            latest=events[latest_seq],
+        )
+
+    def lineage_status(
+        self, path: str, formerly: Sequence[tuple[str, int]], linked: Collection[str] = ()
+    ) -> EntityStatus:
+        """See `Store.lineage_status`; the paths are canonical."""
+        rows = self.lineage_rows(path, formerly)
+        # A rename links two names of one thing: history, not a re-application of it.
+        # So is the `add`/`create` an importer writes on the new name (`renamed_from`).
+        ents = {e for e in (self.index.ent_of(p) for p in linked) if e is not None}
+        halves = {
+            r.seq
+            for r in rows
+            if r.ent in ents
+            and r.ty.is_applied
+            and "renamed_from" in (self.event(r).metadata or {})
+        }
+        deciding = [r for r in rows if r.ty is not EventType.RENAME and r.seq not in halves]
+        found = self._full_status(path, rows, deciding)
+        return replace(found, formerly=tuple(f for f, _ in formerly))
+
+    def lineage_rows(self, path: str, formerly: Sequence[tuple[str, int]]) -> list[Row]:
+        """The rows of `path` and of each former path up to its rename (`until` in epoch
+        ms, by when the event happened), once each, in ingest order. A later supersede
+        of a verdict kept here counts too: it names that verdict, whatever its date."""
+        until = dict(formerly)
+        full = self.index.rows_for_paths([path, *until])
+        rows: dict[int, Row] = {}
+        later: list[Row] = []
+        for p, found in full.items():
+            bound = until.get(p) if p != path else None
+            for r in found:
+                if bound is None or (r.occ if r.occ is not None else r.rec) <= bound:
+                    rows[r.seq] = r
+                elif r.ty is EventType.SUPERSEDE:
+                    later.append(r)
+        kept = {r.h for r in rows.values()}
+        rows.update((r.seq, r) for r in later if r.ref in kept)
+        return sorted(rows.values(), key=_seq)
+
+    def renames(self) -> list[Event]:
+        """See `Store.renames`."""
+        return [self.event(r) for r in self.index.rename_rows()]
 
     def history(self, entity: str, *, limit: int | None, include_children: bool) -> list[Event]:
         """See `Store.history`; `limit` is the `as_of` bound in epoch milliseconds."""
@@ -284,6 +334,10 @@ def as_of_limit(as_of: str | None) -> int | None:
 def canonical_all(entities: Iterable[str]) -> dict[str, str]:
     """The caller's strings mapped to canonical paths (`ValidationError` on a bad one)."""
     return {raw: canonical(raw) for raw in entities}
+
+
+def _seq(row: Row) -> int:
+    return row.seq
 
 
 def _attempt_when(attempt: Attempt) -> str:

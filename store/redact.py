@@ -39,6 +39,7 @@ class RedactResult:
     lines_rewritten: int
     masked: list[str] = field(default_factory=list)
     drafts_removed: list[Path] = field(default_factory=list)
+    replayed: bool = False  # the key named this redaction, already done: nothing written
 
 
 def redacted_line(raw: dict[str, Any]) -> dict[str, Any]:
@@ -156,8 +157,11 @@ def _scrub_quarantine(log: LogFile, erased: list[str]) -> None:
         os.replace(tmp, real)
 
 
-def redact(cairn_dir: Path, target: str, reason: str, *, author: str = "") -> RedactResult:
-    """Erase the content of the event `target` (an id or unique prefix) for `reason`."""
+def redact(
+    cairn_dir: Path, target: str, reason: str, *, author: str = "", key: str = ""
+) -> RedactResult:
+    """Erase the content of the event `target` (an id or unique prefix) for `reason`;
+    `key` is an idempotency key for the redact event (a retry writes nothing)."""
     if not reason.strip():
         raise ValidationError("say why the content is being erased (-r/--reason)")
     with Store.open(cairn_dir) as store:
@@ -166,12 +170,23 @@ def redact(cairn_dir: Path, target: str, reason: str, *, author: str = "") -> Re
             raise ValidationError(
                 f"{event.id[:12]} is itself a redaction record; redact the event it names"
             )
+        draft = EventDraft(
+            type=EventType.REDACT,
+            entity=event.entity,
+            reasoning=reason,
+            author=author,
+            metadata={TARGET_KEY: event.id},
+            key=key,
+        )
         has_content = any(
             isinstance(raw, dict) and raw.get("id") == event.id and not raw.get("redacted")
             for raw in _lines_naming(store.log.path, event.id)
         )
         if not has_content:
-            raise ValidationError(f"event {event.id[:12]} is already redacted")
+            done = store.replay(draft)
+            if done is None:
+                raise ValidationError(f"event {event.id[:12]} is already redacted")
+            return RedactResult(event, done, 0, replayed=True)
         # Record the act first: if we crash before the rewrite, rerunning finishes the
         # job without a second record.
         recorded = [
@@ -181,15 +196,7 @@ def redact(cairn_dir: Path, target: str, reason: str, *, author: str = "") -> Re
         ]
         result = RedactResult(target=event, redact_event=None, lines_rewritten=0)
         if not recorded:
-            appended = store.append(
-                EventDraft(
-                    type=EventType.REDACT,
-                    entity=event.entity,
-                    reasoning=reason,
-                    author=author,
-                    metadata={TARGET_KEY: event.id},
-                )
-            )
+            appended = store.append(draft)
             result.redact_event = appended.event
             result.masked = appended.masked
     with write_lock(cairn_dir):

@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
+from cairn.store.author import AuthorLookup
 from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.index import Index, remove_index
@@ -29,13 +30,15 @@ from cairn.store.model import (
     SearchHit,
 )
 from cairn.store.paths import confusable_warnings
-from cairn.store.read import Reader, as_of_limit, canonical_all
+from cairn.store.read import Reader, as_of_limit, canonical, canonical_all
 from cairn.store.write import (
     MIN_PREFIX,
     BatchContext,
     DraftValidator,
     Pending,
     Preparer,
+    check_key,
+    replay,
     write_prepared,
 )
 
@@ -47,7 +50,7 @@ _Stat = tuple[int, int, int]
 class Store:
     """The decision log in one `.cairn/` folder. Thread-safe (one lock per store)."""
 
-    def __init__(self, cairn_dir: Path) -> None:
+    def __init__(self, cairn_dir: Path, author: AuthorLookup | None = None) -> None:
         self.cairn_dir = cairn_dir
         self.root = cairn_dir.parent
         self.log = LogFile(cairn_dir)
@@ -56,17 +59,21 @@ class Store:
         self._seen: _Stat | str | None = "unset"
         self._seen_db: _Stat | None = self.index.recorded_stat()
         self._reader = Reader(self.index)
-        self._preparer = Preparer(self.root, self._reader.events_on)
+        self._preparer = Preparer(self.root, self._reader.events_on, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
 
     @classmethod
-    def open(cls, cairn_dir: Path | str) -> Store:
-        """Open the store in `cairn_dir` and catch its index up with the JSONL."""
+    def open(cls, cairn_dir: Path | str, *, author: AuthorLookup | None = None) -> Store:
+        """Open the store in `cairn_dir` and catch its index up with the JSONL.
+
+        `author` names the writer of drafts without one, after CAIRN_AUTHOR and before
+        $USER (the application passes `cairn.gitrefs.git_author`: the store runs no git).
+        """
         path = Path(cairn_dir)
         if not path.is_dir():
             raise StoreError(f"{path} is not a Cairn folder; run `cairn init` first")
         check_confined(path)  # never write through a link that leaves the project
-        store = cls(path)
+        store = cls(path, author)
         store.refresh()
         return store
 
@@ -160,35 +167,65 @@ class Store:
     def append(self, draft: EventDraft) -> AppendResult:
         """Validate, mask secrets, hash, write one line (fsynced), index it."""
         masked: list[str] = []
-        events = self._write([draft], masked)
+        events, replayed = self._write([draft], masked)
+        if replayed:
+            return AppendResult(events[0], [], confusable_warnings(events[0].entity), True)
         warnings = [*self.write_warnings, *confusable_warnings(events[0].entity)]
         return AppendResult(events[0], masked, warnings)
 
     def append_many(self, drafts: Iterable[EventDraft]) -> list[Event]:
-        """Append many events under one lock and one index transaction (imports, bench)."""
-        return self._write(list(drafts), [])
+        """Append many events under one lock and one index transaction (imports, bench).
+        A draft whose idempotency key names a logged event returns that event instead."""
+        return self._write(list(drafts), [])[0]
 
-    def _write(self, drafts: list[EventDraft], masked: list[str]) -> list[Event]:
+    def _write(self, drafts: list[EventDraft], masked: list[str]) -> tuple[list[Event], int]:
+        """The events the drafts stand for, and how many of them were already logged."""
         if not drafts:
-            return []
+            return [], 0
         with self._lock, write_lock(self.cairn_dir):
             self.log.repair_tail()
+            # Caught up under the write lock: a key written just before a crash (the line
+            # durable, the index not) is ingested here, so its retry finds it.
             self._sync()
             parents = sorted(self.index.heads)
             ctx = BatchContext()
             prepared: list[Pending] = []
+            out: list[Event] = []
+            keyed: dict[str, Event] = {}
             for draft in drafts:
+                key = check_key(draft.key) if draft.key else ""
+                if key:
+                    earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
+                    if earlier is not None:
+                        out.append(earlier)
+                        continue
                 pending = self._preparer.prepare(draft, parents, ctx, masked)
                 prepared.append(pending)
+                out.append(pending.event)
+                if key:
+                    keyed[key] = pending.event
                 parents = [pending.event.id]
-            # Everything validated: now write the lines in one go, then index them.
-            warning = write_prepared(self.log, self.index, prepared, self._seen_db)
-            self.write_warnings = [warning] if warning else []
-            self._reader.status_cache.clear()
-            # An index left behind is caught up (or tried again) by the next read.
-            self._seen = self._log_key() if warning is None else "unset"
-            self._seen_db = self.index.recorded_stat()
-            return [p.event for p in prepared]
+            self.write_warnings = []
+            if prepared:
+                # Everything validated: now write the lines in one go, then index them.
+                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+                self.write_warnings = [warning] if warning else []
+                self._reader.status_cache.clear()
+                # An index left behind is caught up (or tried again) by the next read.
+                self._seen = self._log_key() if warning is None else "unset"
+                self._seen_db = self.index.recorded_stat()
+            return out, len(out) - len(prepared)
+
+    def replay(self, draft: EventDraft) -> Event | None:
+        """The logged event a write of `draft` would return instead of writing (its
+        idempotency key names it), None when it would write; `KeyReused` when the key
+        names a different decision. For commands that check before they act (redact)."""
+        if not draft.key:
+            return None
+        key = check_key(draft.key)
+        with self._lock:
+            self.refresh()
+            return replay(draft, self._reader.keyed(key))
 
     def validator(self) -> DraftValidator:
         """Check drafts in order as `append_many` would (same preparation); write nothing."""
@@ -221,6 +258,47 @@ class Store:
         with self._lock:
             self.refresh()
             return self._reader.status_many(canon)
+
+    def lineage_status(
+        self, entity: str, formerly: Sequence[tuple[str, int]], *, linked: Iterable[str] = ()
+    ) -> EntityStatus:
+        """The status of `entity` derived over its own events and those of its former
+        paths, so a verdict recorded under an old name holds under the new one.
+
+        `formerly` is what `cairn.core.aliases` resolved: (former path, epoch ms of its
+        rename); a former path's events count up to then. `rename` events link the names
+        and decide nothing, nor does the `add`/`create` with `metadata.renamed_from` an
+        importer writes on a path in `linked` (the new names of renames). Every conflict
+        and the latest event are filled in; no rollup.
+        """
+        path = canonical(entity)
+        former = [(canonical(f), until) for f, until in formerly]
+        targets = {canonical(p) for p in linked}
+        with self._lock:
+            self.refresh()
+            return self._reader.lineage_status(path, former, targets)
+
+    def lineage_history(
+        self, entity: str, formerly: Sequence[tuple[str, int]], *, as_of: str | None = None
+    ) -> list[Event]:
+        """`history` of `entity` and of its former paths up to their renames (see
+        `lineage_status`), oldest first by recorded time."""
+        limit = as_of_limit(as_of)
+        path = canonical(entity)
+        former = [(canonical(f), until) for f, until in formerly]
+        with self._lock:
+            self.refresh()
+            rows = self._reader.lineage_rows(path, former)
+            if limit is not None:
+                rows = [r for r in rows if r.rec <= limit]
+            rows.sort(key=lambda r: (r.rec, r.seq))
+            return [self._reader.event(r) for r in rows]
+
+    def renames(self) -> list[Event]:
+        """Every `rename` event (`metadata.renamed_to` / `renamed_from`), in log order."""
+        with self._lock:
+            self.refresh()
+            return self._reader.renames()
 
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False

@@ -7,6 +7,7 @@ handed the index, the log and a way to read an entity's events.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
@@ -19,9 +20,9 @@ from typing import Any
 
 import orjson
 
-from cairn.store.author import default_author
-from cairn.store.canonical import prune
-from cairn.store.errors import AmbiguousTarget, ValidationError
+from cairn.store.author import AuthorLookup, default_author
+from cairn.store.canonical import canonical_bytes, prune
+from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
 from cairn.store.model import Event, EventDraft, EventType
@@ -31,13 +32,16 @@ from cairn.store.secrets import mask_secrets, might_hold_secret
 from cairn.store.times import now_ts, parse_ts
 
 __all__ = [
+    "IDEMPOTENCY",
     "MIN_PREFIX",
     "BatchContext",
     "DraftValidator",
     "Pending",
     "Preparer",
+    "check_key",
     "encode_event",
     "mask_event",
+    "replay",
     "write_prepared",
 ]
 
@@ -80,9 +84,10 @@ class BatchContext:
 class Preparer:
     """Turns drafts into events and their canonical lines (validation, masking, ids)."""
 
-    def __init__(self, root: Path, events_on: EventsOn) -> None:
+    def __init__(self, root: Path, events_on: EventsOn, author: AuthorLookup | None = None) -> None:
         self.root = root
         self._events_on = events_on
+        self._author_lookup = author
         self._author: str | None = None
 
     def prepare(
@@ -129,6 +134,9 @@ class Preparer:
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
         _check_json(metadata, "metadata")
+        key = check_key(draft.key) if draft.key else ""
+        if key:
+            metadata = {**metadata, IDEMPOTENCY: {"key": key, "request": request_digest(draft)}}
         author = (draft.author or "").strip() or self._default_author()
         header: dict[str, Any] = {
             "parents": parents,
@@ -156,6 +164,10 @@ class Preparer:
         check_sizes(header, content)
         refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
         header, content = mask_event(header, content, masked)
+        if key and content["metadata"][IDEMPOTENCY]["key"] != key:
+            raise ValidationError(
+                "--key looks like it holds a secret; use a random id such as a UUID"
+            )
         try:
             header = prune(header)
             eid, line = encode_event(header, prune(content))
@@ -188,7 +200,7 @@ class Preparer:
 
     def _default_author(self) -> str:
         if self._author is None:
-            self._author = default_author(self.root)
+            self._author = default_author(self._author_lookup)
         return self._author
 
     def _supersede_target(self, entity: str, given: str, ctx: BatchContext) -> str:
@@ -264,6 +276,59 @@ class DraftValidator:
         pending = self._check(draft, self._parents, self._ctx)
         self._parents = [pending.event.id]
         return pending.event
+
+
+# Where an event keeps its writer's idempotency key: in metadata (content), so the log's
+# canonical format and every existing id are unchanged. `request` is a digest of the
+# request the key was first used for (masked first: no digest of a secret is stored),
+# so a second use can tell a retry from a different decision. A redaction erases it
+# with the rest of the content: after `cairn redact`, the key is free again.
+IDEMPOTENCY = "idempotency"
+_KEY = re.compile(r"^[!-~]{1,200}$")  # printable ASCII, no spaces
+
+
+def check_key(raw: str) -> str:
+    """An idempotency key as given, or ValidationError saying what a key may be."""
+    key = raw.strip() if isinstance(raw, str) else ""
+    if not _KEY.match(key):
+        raise ValidationError(
+            f"--key {str(raw)[:60]!r} is not a usable key; use 1 to 200 printable ASCII "
+            "characters without spaces, e.g. a UUID"
+        )
+    return key
+
+
+def request_digest(draft: EventDraft) -> str:
+    """SHA-256 of what a draft asks for, without its key: equal for a retry of the same
+    command, different when anything the writer gave differs."""
+    fields: dict[str, Any] = {}
+    for name in EventDraft.__dataclass_fields__:
+        value = getattr(draft, name)
+        fields[name] = value.strip() if isinstance(value, str) else value
+    del fields["key"]
+    fields["type"] = str(getattr(draft.type, "value", draft.type)).strip().lower()
+    with contextlib.suppress(ValidationError, TypeError):  # preparing says what is wrong
+        fields["entity"] = _parsed(draft.entity)[0]
+    try:
+        return sha256(canonical_bytes(_mask_strings(fields, []))).hexdigest()
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"cannot encode the event: {exc}") from None
+
+
+def replay(draft: EventDraft, earlier: Event | None) -> Event | None:
+    """The one rule for idempotency keys: the event a write of `draft` returns instead
+    of writing (`earlier`, the event its key names, when the request is the same), None
+    when it must be written, or `KeyReused` when the key names a different decision."""
+    if earlier is None:
+        return None
+    found = earlier.metadata.get(IDEMPOTENCY)
+    if isinstance(found, dict) and found.get("request") == request_digest(draft):
+        return earlier
+    raise KeyReused(
+        f"key {draft.key.strip()!r} was already used for {earlier.type.value} "
+        f"{earlier.id[:12]} on {earlier.entity}, with different content; nothing was "
+        "written (a new decision needs a new key)"
+    )
 
 
 def write_prepared(

@@ -368,7 +368,7 @@ class AgentTools:
         if not raw.strip():
             raise ToolError(f"no entity in {uri!r}; expected {RESOURCE_TEMPLATE}")
         entity = canonicalise(raw)
-        events = self.store().history(entity, include_children=True)
+        events = self.session().history(entity, include_children=True)
         return history_markdown(entity, events)
 
     # --- helpers ------------------------------------------------------------------------

@@ -51,6 +51,16 @@ def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, default=str))
 
 
+# Every write command takes it: a retry after a crash cannot duplicate (the rule is the
+# store's, `cairn.store.write.replay`).
+key_option = click.option(
+    "--key",
+    default="",
+    help="Idempotency key (e.g. a UUID): running the command again with the same key "
+    "writes nothing and prints the first event; with other content it is refused.",
+)
+
+
 def say(message: object = "", *, err: bool = False, nl: bool = True) -> None:
     """Plain human output that may quote stored text: control and bidi characters are
     shown as escapes (`cairn.terminal`). Rich output escapes with `esc`/`body` instead."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from cairn.cli._common import CairnError, emit_json, json_option
+from cairn.cli._common import CairnError, emit_json, json_option, key_option
 
 
 def register(group: click.Group) -> None:
@@ -23,8 +23,9 @@ def register(group: click.Group) -> None:
 @click.argument("event_id", metavar="ID")
 @click.option("-r", "--reason", help="The reason to add (without -r: written in $EDITOR).")
 @click.option("--author", default="", help="Who adds it (default: CAIRN_AUTHOR, git user, $USER).")
+@key_option
 @json_option
-def annotate_cmd(event_id: str, reason: str | None, author: str, as_json: bool) -> None:
+def annotate_cmd(event_id: str, reason: str | None, author: str, key: str, as_json: bool) -> None:
     """Add a reason to the event ID (an id or a unique prefix, as `cairn history` prints).
 
     \b
@@ -54,15 +55,18 @@ def annotate_cmd(event_id: str, reason: str | None, author: str, as_json: bool) 
         reasoning=reason,
         author=author,
         metadata={"annotates": target.id},
+        key=key,
     )
     with open_store() as store:
         result = store.append(draft)
     event = result.event
     if as_json:
-        emit_json({**event.to_dict(), "masked": result.masked})
+        emit_json({**event.to_dict(), "masked": result.masked, "replayed": result.replayed})
         return
     note: Any = _console()
+    done = "already logged" if result.replayed else "logged"
     note.print(
-        f"logged note on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
+        f"{done} note on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
         f"  (annotates {target.type.value} {_short(target.id)})"
+        + (f"  (key {esc(key.strip())}: nothing written)" if result.replayed else "")
     )

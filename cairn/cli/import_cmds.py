@@ -30,6 +30,7 @@ existing_path = click.Path(exists=True, path_type=Path)
 
 
 def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> None:
+    from cairn.gitrefs import git_author
     from cairn.store import Store, StoreError
     from cairn.store.paths import EntityPathError
 
@@ -42,7 +43,7 @@ def _run(source: str, factory: ItemsFactory, dry_run: bool, as_json: bool) -> No
     try:
         with (
             one_import_at_a_time(project.cairn_dir, waiting),
-            Store.open(project.cairn_dir) as store,
+            Store.open(project.cairn_dir, author=git_author(project.root)) as store,
         ):
             units, items = factory(project.root, hooks, store)
             report = run_import(store, source, items, dry_run=dry_run, units=units, unit_done=hooks)

@@ -65,7 +65,7 @@ def demo(keep: Path | None) -> None:
       cairn demo                 # a temporary project, removed afterwards
       cairn demo --keep /tmp/cd  # keep the project and open it in VS Code or Neovim
     """
-    from cairn.lsp.demo import run_demo
+    from cairn.demo import run_demo
 
     try:
         run_demo(keep)

@@ -17,6 +17,7 @@ from cairn.cli._common import (
     current_project,
     emit_json,
     json_option,
+    key_option,
     plural,
     warn_if_damaged,
 )
@@ -133,6 +134,7 @@ def _write_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             default="",
             help="Entity kind, when the path cannot say (function, class, method).",
         ),
+        key_option,
         json_option,
     ]
     for option in reversed(options):
@@ -158,14 +160,17 @@ def _append(draft: EventDraft, as_json: bool) -> None:
             err=True,
         )
     if as_json:
-        emit_json({**event.to_dict(), "masked": result.masked})
+        emit_json({**event.to_dict(), "masked": result.masked, "replayed": result.replayed})
         return
     console = _console()
-    line = f"logged [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
+    done = "already logged" if result.replayed else "logged"
+    line = f"{done} [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
     if event.supersedes:
         line += f"  (re-opens {_short(event.supersedes)})"
     if event.reverts:
         line += f"  (reverts {_short(event.reverts)})"
+    if result.replayed:
+        line += f"  (key {esc(draft.key.strip())}: nothing written)"
     console.print(line)
 
 
@@ -187,6 +192,7 @@ def _draft(type_: str, entity: str, reason: str, **kw: Any) -> EventDraft:
         expires_when=kw["expires_when"],
         stale_when=kw["stale_when"],
         entity_kind=kw["entity_kind"],
+        key=kw["key"],
     )
 
 
@@ -350,6 +356,8 @@ def _print_status(st: EntityStatus) -> None:
         f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  "
         f"({plural(st.event_count, 'event')})"
     )
+    if st.formerly:  # its decisions include those taken under these names
+        console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in st.formerly))
     if st.open_verdicts:
         console.print("open verdicts:")
         for v in st.open_verdicts:
@@ -437,10 +445,11 @@ def status_cmd(entity: str, as_json: bool) -> None:
 def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -> None:
     """Every decision on ENTITY, oldest first (by recorded time)."""
     _readable(entity)
-    with open_store() as store:
-        events = store.history(entity, as_of=as_of, include_children=children)
-        if not events and not as_of and not store.history(entity, include_children=True):
-            _did_you_mean(store, entity)
+    with open_session() as session:
+        events = session.history(entity, as_of=as_of, include_children=children)
+        if not events and not as_of and not session.history(entity, include_children=True):
+            _did_you_mean(session.store, entity)
+        formerly = [] if as_json else [f.path for f in session.formerly(entity)]
     if as_json:
         emit_json([e.to_dict() for e in events])
         return
@@ -452,6 +461,8 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
         return
     from cairn.core.present import annotated_id, split_notes
 
+    if formerly:  # the events of its former paths are shown with the path they were on
+        console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in formerly))
     plain, notes = split_notes(events)
     for e in plain:
         when = _day(e.recorded_at)

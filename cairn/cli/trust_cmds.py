@@ -7,9 +7,17 @@ import os
 
 import click
 
-from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
+from cairn.cli._common import (
+    CairnError,
+    current_project,
+    emit_json,
+    json_option,
+    key_option,
+    say,
+)
 from cairn.doctor import run_checks
-from cairn.gitrefs import refs_holding
+from cairn.gitrefs import git_author, refs_holding
+from cairn.store.author import default_author
 from cairn.store.errors import StoreError
 from cairn.store.redact import redact
 from cairn.store.verify import reconcile_index, verify
@@ -82,8 +90,9 @@ def verify_cmd(ctx: click.Context, full: bool, accept: bool, as_json: bool) -> N
 @click.argument("event_id")
 @click.option("-r", "--reason", required=True, help="Why the content is being erased.")
 @click.option("--author", default="", help="Who is erasing it (default: git's user).")
+@key_option
 @json_option
-def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
+def redact_cmd(event_id: str, reason: str, author: str, key: str, as_json: bool) -> None:
     """Erase an event's content (reasoning, alternative, diff, metadata) from the log,
     the index and the full-text index; keep its digest so the log still verifies, and
     record who erased it, when and why.
@@ -97,7 +106,9 @@ def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
     """
     project = current_project()
     try:
-        result = redact(project.cairn_dir, event_id, reason, author=author)
+        # who erased it: --author, else CAIRN_AUTHOR, git's user, $USER (as for any write)
+        who = author or default_author(git_author(project.root))
+        result = redact(project.cairn_dir, event_id, reason, author=who, key=key)
     except StoreError as exc:
         raise CairnError(str(exc)) from None
     if as_json:
@@ -109,7 +120,14 @@ def redact_cmd(event_id: str, reason: str, author: str, as_json: bool) -> None:
                 "lines_rewritten": result.lines_rewritten,
                 "masked": result.masked,
                 "drafts_removed": [str(p) for p in result.drafts_removed],
+                "replayed": result.replayed,
             }
+        )
+        return
+    if result.replayed and result.redact_event is not None:
+        say(
+            f"already redacted {result.target.id[:12]} on {result.target.entity}, recorded as "
+            f"{result.redact_event.id[:12]} (key {key.strip()}: nothing written)"
         )
         return
     click.echo(

@@ -25,7 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cairn.store.model import EntityStatus, Event
 
 __all__ = [
     "DEFAULT_BUSY_AFTER",
@@ -81,63 +84,55 @@ class Attention:
         return ", ".join(r.value for r in self.reasons)
 
 
-def _type(event: Any) -> str:
-    return str(getattr(getattr(event, "type", ""), "value", getattr(event, "type", "")))
-
-
-_APPLIED = {"add", "create", "modify", "retype", "rename", "migrate", "index_add"}
-_REMOVAL = {"remove", "delete", "index_remove"}
 _NOT_PLAIN = {"reverted", "rejected", "conflict", "reopened", "removed"}
 
 
-def readded_after_removal(events: Iterable[Any]) -> bool:
+def readded_after_removal(events: Iterable[Event]) -> bool:
     """True when an applied change follows a removal of the same entity.
 
     `events` in the order the log wrote them (`Store.history`'s order): the same causal
     order the status derivation uses, so this never disagrees with `removed`."""
     removed = False
     for event in events:
-        kind = _type(event)
-        if kind in _REMOVAL:
+        if event.type.is_removal:
             removed = True
-        elif kind in _APPLIED and removed:
+        elif event.type.is_applied and removed:
             return True
     return False
 
 
-def needs_history(status: Any, policy: AttentionPolicy = AttentionPolicy()) -> bool:
+def needs_history(status: EntityStatus, policy: AttentionPolicy = AttentionPolicy()) -> bool:
     """Whether `attention` can only decide with the entity's events (a removal later
     re-added is visible in the history, not in the status). False when the status
     alone already decides, so callers fetch history for few entities."""
     if not policy.quiet:
         return False
-    count = int(getattr(status, "event_count", 0) or 0)
+    count = status.event_count
     if count < 2 or count > policy.busy_after:
         return False
     return not _status_reasons(status)
 
 
 def attention(
-    status: Any,
-    events: Sequence[Any] | None = None,
+    status: EntityStatus,
+    events: Sequence[Event] | None = None,
     policy: AttentionPolicy = AttentionPolicy(),
-    children: Iterable[Any] = (),
+    children: Iterable[EntityStatus] = (),
 ) -> Attention:
     """Whether (and why) an entity with this status and history deserves attention.
 
-    `status` is an `EntityStatus` (or anything shaped like it); `events` its history,
-    needed only when `needs_history` says so (otherwise it may be None); `children`
-    the statuses of the entities it contains (a table's columns), or a status's
-    `rollup` values.
+    `status` is an `EntityStatus`; `events` its history, needed only when
+    `needs_history` says so (otherwise it may be None); `children` the statuses of the
+    entities it contains (a table's columns), besides the status's own `rollup`.
     """
-    count = int(getattr(status, "event_count", 0) or 0)
+    count = status.event_count
     reasons = _status_reasons(status)
     if events and readded_after_removal(events):
         reasons.append(Reason.READDED)
     if count > policy.busy_after:
         reasons.append(Reason.BUSY)
-    rollup = [str(getattr(c, "status", c)) for c in children]
-    rollup += [str(v) for v in (getattr(status, "rollup", None) or {}).values()]
+    rollup = [c.status.value for c in children]
+    rollup += [v.value for v in status.rollup.values()]
     if any(state in _NOT_PLAIN for state in rollup):
         reasons.append(Reason.CHILDREN)
     if not policy.quiet and not reasons and count:
@@ -145,16 +140,16 @@ def attention(
     return Attention(tuple(reasons))
 
 
-def _status_reasons(status: Any) -> list[Reason]:
-    state = str(getattr(status, "status", "") or "")
+def _status_reasons(status: EntityStatus) -> list[Reason]:
+    state = status.status.value
     out: list[Reason] = []
-    if getattr(status, "open_verdicts", None) or state in ("reverted", "rejected"):
+    if status.open_verdicts or state in ("reverted", "rejected"):
         out.append(Reason.OPEN_VERDICT)
-    if getattr(status, "conflicts", None) or state == "conflict":
+    if status.conflicts or state == "conflict":
         out.append(Reason.CONFLICT)
-    if getattr(status, "due_reviews", None):
+    if status.due_reviews:
         out.append(Reason.REVIEW_DUE)
-    if getattr(status, "reopened", None) or state == "reopened":
+    if status.reopened or state == "reopened":
         out.append(Reason.REOPENED)
     if state == "removed":
         out.append(Reason.REMOVED)

@@ -172,8 +172,8 @@ def findings_for(
             continue
         out.extend(_for_symbol(symbol, status, severities))
         if (
-            str(status.status) == "removed"
-            and str(symbol.role) == "introduce"
+            status.status.value == "removed"
+            and symbol.role.value == "introduce"
             and severities.removed is not Severity.OFF
         ):
             removal = (removals or {}).get(symbol.entity)
@@ -185,7 +185,7 @@ def findings_for(
 def removed(statuses: Mapping[str, EntityStatus]) -> list[str]:
     """The entities among `statuses` whose status is `removed` (their removal is looked up
     by the caller, which holds the store, and passed back as `removals`)."""
-    return sorted(e for e, st in statuses.items() if str(st.status) == "removed")
+    return sorted(e for e, st in statuses.items() if st.status.value == "removed")
 
 
 def latest_removal(events: Iterable[Event | None]) -> Event | None:
@@ -206,7 +206,7 @@ def _removed_message(entity: str, removal: Event | None) -> str:
 
 
 def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) -> list[Finding]:
-    role = str(symbol.role)
+    role = symbol.role.value
     entity = symbol.entity
     out: list[Finding] = []
     conflicted = _conflicted_verdicts(status)
@@ -242,8 +242,7 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
 
 def _body_only(verdict: Event) -> bool:
     """An imported revert of lines inside an entity that itself stayed (`part: body`)."""
-    meta = verdict.metadata or {}
-    return isinstance(meta, dict) and meta.get("part") == "body"
+    return verdict.metadata.get("part") == "body"
 
 
 def _finding(
@@ -255,7 +254,7 @@ def _finding(
     role: str | None = None,
 ) -> Finding:
     event_id = "" if event is None else event.id
-    role = role or str(symbol.role)
+    role = role or symbol.role.value
     return Finding(
         entity=symbol.entity,
         verdict_id=event_id,
@@ -275,6 +274,9 @@ def _finding(
 
 def _verdict_message(entity: str, verdict: Event, role: str) -> str:
     vtype = str(verdict.type)
+    decided_on = getattr(verdict, "entity", entity)
+    if decided_on != entity:  # decided under a former name (`cairn.core.aliases`)
+        entity = f"{entity} (formerly `{decided_on}`)"
     because = f": {clip(verdict.reasoning)}" if verdict.reasoning else "."
     if vtype == "reject":
         alternative = clip(verdict.alternative, 60)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from cairn.core.project import Project
 
 if TYPE_CHECKING:
+    from cairn.core.findings import Finding
     from cairn.core.session import Session
     from cairn.fingerprints import AddedLine, BringBack
     from cairn.indexer.model import Symbol
@@ -153,51 +154,54 @@ def _judge(
                 else None
             )
             quoted = verdict or removals.get(finding.entity)
-            r = finding.name_range
             report.findings.append(
-                {
-                    "file": target.relpath,
-                    "line": r.start_line + 1,
-                    "column": r.start_character + 1,
-                    "end_line": r.end_line + 1,
-                    "end_column": r.end_character + 1,
-                    "entity": finding.entity,
-                    "role": finding.role,
-                    "kind": finding.kind.value,
-                    # One vocabulary: what fails the gate is an error in text and JSON alike.
-                    "severity": "error" if finding.blocking else finding.severity.value,
-                    "blocking": finding.blocking,
-                    "message": finding.message,
-                    "verdict_id": finding.verdict_id,
-                    "verdict_types": finding.data.get("verdict_types", []),
-                    "reasoning": quoted.reasoning if quoted is not None else None,
-                    "alternative": verdict.alternative if verdict is not None else None,
-                }
+                _row(
+                    finding,
+                    target.relpath,
+                    verdict_types=finding.data.get("verdict_types", []),
+                    reasoning=quoted.reasoning if quoted is not None else None,
+                    alternative=verdict.alternative if verdict is not None else None,
+                )
             )
     for finding in bring_back_findings(backs):
-        rng = finding.name_range
-        report.findings.append(
-            {
-                "file": finding.data["file"],
-                "line": rng.start_line + 1,
-                "column": 1,
-                "end_line": rng.end_line + 1,
-                "end_column": rng.end_character + 1,
-                "entity": finding.entity,
-                "role": finding.role,
-                "kind": finding.kind.value,
-                "severity": "error" if finding.blocking else finding.severity.value,
-                "blocking": finding.blocking,
-                "message": finding.message,
-                "verdict_id": finding.verdict_id,
-                "verdict_types": ["revert"],
-                "reasoning": None,
-                "alternative": None,
-                "lines": [n + 1 for n in finding.data["lines"]],
-                "hits": finding.data["hits"],
-                "total": finding.data["total"],
-            }
-        )
+        row = _row(finding, finding.data["file"], verdict_types=["revert"], column=1)
+        row["lines"] = [n + 1 for n in finding.data["lines"]]
+        row["hits"] = finding.data["hits"]
+        row["total"] = finding.data["total"]
+        report.findings.append(row)
+
+
+def _row(
+    finding: Finding,
+    file: str,
+    *,
+    verdict_types: list[str],
+    reasoning: str | None = None,
+    alternative: str | None = None,
+    column: int | None = None,
+) -> dict[str, Any]:
+    """A finding as `cairn check --json` reports it (1-based lines and columns).
+
+    One vocabulary: what fails the gate is an error in text and JSON alike.
+    """
+    r = finding.name_range
+    return {
+        "file": file,
+        "line": r.start_line + 1,
+        "column": r.start_character + 1 if column is None else column,
+        "end_line": r.end_line + 1,
+        "end_column": r.end_character + 1,
+        "entity": finding.entity,
+        "role": finding.role,
+        "kind": finding.kind.value,
+        "severity": "error" if finding.blocking else finding.severity.value,
+        "blocking": finding.blocking,
+        "message": finding.message,
+        "verdict_id": finding.verdict_id,
+        "verdict_types": verdict_types,
+        "reasoning": reasoning,
+        "alternative": alternative,
+    }
 
 
 def _bring_backs(

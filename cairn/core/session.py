@@ -5,12 +5,15 @@ shares (statuses with their due reviews, hover cards, recording decisions).
         session.status("users.email")            # rollup + due reviews
         session.statuses(["users", "users.email"])  # a whole file, one query, + due reviews
         session.card("users.email", newest=6)    # what a hover card shows
+        session.history("src/session.py::login")  # with what it did as src/auth.py::login
         session.record(DecisionRequest(entity=..., type="reject", reason=..., alternative=...))
 
 The store keeps due reviews apart from statuses (a review falls due by date, not by
 an event); the session joins them, once per log version and day, so `cairn status`,
 `cairn check`, the hover card, the diagnostics and the agent tools report the same
-reviews. A session is not thread-safe: the language server uses each one from its
+reviews. Statuses, cards and histories follow renames (`cairn.core.aliases`): an
+entity's former paths count, and `EntityStatus.formerly` names them. A session is not
+thread-safe: the language server uses each one from its
 store thread only (`cairn.lsp.store_thread`), and reads the `cached_*` answers from
 the event loop, which are plain dictionary lookups.
 """
@@ -27,6 +30,7 @@ from cairn.core.decisions import DecisionRequest
 from cairn.core.project import Project
 
 if TYPE_CHECKING:
+    from cairn.core.aliases import Aliases, Former
     from cairn.fingerprints import RevertPrint
     from cairn.store import AppendResult, EntityStatus, Event, EventDraft, Review, Store
 
@@ -52,6 +56,7 @@ class _Version:
     cards: dict[str, Card] = field(default_factory=dict)
     removals: dict[str, Event | None] = field(default_factory=dict)
     prints: list[RevertPrint] | None = None  # open reverts' fingerprints, read once
+    aliases: Aliases | None = None  # the rename links, read once
 
 
 class Session:
@@ -65,9 +70,10 @@ class Session:
     @classmethod
     def open(cls, project: Project) -> Session:
         """Open (and catch up) the project's store; raises the store's `StoreError`s."""
+        from cairn.gitrefs import git_author
         from cairn.store import Store
 
-        return cls(project, Store.open(project.cairn_dir))
+        return cls(project, Store.open(project.cairn_dir, author=git_author(project.root)))
 
     def close(self) -> None:
         """Close the store."""
@@ -91,9 +97,34 @@ class Session:
         return bool(self.store.refresh())
 
     def status(self, entity: str) -> EntityStatus:
-        """The entity's status with its children's rollup and its due reviews."""
-        status = self.store.status(entity)
-        return self._with_reviews(self._current(), status)
+        """The entity's status with its children's rollup and its due reviews, derived
+        over its former paths' events too when it was renamed."""
+        version = self._current()
+        return self._with_reviews(version, self._followed(version, self.store.status(entity)))
+
+    def formerly(self, entity: str) -> tuple[Former, ...]:
+        """The former paths of `entity`, nearest first (`cairn.core.aliases`)."""
+        return self._formers_of(self._current(), entity)
+
+    def renamed_to(self, entity: str) -> str | None:
+        """The newest name of canonical `entity`, when it was renamed or moved."""
+        return self._aliases(self._current()).renamed_to(entity)
+
+    def history(
+        self, entity: str, *, as_of: str | None = None, include_children: bool = False
+    ) -> list[Event]:
+        """Events on an entity (or below it), oldest first by recorded time, with those
+        of its former paths up to their renames (children: as it is named now)."""
+        own = self.store.history(entity, as_of=as_of, include_children=include_children)
+        formers = self._formers_of(self._current(), entity)
+        if not formers:
+            return own
+        pairs = [(f.path, f.until_ms) for f in formers]
+        lineage = self.store.lineage_history(entity, pairs, as_of=as_of)
+        if not include_children:
+            return lineage
+        merged = {e.id: e for e in (*own, *lineage)}
+        return sorted(merged.values(), key=lambda e: e.recorded_at)
 
     def statuses(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
         """`status_many` plus each entity's due reviews, cached per log version.
@@ -105,6 +136,7 @@ class Session:
         missing = [e for e in wanted if e not in version.statuses]
         if missing:
             for entity, status in self.store.status_many(missing).items():
+                status = self._followed(version, status)
                 version.statuses[entity] = self._with_reviews(version, status)
         return {e: version.statuses[e] for e in wanted}
 
@@ -113,8 +145,9 @@ class Session:
         version = self._current()
         found = version.cards.get(entity)
         if found is None:
-            status = self._with_reviews(version, self.store.status(entity))
-            events = self.store.history(entity) if status.event_count else []
+            status = self._followed(version, self.store.status(entity))
+            status = self._with_reviews(version, status)
+            events = self.history(entity) if status.event_count else []
             # Notes (`cairn annotate`) ride along with the newest events: the card shows
             # each with the event it explains, however old that event is.
             notes = [e for e in events if str(e.type) == "annotate"]
@@ -210,8 +243,36 @@ class Session:
         return self.append(draft)
 
     def append(self, draft: EventDraft) -> AppendResult:
-        """Append one event; the store validates, masks secrets and writes it whole."""
+        """Append one event; the store validates, masks secrets and writes it whole.
+
+        A supersede named on an entity's new path re-opens a verdict taken under a
+        former path: it is written on the verdict's own entity, where it was decided.
+        """
+        if str(draft.type) == "supersede":
+            draft = self._supersede_where_decided(draft)
         return self.store.append(draft)
+
+    def _supersede_where_decided(self, draft: EventDraft) -> EventDraft:
+        version = self._current()
+        if not self._formers_of(version, draft.entity):
+            return draft
+        status = self._followed(version, self.store.status(draft.entity))
+        wanted = (draft.supersedes or "").strip().lower()
+        found = [v for v in status.open_verdicts if not wanted or v.id.startswith(wanted)]
+        if any(v.entity == status.entity for v in found):
+            return draft  # the store's own rule decides among the entity's own verdicts
+        if len(found) == 1:
+            return replace(draft, entity=found[0].entity, supersedes=found[0].id)
+        if len(found) > 1 and not wanted:
+            from cairn.store import AmbiguousTarget
+
+            ids = [v.id for v in found]
+            raise AmbiguousTarget(
+                f"{status.entity} has {len(ids)} open verdicts (under former paths too); "
+                "choose one with --of: " + ", ".join(ids),
+                ids,
+            )
+        return draft
 
     # --- the version cache -------------------------------------------------------------
 
@@ -228,6 +289,34 @@ class Session:
                 reviews.setdefault(review.event.entity, []).append(review)
             version = self._version = _Version(key, reviews, damage_message(self.store))
         return version
+
+    def _aliases(self, version: _Version) -> Aliases:
+        if version.aliases is None:
+            from cairn.core.aliases import Aliases
+
+            version.aliases = Aliases.from_events(self.store.renames())
+        return version.aliases
+
+    def _formers_of(self, version: _Version, entity: str) -> tuple[Former, ...]:
+        aliases = self._aliases(version)
+        if not aliases:
+            return ()
+        from cairn.store.paths import EntityPathError, canonicalise
+
+        try:
+            return aliases.formerly(canonicalise(entity))
+        except EntityPathError:  # a bare root (`deps/`): no entity, no former name
+            return ()
+
+    def _followed(self, version: _Version, status: EntityStatus) -> EntityStatus:
+        """`status` derived over the entity's former paths too, when it has any."""
+        formers = self._formers_of(version, status.entity)
+        if not formers:
+            return status
+        pairs = [(f.path, f.until_ms) for f in formers]
+        linked = self._aliases(version).linked([status.entity, *(f.path for f in formers)])
+        found = self.store.lineage_status(status.entity, pairs, linked=linked)
+        return replace(found, rollup=status.rollup)
 
     @staticmethod
     def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:

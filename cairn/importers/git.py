@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "since_arg"]
 
 SOURCE = "git"
-MAX_FILE_BYTES = 1_000_000  # bigger pre-images are generated or vendored; not indexed
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
 
@@ -149,7 +149,7 @@ def import_git(
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
-            yield from dependency_changes(commits, blobs, skip=set(found))
+            yield from dependency_changes(root, commits, blobs, skip=set(found))
         finally:
             blobs.close()
 
@@ -180,6 +180,9 @@ def find_reverts(
     for sha, f in blob_found.items():
         if sha in found:
             m = found[sha]
+            if m.original not in by_sha and resolve(m.original or "") is None:
+                found[sha] = f  # the marker names a commit this repository lacks
+                continue
             if m.original == f.original and f.files is not None:
                 m.files, m.squash = f.files, f.squash  # a squash: only the undone files
             continue
@@ -280,19 +283,29 @@ def _walk(
         if c.sha in done:
             yield Known(done[c.sha])
             continue
+        original = by_sha.get(f.original or "") or (
+            _load_commit(root, f.original) if f.original else None
+        )
         if (
             f.original is not None
-            and f.original not in by_sha
-            and _load_commit(root, f.original) is None
+            and original is None
+            and (
+                not c.parents
+                or c.subject.startswith('Revert "Revert')
+                or not c.subject.lower().startswith("revert")
+            )
         ):
+            # Without its parent (a shallow clone) there is no diff to read; a revert of
+            # a revert we cannot see might re-apply rather than undo; in a squash, only
+            # the reverted commit says which hunks were the revert.
             yield Skipped(
                 f"{c.sha[:10]} {c.subject}",
                 f"reverts {f.original[:10]}, which is not in this repository's history",
             )
             continue
-        original = by_sha.get(f.original or "") or (
-            _load_commit(root, f.original) if f.original else None
-        )
+        # Otherwise a revert of a commit this repository lacks (a branch rebased or
+        # squash-merged after the revert was written) is read from its own diff: the
+        # lines it took out are the change it undid.
         if original is not None and original.sha not in by_sha:
             # Outside `--since`: still a revert itself when it carries git's marker.
             by_sha[original.sha] = original

@@ -8,6 +8,7 @@ for the few commits that need them, a few hundred per process.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import re
 import subprocess
@@ -23,6 +24,7 @@ _SEP = "\x1f"
 _REC = "\x01commit "  # not \x1e: str.splitlines treats that as a line break
 _END = "\x02"
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_CHUNK = 1 << 20  # bytes of `git log` output parsed at a time
 _SHOW_BATCH = 300  # shas per `git show` (argv stays far below any limit)
 MAX_DIFF_LINES = 5000  # a file diff longer than this is generated; no line detail kept
 
@@ -97,35 +99,20 @@ def read_history(root: Path, since: str | None, renames: bool = False) -> list[C
         raise SourceError(f"cannot run git: {exc}") from None
     assert proc.stdout is not None
     commits: list[Commit] = []
-    head: list[str] = []
-    current: Commit | None = None
-    for raw_line in proc.stdout:
-        line = raw_line.decode("utf-8", "replace").rstrip("\n")
-        if line.startswith(_REC) or head:
-            if line.startswith(_REC):
-                head = [line[len(_REC) :]]
-            else:
-                head.append(line)
-            if _END not in line:
-                continue
-            text = "\n".join(head)
-            head = []
-            sha, parents, date, author, subject, message = text[: text.rindex(_END)].split(_SEP, 5)
-            current = Commit(
-                sha, parents.split(), normalise_time(date), author, subject, message.strip()
-            )
-            current.index = len(commits)
-            commits.append(current)
-        elif line.startswith(":") and current is not None:
-            meta, _, paths = line.partition("\t")
-            parts = meta.split()
-            if len(parts) < 5:
-                continue
-            names = [sys.intern(n) for n in paths.split("\t")]
-            if parts[4].startswith(("R", "C")) and len(names) == 2:
-                current.changes.append(FileChange(names[1], parts[2], parts[3], names[0]))
-            elif names:
-                current.changes.append(FileChange(names[0], parts[2], parts[3]))
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    # Read in large chunks and split on the record marker: per-line reads cost more
+    # than git's own work on a long history; git still runs while this parses.
+    while True:
+        chunk = proc.stdout.read(_CHUNK)
+        pending += decoder.decode(chunk, final=not chunk)
+        records = pending.split(_REC)
+        pending = records.pop() if chunk else ""
+        for record in records:
+            if record:
+                commits.append(_commit(record, len(commits)))
+        if not chunk:
+            break
     code = proc.wait()
     errors.seek(0)
     err = errors.read().decode("utf-8", "replace").strip().splitlines()
@@ -133,6 +120,28 @@ def read_history(root: Path, since: str | None, renames: bool = False) -> list[C
     if code != 0:
         raise SourceError(f"git log failed: {err[-1] if err else code}")
     return commits
+
+
+def _commit(record: str, index: int) -> Commit:
+    """One `--format` header plus its `--raw` lines."""
+    head, _, raw = record.partition(_END)
+    sha, parents, date, author, subject, message = head.split(_SEP, 5)
+    commit = Commit(sha, parents.split(), normalise_time(date), author, subject, message.strip())
+    commit.index = index
+    changes = commit.changes
+    for line in raw.split("\n"):
+        if not line.startswith(":"):
+            continue
+        meta, _, paths = line.partition("\t")
+        parts = meta.split(" ")
+        if len(parts) < 5:
+            continue
+        names = [sys.intern(n) for n in paths.split("\t")]
+        if parts[4][:1] in ("R", "C") and len(names) == 2:
+            changes.append(FileChange(names[1], parts[2], parts[3], names[0]))
+        elif names:
+            changes.append(FileChange(names[0], parts[2], parts[3]))
+    return commit
 
 
 def read_diffs(

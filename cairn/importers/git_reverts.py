@@ -70,15 +70,19 @@ def by_marker(
 ) -> str | None:
     """The full sha `commit`'s marker names, or None."""
     m = REVERTS_BODY.search(commit.message)
+    named = REVERT_SUBJECT.match(commit.subject)
+    by_name = by_subject.get(named.group(1)) if named else None
     if m:
         short = m.group(1)
         if short in by_sha:
             return short
-        return resolve(short) or short
-    m = REVERT_SUBJECT.match(commit.subject)
-    if m and m.group(1) in by_subject:
-        return by_subject[m.group(1)].sha
-    return None
+        full = resolve(short)
+        if full is not None:
+            return full
+        # The named commit is not in this repository (a branch rebased or squash-merged
+        # after the revert was written): the same change under the same subject is.
+        return by_name.sha if by_name is not None else short
+    return by_name.sha if by_name is not None else None
 
 
 def by_blobs(commits: list[Commit], window: int) -> dict[str, Found]:

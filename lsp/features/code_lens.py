@@ -11,40 +11,47 @@ creation by an imported migration gets none. The `quiet` setting turns the rule 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
-from cairn.lsp.analysis import ensure_fresh, lsp_range
+from cairn.core.project import Project
+from cairn.lsp.analysis import Analysis
+from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import OpenDocument
 from cairn.store.paths import covers
 
+if TYPE_CHECKING:
+    from cairn.store.model import EntityStatus, Event
 
-async def attention_by_entity(server: CairnServer, doc: OpenDocument) -> dict[str, Attention]:
+
+async def attention_by_entity(
+    server: CairnServer, project: Project | None, analysis: Analysis
+) -> dict[str, Attention]:
     """The rule's verdict for every entity with history in the analysed document.
 
     History is read only for the few entities whose status cannot decide (a removal
     later re-added shows only in the events)."""
     policy: AttentionPolicy = server.settings.attention
-    statuses: dict[str, Any] = {e: s for e, s in doc.statuses.items() if s.event_count}
+    every = analysis.statuses
+    statuses: dict[str, EntityStatus] = {e: s for e, s in every.items() if s.event_count}
     if not statuses:
         return {}
-    wanted = sorted(e for e, s in statuses.items() if needs_history(s, policy))
-    histories: dict[str, list[Any]] = {}
-    if wanted and doc.project is not None:
+    wanted = tuple(sorted(e for e, s in statuses.items() if needs_history(s, policy)))
+    histories: dict[str, list[Event]] = {}
+    if wanted and project is not None:
         try:
             histories = await server.hub.call(
-                doc.project.cairn_dir, lambda s: {e: s.store.history(e) for e in wanted}
+                project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
             )
         except StoreUnavailable as exc:
             server.log(f"code lens: {exc}", types.MessageType.Warning)
     out: dict[str, Attention] = {}
     for entity, status in statuses.items():
-        children = [s for e, s in doc.statuses.items() if e != entity and covers(entity, e)]
+        children = [s for e, s in every.items() if e != entity and covers(entity, e)]
         out[entity] = attention(status, histories.get(entity), policy, children)
     return out
 
@@ -59,12 +66,12 @@ def register(server: CairnServer) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is None or doc.doc is None:
             return []
-        await ensure_fresh(server, doc)
-        deserving = await attention_by_entity(server, doc)
+        analysis = await server.documents.fresh(doc)
+        deserving = await attention_by_entity(server, doc.project, analysis)
         lenses: list[types.CodeLens] = []
         seen: set[tuple[str, int]] = set()
-        for symbol in doc.symbols:
-            status = doc.statuses.get(symbol.entity)
+        for symbol in analysis.symbols:
+            status = analysis.statuses.get(symbol.entity)
             key = (symbol.entity, symbol.name_range.start_line)
             if status is None or not deserving.get(symbol.entity) or key in seen:
                 continue

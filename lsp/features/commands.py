@@ -19,16 +19,15 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.uris import from_fs_path
 
 from cairn.core.decisions import COMMANDS, InvalidRequest, request_from_command
 from cairn.core.present import clip, short_id
 from cairn.core.project import Project
+from cairn.lsp.conversions import path_uri, uri_path
 from cairn.lsp.drafts_flow import open_draft, record
 from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import uri_path
 
 
 def register(server: CairnServer) -> None:
@@ -52,9 +51,7 @@ def register(server: CairnServer) -> None:
             entity = canonicalise(raw)
         except EntityPathError as exc:
             raise JsonRpcInvalidParams(f"cairn.history: {exc}") from None
-        events = await _store(
-            server, project, lambda s: s.store.history(entity, include_children=True)
-        )
+        events = await _store(server, project, lambda s: s.history(entity, include_children=True))
         markdown = history_markdown(entity, events)
         shown = False
         if options.get("show") and server.capability("window.show_document.support"):
@@ -113,10 +110,7 @@ def _project(server: CairnServer, options: Mapping[str, Any]) -> Project:
         if project is None:
             raise JsonRpcInvalidParams(f"{uri!r} is not inside a Cairn project (no .cairn/)")
         return project
-    candidates: dict[Path, Project] = {}
-    for doc in server.documents.values():
-        if doc.project is not None:
-            candidates[doc.project.cairn_dir] = doc.project
+    candidates: dict[Path, Project] = {p.cairn_dir: p for p in server.documents.projects()}
     for folder in server.workspace.folders.values():
         path = uri_path(folder.uri)
         project = server.projects.for_path(path) if path is not None else None
@@ -167,7 +161,7 @@ async def _show_markdown(server: CairnServer, entity: str, markdown: str) -> boo
     path.write_text(markdown, encoding="utf-8")
     try:
         result = await server.window_show_document_async(
-            types.ShowDocumentParams(uri=from_fs_path(str(path)) or path.as_uri(), take_focus=True)
+            types.ShowDocumentParams(uri=path_uri(path), take_focus=True)
         )
     except Exception:
         return False

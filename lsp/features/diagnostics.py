@@ -1,14 +1,13 @@
 """textDocument/diagnostic: the same diagnostics as the pushed ones, on pull.
 
-Pushing happens in `analysis` (debounced after open/change). A client that pulls gets
-the cached result when it matches the current text, or a fresh analysis at once.
+Pushing happens in `Documents` (debounced after open/change). A client that pulls gets
+the cached analysis when it matches the current text, or a fresh one at once.
 """
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from cairn.lsp.analysis import ensure_fresh
 from cairn.lsp.server import CairnServer
 
 
@@ -25,5 +24,5 @@ def register(server: CairnServer) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        await ensure_fresh(server, doc)
-        return types.RelatedFullDocumentDiagnosticReport(items=list(doc.diagnostics))
+        analysis = await server.documents.fresh(doc)
+        return types.RelatedFullDocumentDiagnosticReport(items=list(analysis.diagnostics))

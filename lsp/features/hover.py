@@ -12,15 +12,21 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from cairn.core.attention import attention, needs_history
-from cairn.lsp.analysis import NEWEST, lsp_range
+from cairn.lsp.analysis import NEWEST
+from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
+from cairn.lsp.state import OpenDocument
 from cairn.lsp.stores import StoreUnavailable
+
+if TYPE_CHECKING:
+    from cairn.indexer.model import Symbol
+    from cairn.store.model import EntityStatus, Event
 
 HOVER_WAIT_S = 2.0
 
@@ -77,7 +83,7 @@ def register(server: CairnServer) -> None:
 
 
 async def _deserves_attention(
-    server: CairnServer, cairn_dir: Path, entity: str, status: Any, history: list[Any]
+    server: CairnServer, cairn_dir: Path, entity: str, status: EntityStatus, history: list[Event]
 ) -> bool:
     """The quiet rule for one card; the full history only when the rule needs it and
     the card's newest events may not hold the removal."""
@@ -85,16 +91,16 @@ async def _deserves_attention(
     events = history
     if needs_history(status, policy) and len(history) < status.event_count:
         try:
-            events = await server.hub.call(cairn_dir, lambda s: s.store.history(entity))
+            events = await server.hub.call(cairn_dir, lambda s: s.history(entity))
         except StoreUnavailable:
             events = history
     return bool(attention(status, events, policy))
 
 
-def _bring_back_at(doc: Any, line: int, symbol: Any) -> str | None:
+def _bring_back_at(doc: OpenDocument, line: int, symbol: Symbol | None) -> str | None:
     """`⚠ this brings back 3 of the 3 lines reverted on …` when the hovered line, or the
     hovered symbol's body, holds lines a revert took out (from the last analysis)."""
-    for finding in doc.findings:
+    for finding in doc.analysis.findings:
         data = finding.data or {}
         if data.get("kind") != "fingerprint":
             continue

@@ -12,38 +12,37 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from cairn.lsp.analysis import refresh_projects
+from cairn.lsp.conversions import uri_path
 from cairn.lsp.server import CairnServer
 from cairn.lsp.settings import Settings
 from cairn.lsp.watch_loop import start_watching
-from cairn.lsp.workspace import uri_path
 
 
 def register(server: CairnServer) -> None:
     """Add the lifecycle handlers."""
+    init_options: list[object] = [None]  # initializationOptions: the base of later settings
 
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
-        server.init_options = params.initialization_options
+        init_options[0] = params.initialization_options
         apply_settings(server, params.initialization_options, base=Settings())
         if any(server.projects.for_path(p) for p in folder_paths(server)):
             server.hub.preload()  # import the store while the client sends the first file
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
-        await pull_configuration(server)
+        await pull_configuration(server, init_options[0])
         offer_init(server)
         await start_watching(server)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
         if server.capability("workspace.configuration"):
-            await pull_configuration(server)
+            await pull_configuration(server, init_options[0])
         else:
-            settings = params.settings
-            base, _ = Settings.from_options(server.init_options)
-            apply_settings(server, settings, base=base)
-        await refresh_projects(server, None)
+            base, _ = Settings.from_options(init_options[0])
+            apply_settings(server, params.settings, base=base)
+        server.documents.refresh(None)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -52,19 +51,18 @@ def register(server: CairnServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
-        for task in list(server.background):
-            task.cancel()
+        server.scheduler.cancel_all()
 
 
 def apply_settings(server: CairnServer, raw: object, base: Settings) -> None:
     """Replace the settings, reporting every ignored value to the client's log."""
     settings, problems = Settings.from_options(raw, base=base)
-    server.settings = settings
+    server.configure(settings)
     for problem in problems:
         server.log(problem, types.MessageType.Warning)
 
 
-async def pull_configuration(server: CairnServer) -> None:
+async def pull_configuration(server: CairnServer, init_options: object) -> None:
     """Ask the client for the `cairn` section and apply it over initializationOptions."""
     if not server.capability("workspace.configuration"):
         return
@@ -75,12 +73,12 @@ async def pull_configuration(server: CairnServer) -> None:
     except Exception as exc:
         server.log(f"workspace/configuration failed: {exc}", types.MessageType.Warning)
         return
-    base, _ = Settings.from_options(server.init_options)
+    base, _ = Settings.from_options(init_options)
     if result and result[0] is not None:
         before = server.settings
         apply_settings(server, result[0], base=base)
-        if server.settings != before and server.documents:
-            await refresh_projects(server, None)  # documents opened meanwhile
+        if server.settings != before and len(server.documents):
+            server.documents.refresh(None)  # documents opened meanwhile
 
 
 def folder_paths(server: CairnServer) -> list[Path]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cairn.lsp.conversions import uri_path
 from cairn.lsp.server import CairnServer
 from cairn.lsp.watch_loop import check_now
-from cairn.lsp.workspace import uri_path
 
 
 def register(server: CairnServer) -> None:

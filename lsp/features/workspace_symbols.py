@@ -8,19 +8,20 @@ entity path names, indexed on the spot. Otherwise the hit points at the log itse
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.uris import from_fs_path
 
 from cairn.core.limits import MAX_FILE_BYTES
 from cairn.core.present import clip, day
 from cairn.core.project import Project
 from cairn.indexer import index_text
-from cairn.lsp.analysis import lsp_range
+from cairn.lsp.conversions import lsp_range, path_uri, uri_path
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.workspace import uri_path
+
+if TYPE_CHECKING:
+    from cairn.indexer.model import Symbol
 
 LIMIT = 50
 KIND = {
@@ -91,18 +92,17 @@ def projects_in_sight(server: CairnServer) -> list[Project]:
         project = server.projects.for_path(path) if path is not None else None
         if project is not None:
             found.setdefault(project.cairn_dir, project)
-    for doc in server.documents.values():
-        if doc.project is not None:
-            found.setdefault(doc.project.cairn_dir, doc.project)
+    for project in server.documents.projects():
+        found.setdefault(project.cairn_dir, project)
     return list(found.values())
 
 
 def locate(server: CairnServer, project: Project, entity: str) -> types.Location:
     """Where the entity is defined, as well as can be told without a full scan."""
-    for doc in server.documents.values():
+    for doc in server.documents:
         if doc.project != project or not doc.fresh:
             continue
-        for symbol in doc.symbols:
+        for symbol in doc.analysis.symbols:
             if symbol.entity == entity and str(symbol.role) == "introduce":
                 return types.Location(uri=doc.uri, range=lsp_range(symbol.name_range))
     file_part = entity.split("::", 1)[0]
@@ -124,7 +124,7 @@ def _in_file(project: Project, path: Path, relpath: str, entity: str) -> types.L
         data = path.read_bytes()
     except OSError:
         return None
-    symbols: list[Any] = index_text(data, relpath) if "::" in entity else []
+    symbols: list[Symbol] = index_text(data, relpath) if "::" in entity else []
     for symbol in symbols:
         if symbol.entity == entity and str(symbol.role) == "introduce":
             return types.Location(uri=_uri(path), range=lsp_range(symbol.name_range))
@@ -132,4 +132,4 @@ def _in_file(project: Project, path: Path, relpath: str, entity: str) -> types.L
 
 
 def _uri(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+    return path_uri(path)

@@ -1,46 +1,50 @@
-"""The severity map and the findings function: pure, so tested with plain records."""
+"""The severity map and the findings function: pure, so tested with the store's and
+the indexer's own records (no look-alikes: the rule reads their fields directly)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace as NS
+import dataclasses
+from typing import Any
 
 import pytest
 
 from cairn.core.findings import Severities, Severity, findings_for
 from cairn.core.present import clip, day, short_id
+from cairn.indexer.model import Range, Role, Symbol
+from cairn.store.model import EntityStatus, Event, EventType, Review, Status
 
-RANGE = ((3, 11), (3, 25))
-REVERT = NS(
+RANGE = Range(3, 11, 3, 25)
+REVERT = Event(
     id="a" * 64,
-    type="revert",
+    type=EventType.REVERT,
+    entity="users.email_verified",
     reasoning="Verification emails bounced for corporate domains; we rolled back.",
-    alternative=None,
     author="alice",
-    agent=None,
     occurred_at="2026-04-02T10:00:00+00:00",
     recorded_at="2026-04-03T09:00:00+00:00",
-    metadata=None,
 )
-REJECT = NS(
+REJECT = Event(
     id="b" * 64,
-    type="reject",
+    type=EventType.REJECT,
+    entity="deps/stripe",
     reasoning="Fees too high for our volume.",
     alternative="use stripe for payouts",
-    author=None,
     agent="claude",
-    occurred_at=None,
     recorded_at="2026-05-01T00:00:00Z",
-    metadata=None,
 )
 
 
-def sym(entity: str, role: str) -> NS:
-    return NS(entity=entity, role=role, name_range=RANGE)
+def sym(entity: str, role: str) -> Symbol:
+    return Symbol("f.sql", entity, "column", Role(role), RANGE, RANGE)
 
 
-def status(*verdicts: NS, conflicts: object = (), due: object = ()) -> NS:
-    return NS(
-        status="active", open_verdicts=list(verdicts), conflicts=conflicts, due_reviews=list(due)
+def status(*verdicts: Event, conflicts: Any = (), due: Any = ()) -> EntityStatus:
+    return EntityStatus(
+        entity="x",
+        status=Status.ACTIVE,
+        open_verdicts=list(verdicts),
+        conflicts=list(conflicts),
+        due_reviews=list(due),
     )
 
 
@@ -72,7 +76,7 @@ def test_referencing_is_information_and_does_not_ask_for_a_supersede() -> None:
 
 
 def test_each_rejected_approach_is_its_own_finding() -> None:
-    other = NS(**{**vars(REJECT), "id": "c" * 64, "alternative": "vendor the SDK"})
+    other = dataclasses.replace(REJECT, id="c" * 64, alternative="vendor the SDK")
     found = findings_for([sym("deps/stripe", "introduce")], {"deps/stripe": status(REJECT, other)})
     assert [f.verdict_id for f in found] == [REJECT.id, other.id]
     assert "rejected (use stripe for payouts) on 2026-05-01 by claude" in found[0].message
@@ -80,8 +84,8 @@ def test_each_rejected_approach_is_its_own_finding() -> None:
 
 
 def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None:
-    reapplied = NS(
-        id="d" * 64, author="bob", agent=None, occurred_at="2026-06-01", recorded_at=None
+    reapplied = Event(
+        id="d" * 64, type=EventType.ADD, entity="x", author="bob", occurred_at="2026-06-01"
     )
     severities = Severities(conflict=Severity.ERROR)
     [f] = findings_for(
@@ -95,8 +99,13 @@ def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None
 
 
 def test_due_review_is_information_with_its_own_code() -> None:
-    event = NS(id="e" * 64, type="modify", reasoning="Revisit once traffic doubles.")
-    review = NS(event=event, reason="revisit_after", due="2026-01-01", detail="")
+    event = Event(
+        id="e" * 64,
+        type=EventType.MODIFY,
+        entity="users",
+        reasoning="Revisit once traffic doubles.",
+    )
+    review = Review(event=event, reason="revisit_after", due="2026-01-01")
     [f] = findings_for([sym("users", "reference")], {"users": status(due=[review])})
     assert f.severity is Severity.INFORMATION
     assert f.verdict_id == event.id

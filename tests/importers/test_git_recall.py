@@ -292,3 +292,126 @@ def test_a_downgrade_that_undoes_an_upgrade_is_a_revert_with_from_and_to(project
     code, report = check_diff(project)
     assert code == 0
     assert [f["severity"] for f in report["findings"]] == ["information"]
+
+
+def test_a_revert_naming_a_commit_missing_from_the_history_is_still_recorded(
+    project: Path,
+) -> None:
+    # A branch rebased (or squash-merged) after its revert was written: the sha git's
+    # marker names is in no repository, but the change is, under the same subject.
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": "def a():\n    return 1\n"})
+    audit = commit(
+        project,
+        "Add audit",
+        "2024-01-02T10:00:00Z",
+        {"a.py": "def a():\n    write_audit_record(kind='a')\n    return 1\n"},
+    )
+    gone = "1234567890abcdef1234567890abcdef12345678"
+    commit(
+        project,
+        f'Revert "Add audit"\n\nThis reverts commit {gone}.',
+        "2024-01-03T10:00:00Z",
+        {"a.py": "def a():\n    return 1\n"},
+    )
+    metrics = "def b():\n    emit_metric('b.calls', tags=['hot'])\n    return 2\n"
+    commit(project, "Add metrics", "2024-01-04T10:00:00Z", {"b.py": metrics})
+    commit(
+        project,
+        "Tweak b",
+        "2024-01-05T10:00:00Z",
+        {"b.py": metrics.replace("return 2", "return 2 + 0")},
+    )
+    other = "fedcba0987654321fedcba0987654321fedcba09"
+    unmatched = commit(
+        project,
+        f'Revert "Add metrics from the old branch"\n\nThis reverts commit {other}.',
+        "2024-01-06T10:00:00Z",
+        {"b.py": "def b():\n    return 2 + 0\n"},
+    )
+    report = cairn_json(project, "import", "git")
+    assert not [s for s in report["skipped_items"] if "history" in s["reason"]]
+    by_entity = {e.entity: e for e in reverts(project)}
+    # found by its subject: the change as this history has it
+    assert by_entity["a.py::a"].metadata["reverted_commit"] == audit
+    assert by_entity["a.py::a"].metadata["original_subject"] == "Add audit"
+    # nothing to match: the revert's own diff is the record of what it undid
+    lone = by_entity["b.py::b"]
+    assert lone.commit == unmatched and lone.metadata["found_by"] == "marker"
+    assert lone.metadata["reverted_commit"] == other
+    (project / "b.py").write_text(metrics.replace("return 2", "return 2 + 0"))
+    code, report = check_diff(project)
+    assert code == 1
+    assert any("brings back 1 of the 1 lines" in f["message"] for f in report["findings"])
+
+
+PACKAGE = """{
+  "name": "app",
+  "version": "1.0.0",
+  "dependencies": {
+    "lodash": "^4.17.0",
+    "react": "16.12.0"
+  },
+  "devDependencies": {
+    "jest": "25.0.0"
+  }
+}
+"""
+
+
+def test_version_bumps_carried_from_the_diff_agree_with_the_indexer(project: Path) -> None:
+    # Most manifest commits only bump versions; those versions are read from the diff
+    # (not by indexing every manifest version). The events must be the same either way.
+    pkg = PACKAGE
+    steps = [
+        ("Bump react", [("16.12.0", "16.13.0")]),
+        ("Bump react and jest", [("16.13.0", "16.14.0"), ("25.0.0", "26.0.0")]),
+        # a line that declares no dependency changed too: the indexer reads this one
+        ("Release 1.1.0, newer lodash", [('"1.0.0"', '"1.1.0"'), ("^4.17.0", "^4.17.21")]),
+        ("Bump react to 17", [("16.14.0", "17.0.0")]),
+    ]
+    commit(
+        project,
+        "Start",
+        "2024-01-01T10:00:00Z",
+        {"package.json": pkg, "requirements.txt": "Django==3.2  # LTS\n"},
+    )
+    for day, (message, swaps) in enumerate(steps, start=2):
+        for old, new in swaps:
+            pkg = pkg.replace(old, new)
+        commit(project, message, f"2024-01-{day:02d}T10:00:00Z", {"package.json": pkg})
+    commit(
+        project,
+        "Django 4.2",
+        "2024-01-09T10:00:00Z",
+        {"requirements.txt": "Django==4.2  # LTS\n"},
+    )
+    pkg = pkg.replace('"jest": "26.0.0"', '"jest": "26.0.0",\n    "left-pad": "1.3.0"')
+    commit(project, "Add left-pad for the banner", "2024-01-10T10:00:00Z", {"package.json": pkg})
+    cairn_json(project, "import", "git")
+    with Store.open(project / ".cairn") as store:
+        seen = {
+            (ent, e.type.value, e.metadata.get("from"), e.metadata.get("to"))
+            for ent in store.entities()
+            for e in store.history(ent)
+        }
+    assert seen == {
+        ("deps/react", "modify", "16.12.0", "16.13.0"),
+        ("deps/react", "modify", "16.13.0", "16.14.0"),
+        ("deps/jest", "modify", "25.0.0", "26.0.0"),
+        ("deps/lodash", "modify", "^4.17.0", "^4.17.21"),
+        ("deps/react", "modify", "16.14.0", "17.0.0"),
+        ("deps/django", "modify", "==3.2", "==4.2"),
+        ("deps/left-pad", "add", None, None),
+    }
+
+
+def test_a_version_is_carried_only_when_nothing_but_the_version_changed() -> None:
+    from cairn.importers.git_deps import _swap
+
+    assert _swap('    "react": "16.12.0",', '    "react": "16.13.0",', "16.12.0") == "16.13.0"
+    assert _swap("Django==3.2  # LTS", "Django==4.2.1  # LTS", "==3.2") == "==4.2.1"
+    assert _swap('  "a": "1.0",', '  "a": "1.0.1",', "1.0") == "1.0.1"
+    # the name changed, or a quote would end the string: the indexer must read it
+    assert _swap('    "react": "16.12.0",', '    "preact": "16.12.0",', "16.12.0") is None
+    assert _swap('    "x": "1.0",', '    "x": "1.0", "y": "2",', "1.0") is None
+    assert _swap('"x": "1.1", "y": "1.1"', '"x": "1.2", "y": "1.1"', "1.1") is None

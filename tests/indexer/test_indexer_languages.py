@@ -30,7 +30,19 @@ from cairn.indexer import language_for
         ("requirements/prod.txt", "requirements"),
         ("go.mod", "gomod"),
         ("windows\\style\\path.py", "python"),
+        ("windows\\requirements\\prod.txt", "requirements"),
+        ("requirements//prod.txt", "requirements"),
+        ("docs/requirements.txt/", "requirements"),  # a trailing slash names the file
+        ("deploy/Dockerfile.prod", "dockerfile"),
+        ("app.Dockerfile", "dockerfile"),
+        ("src/APP.PY", "python"),  # extensions fold case, file names do not
+        ("Gemfile", "ruby"),
+        ("gemfile", None),
+        (".py", None),  # a dot file has no extension
+        ("a.", None),
+        ("archive.tar.gz", None),
         ("notes.txt", None),
+        ("base/prod.txt", None),
         ("README.md", None),
         ("Makefile", None),
     ],

@@ -63,11 +63,13 @@ def test_license_is_the_apache_2_text_pyproject_names() -> None:
 
 
 def test_the_documented_git_hook_runs_without_the_venv_on_path(tmp_path: Path) -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    # The hook is documented with the gate (docs/editors.md), which the README links.
+    assert "(docs/editors.md#cairn-check-a-gate-for-ci-pre-commit-and-agents)" in (
+        REPO / "README.md"
+    ).read_text(encoding="utf-8")
+    page = (REPO / "docs" / "editors.md").read_text(encoding="utf-8")
     [block] = [
-        b
-        for b in re.findall(r"```sh\n(.*?)```", readme, flags=re.S)
-        if ".git/hooks/pre-commit" in b
+        b for b in re.findall(r"```sh\n(.*?)```", page, flags=re.S) if ".git/hooks/pre-commit" in b
     ]
     root = flask_app(tmp_path / "app")
     git(root, "init", "-q", "-b", "main")

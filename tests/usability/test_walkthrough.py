@@ -92,4 +92,4 @@ def test_the_walkthrough_does_what_it_says(tmp_path: Path) -> None:
 
 def test_the_readme_links_the_walkthrough_from_its_top() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert readme.index("(docs/first-repository.md)") < readme.index("## Contents")
+    assert readme.index("(docs/first-repository.md)") < readme.index("## How it fits together")

@@ -87,9 +87,12 @@ end
 
 local function setup_plugin()
   local cairn = require("cairn")
+  -- CAIRN_NVIM_QUIET: "true"/"false" set the plugin's `quiet` option; unset leaves it nil.
+  local quiet = ({ ["true"] = true, ["false"] = false })[vim.env.CAIRN_NVIM_QUIET or ""]
   cairn.setup({
     cmd = vim.json.decode(vim.env.CAIRN_NVIM_CMD),
     legacy_start = vim.env.CAIRN_NVIM_LEGACY == "1",
+    quiet = quiet,
   })
   obs.mode = cairn._mode
   return cairn
@@ -206,6 +209,52 @@ function scenarios.e2e()
   vim.wait(500) -- a duplicate would arrive right after the server's answer
   obs.lens_history_buffers = history_buffers()
   step("lens")
+end
+
+-- Open a file; record its lenses and the hover at each position of CAIRN_NVIM_HOVERS
+-- ([[line, character], ...], 0-based): the quiet option changes what the server sends.
+function scenarios.quiet()
+  setup_plugin()
+  vim.cmd.edit(vim.fn.fnameescape(vim.env.CAIRN_NVIM_FILE))
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for("the cairn client", function()
+    local c = vim.lsp.get_clients({ bufnr = bufnr, name = "cairn" })[1]
+    return c ~= nil and c.initialized
+  end)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = "cairn" })[1]
+  obs.init_options = client.config.init_options or vim.NIL
+  step("client")
+  -- Every scenario's file has at least one entity that deserves a lens either way.
+  wait_for("a code lens", function()
+    return #vim.lsp.codelens.get(bufnr) > 0
+  end)
+  vim.lsp.codelens.refresh({ bufnr = bufnr }) -- the answer after analysis settled
+  vim.wait(300)
+  wait_for("a code lens", function()
+    return #vim.lsp.codelens.get(bufnr) > 0
+  end)
+  obs.lenses = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+    table.insert(obs.lenses, {
+      line = lens.range.start.line,
+      title = lens.command and lens.command.title,
+    })
+  end
+  table.sort(obs.lenses, function(a, b)
+    return a.line < b.line
+  end)
+  step("codelens")
+  obs.hovers = {}
+  for _, pos in ipairs(vim.json.decode(vim.env.CAIRN_NVIM_HOVERS)) do
+    local params = {
+      textDocument = vim.lsp.util.make_text_document_params(bufnr),
+      position = { line = pos[1], character = pos[2] },
+    }
+    local resp = vim.lsp.buf_request_sync(bufnr, "textDocument/hover", params, timeout)
+    local hover = resp and resp[client.id] and resp[client.id].result
+    table.insert(obs.hovers, hover and hover.contents.value or vim.NIL)
+  end
+  step("hover")
 end
 
 -- :checkhealth cairn with the plugin set up but no file open.

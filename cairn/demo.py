@@ -20,8 +20,8 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
-from cairn.lsp.editor import Editor
 from cairn.store import EventDraft, Store, init_store
+from cairn.testing.editor import Editor
 
 FILES = {
     "db/migrations/0001_users.sql": """\

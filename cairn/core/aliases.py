@@ -1,0 +1,155 @@
+"""Former names: the one place that says which paths an entity had before it was renamed
+or moved, so what was decided under an old name still holds under the new one.
+
+    aliases = Aliases.from_events(store.renames())
+    aliases.formerly("src/session.py::login")
+    # (Former("src/auth.py::login", until_ms=...),)  nearest first
+
+A `rename` event links two names: on the old path with `metadata.renamed_to`, or on
+the new one with `metadata.renamed_from` (importers write both; either is enough). A
+link renames everything its old path covers: `src/auth.py -> src/session.py` makes
+`src/auth.py::login` a former path of `src/session.py::login`, and a table rename
+carries its columns. Chains are followed (a -> b -> c gives c the formers b and a),
+cycles are harmless, and at most MAX_FORMERS paths come back, at most MAX_DEPTH
+renames deep, so a pathological log cannot make a hover slow.
+
+A former path counts only up to the rename (`until_ms`: when the rename happened, the
+earliest along a chain): a file created again under the old name later is another file,
+and its history is not the renamed one's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cairn.store.paths import EntityPathError, canonicalise, covers
+from cairn.store.times import to_ms
+
+if TYPE_CHECKING:
+    from cairn.store import Event
+
+__all__ = ["MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link"]
+
+MAX_FORMERS = 32
+MAX_DEPTH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One rename: `old` became `new` at `at_ms` (epoch ms of when it happened)."""
+
+    old: str
+    new: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Former:
+    """A path the entity had before, and until when its events are the entity's."""
+
+    path: str
+    until_ms: int
+
+
+class Aliases:
+    """The rename links of one log version, indexed by their new path."""
+
+    def __init__(self, links: Iterable[Link]) -> None:
+        self._by_new: dict[str, list[Link]] = {}
+        self._by_old: dict[str, list[Link]] = {}
+        seen: set[tuple[str, str]] = set()
+        for link in sorted(links, key=lambda k: -k.at_ms):  # the newest rename first
+            if link.old == link.new or (link.old, link.new) in seen:
+                continue
+            seen.add((link.old, link.new))
+            self._by_new.setdefault(link.new, []).append(link)
+            self._by_old.setdefault(link.old, []).append(link)
+
+    @classmethod
+    def from_events(cls, events: Iterable[Event]) -> Aliases:
+        """Links from `rename` events; a path that is not an entity path is skipped."""
+        links: list[Link] = []
+        for event in events:
+            meta = event.metadata if isinstance(event.metadata, dict) else {}
+            at = _ms(event.when)
+            for key, forward in (("renamed_to", True), ("renamed_from", False)):
+                other = _canonical(meta.get(key))
+                if other is None:
+                    continue
+                old, new = (event.entity, other) if forward else (other, event.entity)
+                links.append(Link(old, new, at))
+        return cls(links)
+
+    def __bool__(self) -> bool:
+        return bool(self._by_new)
+
+    def formerly(self, entity: str) -> tuple[Former, ...]:
+        """The former paths of canonical `entity`, nearest first (bounded, cycle-safe)."""
+        if not self._by_new:
+            return ()
+        out: list[Former] = []
+        seen = {entity}
+        queue: deque[tuple[str, int, int]] = deque([(entity, _FOREVER, 0)])
+        while queue and len(out) < MAX_FORMERS:
+            path, until, depth = queue.popleft()
+            if depth >= MAX_DEPTH:
+                continue
+            for new in self._covering(path):
+                suffix = path[len(new) :]
+                for link in self._by_new[new]:
+                    former = link.old + suffix
+                    if former in seen or _canonical(former) != former:
+                        continue
+                    seen.add(former)
+                    bound = min(until, link.at_ms)
+                    out.append(Former(former, bound))
+                    queue.append((former, bound, depth + 1))
+        return tuple(out[:MAX_FORMERS])
+
+    def linked(self, paths: Iterable[str]) -> list[str]:
+        """Those of `paths` that a rename named as its new path (where importers write
+        the rename's other half, an `add`/`create` with `renamed_from`)."""
+        return [p for p in paths if p in self._by_new]
+
+    def renamed_to(self, entity: str) -> str | None:
+        """The newest name of canonical `entity` when it (or what covers it) was renamed."""
+        for old in self._covering(entity, self._by_old):
+            return self._by_old[old][0].new + entity[len(old) :]
+        return None
+
+    def _covering(self, path: str, table: dict[str, list[Link]] | None = None) -> list[str]:
+        """Linked paths that name `path` or cover it (a file its symbols, a table its
+        columns, a directory what is below it), the most specific first."""
+        table = self._by_new if table is None else table
+        candidates = [path]
+        for i in range(len(path) - 1, 0, -1):
+            ch = path[i]
+            if ch == "/":
+                candidates.append(path[: i + 1])
+            elif ch == "." or (ch == ":" and path[i - 1] == ":"):
+                candidates.append(path[: i - 1] if ch == ":" else path[:i])
+        return [c for c in candidates if c in table and covers(c, path)]
+
+
+_FOREVER = 2**62
+
+
+def _canonical(raw: object) -> str | None:
+    if not isinstance(raw, str) or not raw.strip():
+        return None
+    try:
+        return canonicalise(raw)
+    except EntityPathError:
+        return None
+
+
+def _ms(ts: str) -> int:
+    """The end of the second `ts` falls in: commit dates and file times have whole
+    seconds, so what was logged within the rename's second still counts as before it."""
+    try:
+        return to_ms(ts) // 1000 * 1000 + 999
+    except ValueError:
+        return _FOREVER

@@ -1,0 +1,106 @@
+"""Conversions between LSP types and the core's: ranges, findings, URIs, draft problems.
+
+Pure functions, no server state: the one place that knows both vocabularies, so a
+handler never builds an LSP range or severity by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from cairn.core.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from cairn.core.decisions import DraftProblem
+    from cairn.indexer.model import Range
+
+SOURCE = "cairn"
+LSP_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+
+def lsp_range(r: Range) -> types.Range:
+    """An indexer `Range` as an LSP range."""
+    return types.Range(
+        start=types.Position(line=r.start_line, character=r.start_character),
+        end=types.Position(line=r.end_line, character=r.end_character),
+    )
+
+
+def to_diagnostic(finding: Finding) -> types.Diagnostic:
+    """One finding as the diagnostic editors show."""
+    return types.Diagnostic(
+        range=lsp_range(finding.name_range),
+        message=finding.message,
+        severity=LSP_SEVERITY[finding.severity],
+        code=finding.verdict_id,
+        source=SOURCE,
+        data=finding.data,
+    )
+
+
+def draft_diagnostics(
+    text: str, problems: Sequence[DraftProblem], *, refused: bool
+) -> list[types.Diagnostic]:
+    """Problems in a decision draft, each on its whole line: errors once a save was
+    refused, hints before (the person is still writing)."""
+    severity = types.DiagnosticSeverity.Error if refused else types.DiagnosticSeverity.Hint
+    lines = text.splitlines() or [""]
+    out = []
+    for problem in problems:
+        line = min(problem.line, len(lines) - 1)
+        out.append(
+            types.Diagnostic(
+                range=types.Range(
+                    start=types.Position(line=line, character=0),
+                    end=types.Position(line=line, character=len(lines[line])),
+                ),
+                message=problem.message,
+                severity=severity,
+                source=SOURCE,
+            )
+        )
+    return out
+
+
+def error_diagnostic(message: str) -> types.Diagnostic:
+    """An error at the top of a document (a draft whose save could not be logged)."""
+    return types.Diagnostic(
+        range=types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=0, character=3)
+        ),
+        message=message,
+        severity=types.DiagnosticSeverity.Error,
+        source=SOURCE,
+    )
+
+
+def uri_path(uri: str) -> Path | None:
+    """The file-system path of a `file:` URI; None for other schemes."""
+    try:
+        fs = to_fs_path(uri)
+    except Exception:
+        return None
+    return Path(fs) if fs else None
+
+
+def path_uri(path: Path) -> str:
+    """A `file:` URI for a path (as editors spell them)."""
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def relative_to(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` in POSIX form, or None when it lies outside."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None

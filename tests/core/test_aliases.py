@@ -1,0 +1,162 @@
+"""Former names (`cairn.core.aliases`) against real stores: what was decided under an
+old path holds under the new one, through the session every surface reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cairn.core.aliases import MAX_DEPTH, MAX_FORMERS, Aliases, Link
+from cairn.core.findings import findings_for
+from cairn.core.project import find_project
+from cairn.core.session import Session
+from cairn.indexer import index_text
+from cairn.store import AmbiguousTarget, EventDraft, init_store
+
+T0 = "2024-01-01T00:00:00Z"
+
+
+def _project(tmp_path: Path, drafts: list[EventDraft]) -> Session:
+    """A log of `drafts`; those without a date happened on T0 (before every rename)."""
+    init_store(tmp_path)
+    session = Session.open(find_project(tmp_path, env={}))
+    for draft in drafts:
+        draft.occurred_at = draft.occurred_at or T0
+    session.store.append_many(drafts)
+    return session
+
+
+def _rename(old: str, new: str, when: str, *, both: bool = True) -> list[EventDraft]:
+    out = [
+        EventDraft(
+            type="rename",
+            entity=old,
+            reasoning=f"moved to {new}",
+            occurred_at=when,
+            metadata={"renamed_to": new},
+        )
+    ]
+    if both:
+        out.append(
+            EventDraft(
+                type="rename",
+                entity=new,
+                reasoning=f"moved from {old}",
+                occurred_at=when,
+                metadata={"renamed_from": old},
+            )
+        )
+    return out
+
+
+def test_a_file_rename_carries_its_symbols_verdicts_into_status_history_and_findings(
+    tmp_path: Path,
+) -> None:
+    session = _project(
+        tmp_path,
+        [
+            EventDraft(
+                type="add", entity="src/auth.py::legacy_token", reasoning="v1", occurred_at=T0
+            ),
+            EventDraft(
+                type="revert",
+                entity="src/auth.py::legacy_token",
+                reasoning="leaked tokens into logs",
+                occurred_at="2024-02-01T00:00:00Z",
+            ),
+            *_rename("src/auth.py", "src/session.py", "2024-03-01T00:00:00Z"),
+        ],
+    )
+    with session:
+        entity = "src/session.py::legacy_token"
+        status = session.status(entity)
+        assert status.status.value == "reverted"
+        assert status.formerly == ("src/auth.py::legacy_token",)
+        assert [v.entity for v in status.open_verdicts] == ["src/auth.py::legacy_token"]
+        assert status.to_dict()["formerly"] == ["src/auth.py::legacy_token"]
+        assert session.statuses([entity])[entity].status.value == "reverted"
+        assert [e.type.value for e in session.history(entity)] == ["add", "revert"]
+        # The file itself: its rename links are history, never a re-application.
+        file_status = session.status("src/session.py")
+        assert file_status.formerly == ("src/auth.py",)
+        assert file_status.status.value == "active"
+        assert not file_status.conflicts
+        # The old name keeps its own history and says where it went.
+        assert session.status("src/auth.py::legacy_token").formerly == ()
+        assert session.renamed_to("src/auth.py::legacy_token") == entity
+
+        symbols = index_text("def legacy_token():\n    return 1\n", "src/session.py")
+        [finding] = findings_for(symbols, session.statuses([s.entity for s in symbols]))
+        assert finding.entity == entity and finding.blocking
+        assert "(formerly `src/auth.py::legacy_token`) was reverted" in finding.message
+
+
+def test_chains_cycles_and_the_bound(tmp_path: Path) -> None:
+    session = _project(
+        tmp_path,
+        [
+            EventDraft(
+                type="reject", entity="a.col", reasoning="no", alternative="x", occurred_at=T0
+            ),
+            *_rename("a", "b", "2024-01-02T00:00:00Z", both=False),
+            *_rename("b", "c", "2024-01-03T00:00:00Z"),
+            *_rename("c", "b", "2024-01-04T00:00:00Z"),  # renamed back: a cycle
+        ],
+    )
+    with session:
+        assert [f.path for f in session.formerly("c.col")] == ["b.col", "a.col"]
+        assert session.status("c.col").status.value == "rejected"
+        assert [f.path for f in session.formerly("b.col")] == ["c.col", "a.col"]
+        assert session.status("b.col").status.value == "rejected"
+    # Bounded, so a hover never walks a pathological log: so deep, so many.
+    chain = Aliases(Link(f"t{i}", f"t{i + 1}", i) for i in range(100))
+    found = chain.formerly("t100.x")
+    assert [f.path for f in found[:2]] == ["t99.x", "t98.x"] and len(found) == MAX_DEPTH
+    fan_in = Aliases(Link(f"old{i}", "t", i) for i in range(100))
+    assert len(fan_in.formerly("t.x")) == MAX_FORMERS
+
+
+def test_an_old_path_created_again_after_the_rename_is_another_entity(tmp_path: Path) -> None:
+    session = _project(
+        tmp_path,
+        [
+            EventDraft(type="add", entity="src/util.py::f", reasoning="f", occurred_at=T0),
+            *_rename("src/util.py", "src/text.py", "2024-02-01T00:00:00Z"),
+            # a new src/util.py, later: its decisions are not src/text.py's
+            EventDraft(
+                type="reject",
+                entity="src/util.py::f",
+                reasoning="another f",
+                occurred_at="2024-05-01T00:00:00Z",
+            ),
+        ],
+    )
+    with session:
+        status = session.status("src/text.py::f")
+        assert status.status.value == "active"
+        assert [e.reasoning for e in session.history("src/text.py::f")] == ["f"]
+
+
+def test_supersede_through_the_new_name_reopens_the_verdict_where_it_was_decided(
+    tmp_path: Path,
+) -> None:
+    session = _project(
+        tmp_path,
+        [
+            EventDraft(type="revert", entity="users.flag", reasoning="broke sync", occurred_at=T0),
+            *(
+                EventDraft(type="reject", entity="users.note", reasoning="no", alternative=alt)
+                for alt in ("text", "json")
+            ),
+            *_rename("users", "accounts", "2024-02-01T00:00:00Z"),
+        ],
+    )
+    with session:
+        written = session.append(
+            EventDraft(type="supersede", entity="accounts.flag", reasoning="sync fixed")
+        ).event
+        assert written.entity == "users.flag"  # where the verdict is
+        assert session.status("accounts.flag").status.value == "reopened"
+        with pytest.raises(AmbiguousTarget, match=r"2 open verdicts .*--of"):
+            session.append(EventDraft(type="supersede", entity="accounts.note", reasoning="x"))

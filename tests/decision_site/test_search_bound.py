@@ -1,0 +1,125 @@
+"""The decision site's search data is bounded: a log of a million long reasons must not
+make a search.js a browser cannot load. Each entity's open verdicts and newest
+decisions come first, each clipped; the whole site has a budget spent breadth-first,
+entities with verdicts first; the index page says what the search leaves out.
+
+Built on a real store (append_many) and the real verify; small limits stand in for the
+defaults so the test stays quick while still exceeding them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cairn.export_html import SearchLimits, build_site, coverage_note
+from cairn.store import EventDraft, Store, init_store
+from cairn.store.verify import verify
+
+LONG = "The reasoning runs on for a while because imported commit messages do. " * 30
+LIMITS = SearchLimits(event_chars=120, events_per_entity=2, budget_chars=4_000)
+
+
+def day(n: int) -> str:
+    return f"2024-{1 + n // 28:02d}-{1 + n % 28:02d}T10:00:00Z"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """60 plain columns with 4 long decisions each, and one column whose old revert is
+    followed by three newer notes-like modifications (it stays reverted)."""
+    root = tmp_path_factory.mktemp("bound")
+    cairn_dir = init_store(root)
+    drafts = []
+    for i in range(60):
+        for j in range(4):
+            drafts.append(
+                EventDraft(
+                    type="add" if j == 0 else "modify",
+                    entity=f"t{i:02d}.c",
+                    reasoning=f"plain {i} {j} {LONG}",
+                    author="Ann",
+                    occurred_at=day(j * 10 + i % 10),
+                )
+            )
+    drafts.append(EventDraft(type="add", entity="users.flag", reasoning="added", author="Bo"))
+    drafts.append(
+        EventDraft(
+            type="revert",
+            entity="users.flag",
+            reasoning="OLDVERDICT mails bounced",
+            author="Bo",
+            occurred_at=day(1),
+        )
+    )
+    with Store.open(cairn_dir) as store:
+        store.append_many(drafts)
+    return root
+
+
+@pytest.fixture(scope="module")
+def files(project: Path) -> dict[str, str]:
+    cairn_dir = project / ".cairn"
+    report = verify(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        return build_site(store, report, "bound", limits=LIMITS)
+
+
+def indexed(files: dict[str, str]) -> list[dict[str, object]]:
+    data = json.loads(files["search.json"])
+    return list(data["entities"])
+
+
+def test_search_text_stays_within_the_budget_and_the_per_event_and_entity_caps(
+    files: dict[str, str],
+) -> None:
+    rows = indexed(files)
+    events = [e for r in rows for e in r["events"]]  # type: ignore[union-attr]
+    assert sum(len(e["text"]) + len(e["who"]) for e in events) <= LIMITS.budget_chars
+    assert all(len(e["text"]) <= LIMITS.event_chars for e in events)
+    assert all(len(r["events"]) <= LIMITS.events_per_entity for r in rows)  # type: ignore[arg-type]
+    # Unbounded, this log's text is about 500,000 characters, 125 times the budget.
+    assert len(files["search.js"]) < 12 * LIMITS.budget_chars
+    # Every entity stays searchable by its path, even without any text indexed.
+    assert len(rows) == 61
+
+
+def test_an_old_open_verdict_is_indexed_before_newer_decisions(files: dict[str, str]) -> None:
+    (row,) = [r for r in indexed(files) if r["path"] == "users.flag"]
+    assert row["status"] == "reverted"
+    assert row["events"][0]["type"] == "revert"  # type: ignore[index]
+    assert "OLDVERDICT" in row["events"][0]["text"]  # type: ignore[index]
+
+
+def test_budget_is_spent_breadth_first_verdicts_first(files: dict[str, str]) -> None:
+    rows = indexed(files)
+    counts = [len(r["events"]) for r in rows]  # type: ignore[arg-type]
+    # The budget holds about 30 of the 61 entities' first events: no entity gets a
+    # second one while others have none, and the reverted entity is among those served.
+    assert 0 in counts and max(counts) == 1
+    served = {r["path"] for r in rows if r["events"]}
+    assert "users.flag" in served
+
+
+def test_the_index_page_says_what_the_search_leaves_out(files: dict[str, str]) -> None:
+    data = json.loads(files["search.json"])
+    cov = data["coverage"]
+    assert cov["events"] == 242 and 0 < cov["indexed"] < cov["events"]
+    note = coverage_note(data)
+    assert f"{cov['indexed']:,} of 242 events" in note and "entity's page" in note
+    assert 'id="coverage"' in files["index.html"] and "of 242 events" in files["index.html"]
+    # search.js is search.json as a script, `<` escaped
+    prefix = "window.CAIRN_INDEX = "
+    assert files["search.js"].startswith(prefix)
+    assert json.loads(files["search.js"][len(prefix) :].rstrip().rstrip(";")) == data
+
+
+def test_nothing_left_out_means_no_note(project: Path) -> None:
+    cairn_dir = project / ".cairn"
+    with Store.open(cairn_dir) as store:
+        roomy = SearchLimits(event_chars=10_000, events_per_entity=10, budget_chars=10**7)
+        site = build_site(store, verify(cairn_dir), "bound", limits=roomy)
+    data = json.loads(site["search.json"])
+    assert data["coverage"]["indexed"] == data["coverage"]["events"] == 242
+    assert coverage_note(data) == "" and 'id="coverage"' not in site["index.html"]
