@@ -391,7 +391,7 @@ class Index:
 
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
-        result: dict[str, Any] = json.loads(self._read(off, length))
+        result: dict[str, Any] = parse_line(self._read(off, length))
         return result
 
     def event_id_at(self, row: Row) -> str:
