@@ -105,7 +105,9 @@ class RenameTracker:
             self._files.setdefault(new.split("::", 1)[0], c.index)
         for r in sorted(self._renames, key=lambda r: r.commit.index):
             since = self._files.get(r.old)
-            if since is None or since > r.commit.index:
+            if since is None or since >= r.commit.index:
+                # No history before it; or the verdict was taken in this very commit (a
+                # revert that renamed the file back): it is about the name it took away.
                 continue
             before, after = _canonical(r.old), _canonical(r.new)
             if before is None or after is None or before == after:
