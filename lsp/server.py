@@ -66,6 +66,7 @@ FEATURES = (
     "cairn.lsp.features.code_lens",
     "cairn.lsp.features.workspace_symbols",
     "cairn.lsp.features.watch",
+    "cairn.lsp.features.renames",
 )
 
 

@@ -262,6 +262,21 @@ class Session:
             draft = self._supersede_where_decided(draft)
         return self.store.append(draft)
 
+    def record_rename(
+        self, old: str, new: str, reason: str, *, agent: str = "", key: str = ""
+    ) -> list[Event]:
+        """Record that `old` is now `new` (both halves, `cairn.core.aliases.rename_drafts`),
+        so its history follows it; one lock, one transaction. A retry with the same `key`
+        writes nothing and returns the events first written."""
+        from cairn.core.aliases import rename_drafts
+
+        drafts = rename_drafts(old, new, reason, agent=agent, key=key)
+        return self.store.append_many(drafts)
+
+    def decisions_under(self, path: str) -> int:
+        """How many events are logged on `path` or below it (what a rename would carry)."""
+        return len(self.store.history(path, include_children=True))
+
     def _supersede_where_decided(self, draft: EventDraft) -> EventDraft:
         version = self._current()
         if not self._formers_of(version, draft.entity):
