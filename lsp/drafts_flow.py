@@ -46,6 +46,7 @@ async def append(server: CairnServer, project: Project, request: DecisionRequest
         "masked": list(result.masked),
         "warnings": list(result.warnings),
         "event": event.to_dict(),
+        "replayed": result.replayed,  # its key named a logged event: nothing was written
     }
 
 

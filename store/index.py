@@ -42,8 +42,9 @@ __all__ = [
     "write_meta",
 ]
 
-# 5: ev_rename, the rename links alias resolution reads; 6: ikey, idempotency keys
-SCHEMA_VERSION = "6"
+# 5: ev_rename, the rename links alias resolution reads; 6: ikey, idempotency keys;
+# 7: ev_revert, the open reverts change fingerprints are read from
+SCHEMA_VERSION = "7"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -55,6 +56,7 @@ _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
 _RENAME_CODE = TYPE_CODES["rename"]
+_REVERT_CODE = TYPE_CODES["revert"]
 
 _SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -76,6 +78,7 @@ CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
   off INTEGER NOT NULL, len INTEGER NOT NULL, code TEXT NOT NULL);
 CREATE INDEX damage_h ON damage(h);
 CREATE INDEX ev_rename ON ev(seq) WHERE ty = {_RENAME_CODE};
+CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
 
 
@@ -754,6 +757,15 @@ class Index:
         (the code is a literal, not a parameter, so SQLite can see that index applies).
         """
         sql = _ROW_SQL + f" WHERE ty = {_RENAME_CODE} ORDER BY seq"
+        return [_row(t) for t in self.db.execute(sql)]
+
+    def revert_rows(self) -> list[Row]:
+        """Every `revert` event, grouped by entity: what change fingerprints are read from.
+
+        A partial index holds only these rows, so `cairn check` pays for the reverts, not
+        for the log (it used to derive every entity's status to find them).
+        """
+        sql = _ROW_SQL + f" WHERE ty = {_REVERT_CODE} ORDER BY ent, seq"
         return [_row(t) for t in self.db.execute(sql)]
 
     def open_verdict_seqs(self, ent: int) -> set[int]:

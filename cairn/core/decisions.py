@@ -26,22 +26,23 @@ def loggable_types() -> tuple[str, ...]:
     return tuple(t.value for t in EventType if t is not EventType.REDACT)
 
 
-# command -> (fixed event type or None, allowed keys)
+# command -> (fixed event type or None, allowed keys). Every command takes `key`, an
+# idempotency key (the CLI's --key): a retry with it writes nothing.
 COMMANDS: dict[str, tuple[str | None, frozenset[str]]] = {
     "cairn.log": (
         None,
-        frozenset({"entity", "type", "reason", "alternative", "reverts", "supersedes"}),
+        frozenset({"entity", "type", "reason", "alternative", "reverts", "supersedes", "key"}),
     ),
-    "cairn.reject": ("reject", frozenset({"entity", "alternative", "reason"})),
-    "cairn.revert": ("revert", frozenset({"entity", "reason", "reverts"})),
-    "cairn.supersede": ("supersede", frozenset({"entity", "reason", "of"})),
+    "cairn.reject": ("reject", frozenset({"entity", "alternative", "reason", "key"})),
+    "cairn.revert": ("revert", frozenset({"entity", "reason", "reverts", "key"})),
+    "cairn.supersede": ("supersede", frozenset({"entity", "reason", "of", "key"})),
 }
 
 DRAFT_COMMENT = (
     "<!-- Cairn decision draft. Write the reasoning below, then save: saving logs the "
     "decision and deletes this file. Close it unsaved to discard. -->"
 )
-_FRONT_KEYS = ("entity", "type", "alternative", "reverts", "supersedes")
+_FRONT_KEYS = ("entity", "type", "alternative", "reverts", "supersedes", "key")
 
 
 class InvalidRequest(ValueError):
@@ -58,6 +59,7 @@ class DecisionRequest:
     alternative: str | None = None
     reverts: str | None = None
     supersedes: str | None = None
+    key: str | None = None  # idempotency key: a retry with it writes nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ def request_from_command(command: str, arguments: object) -> DecisionRequest:
         alternative=values.get("alternative"),
         reverts=values.get("reverts"),
         supersedes=values.get("supersedes") or values.get("of"),
+        key=values.get("key"),
     )
     return check(request, command)
 
@@ -209,6 +212,7 @@ def parse_draft(text: str) -> tuple[DecisionRequest | None, list[DraftProblem]]:
         alternative=fields.get("alternative") or None,
         reverts=fields.get("reverts") or None,
         supersedes=fields.get("supersedes") or None,
+        key=fields.get("key") or None,
     )
     if not request.entity:
         return None, [DraftProblem(where.get("entity", 0), "'entity' is required")]

@@ -172,11 +172,11 @@ class Session:
     def revert_prints(self) -> list[RevertPrint]:
         """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
         version: what a bring-back check (the gate, the diagnostics) matches against."""
-        from cairn.fingerprints import prints_from_statuses
+        from cairn.fingerprints import prints_from_reverts
 
         version = self._current()
         if version.prints is None:
-            version.prints = prints_from_statuses(self.store.status_many(self.store.entities()))
+            version.prints = prints_from_reverts(self.store.open_reverts())
         return version.prints
 
     def cached_revert_prints(self) -> list[RevertPrint] | None:
@@ -239,6 +239,7 @@ class Session:
             author=author,
             agent=agent,
             session=session,
+            key=request.key or "",
         )
         return self.append(draft)
 
