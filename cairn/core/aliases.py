@@ -120,6 +120,19 @@ class Aliases:
             return self._by_old[old][0].new + entity[len(old) :]
         return None
 
+    def later(self, entity: str) -> list[str]:
+        """The names canonical `entity` had after it, oldest first (bounded, cycle-safe)."""
+        out: list[str] = []
+        seen = {entity}
+        current: str | None = entity
+        while current is not None and len(out) < MAX_DEPTH:
+            current = self.renamed_to(current)
+            if current is None or current in seen:
+                break
+            seen.add(current)
+            out.append(current)
+        return out
+
     def _covering(self, path: str, table: dict[str, list[Link]] | None = None) -> list[str]:
         """Linked paths that name `path` or cover it (a file its symbols, a table its
         columns, a directory what is below it), the most specific first."""

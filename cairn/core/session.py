@@ -176,7 +176,16 @@ class Session:
 
         version = self._current()
         if version.prints is None:
-            version.prints = prints_from_reverts(self.store.open_reverts())
+            prints = prints_from_reverts(self.store.open_reverts())
+            aliases = self._aliases(version)
+            if aliases:
+                # A small match counts inside the reverted entity: under its later names too.
+                for rp in prints:
+                    for entity, hashes in list(rp.per_entity.items()):
+                        for name in aliases.later(entity):
+                            rp.per_entity.setdefault(name, set()).update(hashes)
+                            rp.entities.setdefault(name, rp.entities[entity])
+            version.prints = prints
         return version.prints
 
     def cached_revert_prints(self) -> list[RevertPrint] | None:
