@@ -213,6 +213,15 @@ class Session:
         version = self._fresh()
         return None if version is None else version.cards.get(entity)
 
+    def uncached_cards(self, entities: Iterable[str]) -> list[str]:
+        """The entities whose `card` is not cached for the current log version (one
+        `stat` for all of them; safe from another thread, like `cached_statuses`)."""
+        version = self._fresh()
+        if version is None:
+            return list(entities)
+        cards = version.cards
+        return [e for e in entities if e not in cards]
+
     def damage(self) -> str:
         """What is wrong with the log ("" when sound): lines verification rejects,
         which every answer ignores; surfaces show it once as a warning."""
