@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ __all__ = [
     "line_hash",
     "match_prints",
     "normalise",
-    "prints_from_statuses",
+    "prints_from_reverts",
 ]
 
 # Share of a revert's fingerprinted lines a change must bring back (bench/recall.py).
@@ -161,29 +161,29 @@ class BringBack:
         )
 
 
-def prints_from_statuses(statuses: Mapping[str, Any]) -> list[RevertPrint]:
-    """The open reverts that carry a fingerprint, grouped by the revert's commit."""
+def prints_from_reverts(reverts: Iterable[Any]) -> list[RevertPrint]:
+    """The open reverts (`Store.open_reverts`) that carry a fingerprint, grouped by the
+    revert's commit."""
     by_commit: dict[str, RevertPrint] = {}
-    for status in statuses.values():
-        for event in getattr(status, "open_verdicts", None) or ():
-            if getattr(event, "type", None) != "revert":
-                continue
-            meta = getattr(event, "metadata", None) or {}
-            raw = meta.get("fingerprint") if isinstance(meta, dict) else None
-            if not isinstance(raw, str) or not raw:
-                continue
-            key = getattr(event, "commit", None) or event.id
-            rp = by_commit.get(key)
-            if rp is None:
-                subject = str(meta.get("revert_subject") or "").strip()
-                if not subject:
-                    subject = (getattr(event, "reasoning", "") or "").strip().split("\n", 1)[0]
-                when = getattr(event, "occurred_at", None) or getattr(event, "recorded_at", "")
-                rp = by_commit[key] = RevertPrint(str(key), str(when or ""), subject)
-            hashes = set(raw.split())
-            rp.hashes |= hashes
-            rp.entities.setdefault(event.entity, event.id)
-            rp.per_entity.setdefault(event.entity, set()).update(hashes)
+    for event in reverts:
+        if getattr(event, "type", None) != "revert":
+            continue
+        meta = getattr(event, "metadata", None) or {}
+        raw = meta.get("fingerprint") if isinstance(meta, dict) else None
+        if not isinstance(raw, str) or not raw:
+            continue
+        key = getattr(event, "commit", None) or event.id
+        rp = by_commit.get(key)
+        if rp is None:
+            subject = str(meta.get("revert_subject") or "").strip()
+            if not subject:
+                subject = (getattr(event, "reasoning", "") or "").strip().split("\n", 1)[0]
+            when = getattr(event, "occurred_at", None) or getattr(event, "recorded_at", "")
+            rp = by_commit[key] = RevertPrint(str(key), str(when or ""), subject)
+        hashes = set(raw.split())
+        rp.hashes |= hashes
+        rp.entities.setdefault(event.entity, event.id)
+        rp.per_entity.setdefault(event.entity, set()).update(hashes)
     return list(by_commit.values())
 
 

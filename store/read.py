@@ -259,6 +259,18 @@ class Reader:
                     break
         return out
 
+    def open_reverts(self) -> list[Event]:
+        """See `Store.open_reverts`: revert rows the entity's stored status counts as open."""
+        out: list[Event] = []
+        open_by_ent: dict[int, set[int]] = {}
+        for row in self.index.revert_rows():
+            seqs = open_by_ent.get(row.ent)
+            if seqs is None:
+                seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+            if row.seq in seqs:
+                out.append(self.event(row))
+        return out
+
     def due_reviews(self, today: date | None) -> list[Review]:
         """See `Store.due_reviews`."""
         day = (today or datetime.now(timezone.utc).date()).isoformat()

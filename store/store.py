@@ -343,6 +343,16 @@ class Store:
             self.refresh()
             return self._reader.recent_verdicts(limit)
 
+    def open_reverts(self) -> list[Event]:
+        """Every open `revert` (no supersede names it) project-wide, grouped by entity.
+
+        What change fingerprints are matched against (`cairn check`, the diagnostics):
+        the cost is the reverts, not the size of the log.
+        """
+        with self._lock:
+            self.refresh()
+            return self._reader.open_reverts()
+
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""
         with self._lock:

@@ -12,6 +12,10 @@ or the line is outside every symbol. Each event keeps a fingerprint of the lines
 out (`metadata.fingerprint`, hashes only; `cairn.fingerprints`), so the same change
 coming back is recognised wherever it lands.
 
+Renames come from git's rename detection (`-M`; a rename undoes nothing) and carry
+the verdicts to the new names as `rename` events, with symbol moves found by their body
+(`cairn.importers.git_renames`).
+
 A revert of a revert re-applies the change: it becomes a `supersede` of the earlier
 revert's events. The reasoning is the revert's own explanation, then the reverted
 commit's subject and body, then the issue/PR references; the author is the commit's.
@@ -20,7 +24,7 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +39,8 @@ from cairn.importers.git_history import (
     read_diffs,
     read_history,
 )
+from cairn.importers.git_reintroduced import Reintroduced, TakenOut, reintroductions
+from cairn.importers.git_renames import RenameTracker, file_renames
 from cairn.importers.git_reverts import (
     DEFAULT_WINDOW,
     REVERT_SUBJECT,
@@ -94,6 +100,7 @@ class Entity:
     whole: bool = False  # the revert took out the entity itself (its name), not only lines
     before: str = ""  # a dependency's version before the revert (what was undone)
     after: str = ""  # and after it (what it went back to)
+    file: str = ""  # the file it was declared in
 
 
 def _check_repository(root: Path) -> None:
@@ -119,11 +126,14 @@ def import_git(
     unit_done: list | None = None,
     imported: dict[str, int] | None = None,
     window: int = DEFAULT_WINDOW,
+    known: Iterable[str] = (),
 ) -> tuple[int, Iterator[Proposed | Skipped | Known]]:
     """(number of commits, the proposals, oldest first).
 
     `imported` counts the events an earlier run imported per sha: commits never change,
-    so their diffs are not read again (this is what makes a re-run cheap).
+    so their diffs are not read again (this is what makes a re-run cheap). `known`: the
+    entities the log already has history on, whose renames are recorded too
+    (`cairn.importers.git_renames`).
     """
     if window < 1:
         raise SourceError(f"--window {window} must be at least 1 commit")
@@ -132,7 +142,8 @@ def import_git(
     if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
-    commits = read_history(root, since_value)
+    commits = read_history(root, since_value, renames=True)
+    renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
 
@@ -145,11 +156,17 @@ def import_git(
             )
         blobs = Blobs(root)
         try:
-            yield from _walk(root, commits, found, done, blobs, unit_done or [])
+            taken: dict[tuple[str, str], TakenOut] = {}
+            walked = _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            yield from renames.watch(walked)
+            # Reverted entities that came back and stayed: superseded in practice.
+            for back in reintroductions(commits, list(taken.values()), blobs):
+                yield _reintroduced(back)
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
             yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
 
@@ -251,7 +268,10 @@ def _walk(
     done: dict[str, int],
     blobs: Blobs,
     unit_done: list,
+    taken: dict[tuple[str, str], TakenOut],
 ) -> Iterator[Proposed | Skipped | Known]:
+    """The revert and supersede proposals, oldest first. `taken` collects the entities
+    the reverts took out whole and that no later revert of the revert put back."""
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
     # The diffs of every revert to import (and of the originals of squashes, whose
@@ -323,16 +343,13 @@ def _walk(
                 ents, skipped = entities_of(earlier)
                 yield from skipped
             for ent in ents:
-                yield Proposed(
-                    source_key=f"{SOURCE}:{c.sha}:{ent.path}",
-                    type="supersede",
-                    entity=ent.path,
-                    entity_kind=ent.kind,
-                    reasoning=reasoning(c, original),
-                    occurred_at=c.date,
-                    author=c.author,
-                    commit=c.sha,
-                    metadata=_metadata(f, original) | {"reapplies": True},
+                taken.pop((earlier.revert.sha, ent.path), None)
+                yield _proposal(
+                    c,
+                    original,
+                    "supersede",
+                    ent,
+                    _metadata(f, original) | {"reapplies": True},
                     supersedes_key=f"{SOURCE}:{earlier.revert.sha}:{ent.path}",
                 )
             continue
@@ -354,17 +371,59 @@ def _walk(
             prints = fingerprint(ent.lines)
             if prints:
                 meta["fingerprint"] = " ".join(prints)
-            yield Proposed(
-                source_key=f"{SOURCE}:{c.sha}:{ent.path}",
-                type="revert",
-                entity=ent.path,
-                entity_kind=ent.kind,
-                reasoning=reasoning(c, original),
-                occurred_at=c.date,
-                author=c.author,
-                commit=c.sha,
-                metadata=meta,
-            )
+            if ent.whole and ent.kind != "file" and ent.file:
+                taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
+            yield _proposal(c, original, "revert", ent, meta)
+
+
+def _proposal(
+    c: Commit,
+    original: Commit | None,
+    kind: str,
+    ent: Entity,
+    meta: dict[str, object],
+    supersedes_key: str | None = None,
+) -> Proposed:
+    """One revert (or, for a revert of a revert, supersede) event of commit `c`."""
+    return Proposed(
+        source_key=f"{SOURCE}:{c.sha}:{ent.path}",
+        type=kind,
+        entity=ent.path,
+        entity_kind=ent.kind,
+        reasoning=reasoning(c, original),
+        occurred_at=c.date,
+        author=c.author,
+        commit=c.sha,
+        metadata=meta,
+        supersedes_key=supersedes_key,
+    )
+
+
+def _reintroduced(back: Reintroduced) -> Proposed:
+    """The supersede a re-introduction that stayed stands for (`git_reintroduced`)."""
+    t, c = back.taken, back.commit
+    why = (
+        f"{c.subject}\n\n{t.entity} came back in this commit and stayed for {back.commits} "
+        f"commits over {back.days} days: the revert {t.revert.sha[:10]} "
+        f"(`{t.revert.subject}`) no longer holds in practice."
+    )
+    return Proposed(
+        source_key=f"{SOURCE}:reintroduced:{c.sha}:{t.entity}",
+        type="supersede",
+        entity=t.entity,
+        entity_kind=t.kind,
+        reasoning=why,
+        occurred_at=c.date,
+        author=c.author,
+        commit=c.sha,
+        metadata={
+            "found_by": "reintroduced",
+            "reverted_by": t.revert.sha,
+            "survived_commits": back.commits,
+            "survived_days": back.days,
+        },
+        supersedes_key=f"{SOURCE}:{t.revert.sha}:{t.entity}",
+    )
 
 
 def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
@@ -448,7 +507,7 @@ def _removed_entities(
                 file_lines.append(text)
                 continue
             placed = True
-            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind)))
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
             ent.lines.append(text)
             ent.whole = ent.whole or named is not None
             if sym.version:

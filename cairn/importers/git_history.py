@@ -232,8 +232,9 @@ class Blobs:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         if "\n" in path:
             return None
+        name = f"{rev}:{path}" if path else rev
         try:
-            self._proc.stdin.write(f"{rev}:{path}\n".encode())
+            self._proc.stdin.write(f"{name}\n".encode())
             self._proc.stdin.flush()
         except BrokenPipeError:
             return None
@@ -243,6 +244,10 @@ class Blobs:
         data = self._proc.stdout.read(int(header[2]))
         self._proc.stdout.read(1)  # the newline after the contents
         return data
+
+    def object(self, oid: str) -> bytes | None:
+        """A blob by its id (a version of a file the raw log named)."""
+        return self.read(oid, "")
 
     def close(self) -> None:
         """End the `cat-file` process."""

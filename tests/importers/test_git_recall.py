@@ -415,3 +415,61 @@ def test_a_version_is_carried_only_when_nothing_but_the_version_changed() -> Non
     assert _swap('    "react": "16.12.0",', '    "preact": "16.12.0",', "16.12.0") is None
     assert _swap('    "x": "1.0",', '    "x": "1.0", "y": "2",', "1.0") is None
     assert _swap('"x": "1.1", "y": "1.1"', '"x": "1.2", "y": "1.1"', "1.1") is None
+
+
+def test_a_reverted_entity_that_came_back_and_stayed_is_superseded_in_practice(
+    project: Path,
+) -> None:
+    init = 'def get_version(v):\n    return ".".join(map(str, v))\n'
+    commit(project, "Package", "2015-01-01T10:00:00Z", {"app/__init__.py": init})
+    commit(
+        project,
+        "Versioning changes",
+        "2015-01-05T10:00:00Z",
+        {"app/__init__.py": init + "VERSION = (0, 9, 0)\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2015-02-18T10:00:00Z")
+    back = commit(
+        project,
+        "Move version into the package",
+        "2016-08-18T10:00:00Z",
+        {"app/__init__.py": init + "VERSION = (1, 6, 0)\n"},
+    )
+    # It stays: releases bump it for years (well past the survival rule's bounds).
+    for i in range(25):
+        commit(
+            project,
+            f"Release 1.{7 + i}",
+            f"2016-{9 + i // 10:02d}-{1 + (i % 10) * 2:02d}T10:00:00Z",
+            {"app/__init__.py": init + f"VERSION = (1, {7 + i}, 0)\n"},
+        )
+    # A second reverted constant, put back only days before HEAD: still flagged.
+    commit(
+        project,
+        "Add the beta flag",
+        "2018-11-01T10:00:00Z",
+        {"app/flags.py": "BETA = True\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2018-11-02T10:00:00Z")
+    commit(project, "Beta for the launch", "2018-11-20T10:00:00Z", {"app/flags.py": "BETA = 1\n"})
+    cairn_json(project, "import", "git")
+    with Store.open(project / ".cairn") as store:
+        version = store.status("app/__init__.py::VERSION")
+        history = store.history("app/__init__.py::VERSION")
+        beta = store.status("app/flags.py::BETA")
+    revert, supersede = history
+    assert revert.type.value == "revert" and supersede.type.value == "supersede"
+    assert supersede.supersedes == revert.id and supersede.commit == back
+    assert supersede.metadata["found_by"] == "reintroduced"
+    assert supersede.metadata["survived_commits"] >= 20
+    assert supersede.metadata["survived_days"] >= 90
+    assert version.status.value == "reopened"
+    assert beta.status.value == "reverted"  # back too recently to say it stayed
+    # the next version bump is no re-introduction of a reverted change...
+    (project / "app/__init__.py").write_text(init + "VERSION = (2, 0, 0)\n")
+    assert check_diff(project)[0] == 0
+    # ...but touching the young one still is
+    (project / "app/flags.py").write_text("BETA = False\n")
+    code, report = check_diff(project)
+    assert code == 1
+    assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"app/flags.py::BETA"}

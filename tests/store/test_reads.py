@@ -136,3 +136,17 @@ def test_source_keys_are_indexed_for_importers(store: Store) -> None:
     )
     assert store.source_keys("sql:") == {"sql:1"}
     assert store.source_keys("") == {"sql:1", "git:9"}
+
+
+def test_open_reverts_are_the_reverts_no_supersede_names(store: Store) -> None:
+    # What change fingerprints are read from: found without deriving every status.
+    r1 = put(store, "revert", "a.py::f", "broke", "2026-01-01", metadata={"fingerprint": "ab"})
+    r2 = put(store, "revert", "a.py::f", "broke again", "2026-01-02")
+    r3 = put(store, "revert", "b.py::g", "slow", "2026-01-03", metadata={"fingerprint": "cd"})
+    put(store, "reject", "c.py", "no", "2026-01-04", alternative="a rewrite")
+    put(store, "add", "c.py::h", "fine", "2026-01-05")
+    put(store, "supersede", "a.py::f", "fixed", "2026-01-06", supersedes=r2.id)
+    assert sorted(e.id for e in store.open_reverts()) == sorted([r1.id, r3.id])
+    put(store, "supersede", "b.py::g", "fast now", "2026-01-07", supersedes=r3.id)
+    assert [e.id for e in store.open_reverts()] == [r1.id]
+    assert store.open_reverts()[0].metadata["fingerprint"] == "ab"
