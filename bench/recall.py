@@ -14,6 +14,8 @@ Reverts are classified by their message, independently of what the importer does
   marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
   squashed  "This reverts commit <sha>" inside a commit that is not itself a revert
   re-revert a revert of a revert (re-applying it removes the change again): listed only
+  in-squash "This reverts commit <sha>" inside a squashed pull request whose <sha> is not
+            in the history: the revert happened inside the branch; listed only
   re-landed the reverted change came back and is in the benchmarked tree (a revert that
             was itself reverted, or whose own patch still applies at the benchmark
             commit: `git apply --check`): putting it back is no re-introduction; listed only
@@ -131,6 +133,7 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         or MARKER_BODY.search(body)
         or UNMARKED_SUBJECT.search(subject)
     }
+    known = {sha[:7] for sha, _p, _s, _b in rows}
     for sha, parents, subject, body in rows:
         if len(parents) != 1:
             continue  # merges and the root are neither reverts nor ordinary changes
@@ -150,6 +153,10 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             marker_body and subject.lower().startswith("revert")
         ):
             cases.append(Case(sha, "marker", subject))
+        elif marker_body and not targets & known and not takes_out(work, sha):
+            # The reverted commit was on a branch that was squashed away and the squash
+            # takes nothing out: the revert happened inside the pull request.
+            cases.append(Case(sha, "in-squash", subject))
         elif marker_body:
             cases.append(Case(sha, "squashed", subject))
         elif UNMARKED_SUBJECT.search(subject):
@@ -172,6 +179,12 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         ):
             case.category = "re-landed"
     return cases, ordinary
+
+
+def takes_out(work: Path, sha: str) -> bool:
+    """Whether a commit removes any line (or binary file) at all."""
+    out = git(work, "show", "--numstat", "--format=", "--no-renames", sha)
+    return any(row.split("\t")[1] != "0" for row in out.splitlines() if row.count("\t") >= 2)
 
 
 def file_blobs(work: Path, commit: str) -> dict[str, dict[str, tuple[str, str]]]:
@@ -374,8 +387,21 @@ def bench_repo(
         "commits": n_commits,
         "import": imported,
         "table": table,
+        "listed": listed(cases),
         "cases": [asdict(c) for c in picked],
     }
+
+
+NOT_SCORED = ("re-revert", "re-landed", "in-squash")
+
+
+def listed(cases: list[Case]) -> dict[str, int]:
+    """How many reverts of each not-scored kind the history holds."""
+    out: dict[str, int] = {}
+    for c in cases:
+        if c.category in NOT_SCORED:
+            out[c.category] = out.get(c.category, 0) + 1
+    return out
 
 
 def summarise(result: dict) -> str:
@@ -403,8 +429,12 @@ def print_table(results: list[dict]) -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         t = r["table"]
-        parts = [f"{sum(t[k].values())} {k}" for k in ("re-revert", "re-landed") if k in t]
-        errors = sum(row.get("error", 0) + row.get("not-reappliable", 0) for row in t.values())
+        parts = [f"{n} {k}" for k, n in sorted(r.get("listed", {}).items())]
+        errors = sum(
+            row.get("error", 0) + row.get("not-reappliable", 0)
+            for k, row in t.items()
+            if k not in NOT_SCORED
+        )
         if errors:
             parts.append(f"{errors} not re-appliable or error")
         print(summarise(r) + f" {', '.join(parts) or '-'} |")
@@ -424,6 +454,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
             row = table.setdefault(case["category"], {})
             row[case["outcome"]] = row.get(case["outcome"], 0) + 1
         result["table"] = table
+        result["listed"] = listed(cases)
     return results
 
 
