@@ -134,12 +134,31 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         or UNMARKED_SUBJECT.search(subject)
     }
     known = {sha[:7] for sha, _p, _s, _b in rows}
+    # "(#123)" at the end of a subject: the pull request a squash-merged commit came from.
+    by_pr = {
+        m.group(1): sha[:7]
+        for sha, _p, subject, _b in reversed(rows)
+        for m in [re.search(r"\(#(\d+)\)\s*$", subject)]
+        if m
+    }
+
+    def pr_targets(subject: str) -> set[str]:
+        """ "Revert #9500": the squash-merged pull requests an unmarked revert names."""
+        own = re.sub(r"\(#\d+\)\s*$", "", subject)
+        return {by_pr[n] for n in re.findall(r"#(\d+)", own) if n in by_pr}
+
+    for _sha, _p, subject, body in rows:
+        if not TARGETS.search(body) and UNMARKED_SUBJECT.search(subject):
+            reverted |= pr_targets(subject)
     for sha, parents, subject, body in rows:
         if len(parents) != 1:
             continue  # merges and the root are neither reverts nor ordinary changes
         marker_body = MARKER_BODY.search(body)
         targets = {m.group(1)[:7] for m in TARGETS.finditer(body)}
-        if REAPPLY_SUBJECT.match(subject) or (targets and targets <= revert_shas):
+        if not targets and UNMARKED_SUBJECT.search(subject):
+            targets = pr_targets(subject)
+        seen = targets & known  # a target missing from the history was inside a squash
+        if REAPPLY_SUBJECT.match(subject) or (seen and seen <= revert_shas):
             # Undoing a revert of a revert takes the change out again: nothing reverted
             # comes back, so it is no case for the gate (counted, not scored).
             cases.append(Case(sha, "re-revert", subject))
@@ -153,9 +172,11 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             marker_body and subject.lower().startswith("revert")
         ):
             cases.append(Case(sha, "marker", subject))
-        elif marker_body and not targets & known and not takes_out(work, sha):
-            # The reverted commit was on a branch that was squashed away and the squash
-            # takes nothing out: the revert happened inside the pull request.
+        elif marker_body and not targets & known:
+            # The reverted commit was on a branch that was squashed away: the revert
+            # happened inside the pull request, and re-applying "it" (reverting the
+            # whole squash) takes the feature out rather than putting a reverted change
+            # back. Nothing to score.
             cases.append(Case(sha, "in-squash", subject))
         elif marker_body:
             cases.append(Case(sha, "squashed", subject))
@@ -179,12 +200,6 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         ):
             case.category = "re-landed"
     return cases, ordinary
-
-
-def takes_out(work: Path, sha: str) -> bool:
-    """Whether a commit removes any line (or binary file) at all."""
-    out = git(work, "show", "--numstat", "--format=", "--no-renames", sha)
-    return any(row.split("\t")[1] != "0" for row in out.splitlines() if row.count("\t") >= 2)
 
 
 def file_blobs(work: Path, commit: str) -> dict[str, dict[str, tuple[str, str]]]:
@@ -291,7 +306,16 @@ def run_import(work: Path) -> dict[str, float | int | str]:
     summary = json.loads(stdout or b"{}")
     rss = usage.ru_maxrss
     events = summary.get("written", summary.get("imported", "?"))
-    return {"seconds": round(seconds, 1), "peak_rss_mb": round(rss / 1024), "events": events}
+    # CPU of the import and the git processes it ran: what a busy machine does not change.
+    cpu = usage.ru_utime + usage.ru_stime
+    load = os.getloadavg()[0]
+    return {
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
+        "load": round(load, 1),
+        "peak_rss_mb": round(rss / 1024),
+        "events": events,
+    }
 
 
 def check(work: Path) -> tuple[int, list[str]]:
@@ -417,7 +441,9 @@ def summarise(result: dict) -> str:
         f"| {result['repo']} @ {result['commit'][:10]} | {result['commits']} | "
         f"{rate('marker', 'caught')} | {rate('unmarked', 'caught')} | "
         f"{rate('squashed', 'caught')} | "
-        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s | {imp['peak_rss_mb']} MB |"
+        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s wall"
+        + (f", {imp['cpu_seconds']} s CPU (load {imp['load']})" if "cpu_seconds" in imp else "")
+        + f" | {imp['peak_rss_mb']} MB |"
     )
 
 
