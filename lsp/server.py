@@ -47,6 +47,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
+from cairn.lsp.conversions import converter
 from cairn.lsp.frames import FrameReader
 from cairn.lsp.scheduling import Scheduler, Worker
 from cairn.lsp.settings import Settings
@@ -66,6 +67,7 @@ FEATURES = (
     "cairn.lsp.features.code_lens",
     "cairn.lsp.features.workspace_symbols",
     "cairn.lsp.features.watch",
+    "cairn.lsp.features.renames",
 )
 
 
@@ -112,7 +114,9 @@ class CairnServer(LanguageServer):
     """
 
     def __init__(self) -> None:
-        super().__init__("cairn", installed_version(), protocol_cls=CairnProtocol)
+        super().__init__(
+            "cairn", installed_version(), protocol_cls=CairnProtocol, converter_factory=converter
+        )
         self._settings = Settings()
         worker = Worker()
         self.scheduler = Scheduler(worker, report=self._report_failure)

@@ -57,7 +57,10 @@ def _check_utf8(text: str) -> None:
 
 def prune(fields: Mapping[str, Any]) -> dict[str, Any]:
     """Drop top-level fields that are null or empty ("" [] {}): absent and empty are one."""
-    return {k: v for k, v in fields.items() if v is not None and v != "" and v != [] and v != {}}
+    # A truthy value is kept without the comparisons (most are); 0 and False are kept.
+    return {
+        k: v for k, v in fields.items() if v or not (v is None or v == "" or v == [] or v == {})
+    }
 
 
 def content_digest(content: Mapping[str, Any]) -> str:

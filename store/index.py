@@ -172,7 +172,9 @@ class Index:
         self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
-        self._touched_ents: set[int] = set()
+        # Entities that got events in this ingest -> how many, or -1 when one of them
+        # was not an applied change (their status rows are derived when it finishes).
+        self._touched_ents: dict[int, int] = {}
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
 
@@ -269,6 +271,7 @@ class Index:
             self.tip_key[ch] = (h, seq)
         self.dag = dag
         self.ent_ids = {}
+        self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
 
     def reload_state(self) -> None:
         """`load_state` inside a read transaction (another process committed rows)."""
@@ -364,7 +367,6 @@ class Index:
                     line = data[pos:nl]
                     if line.strip():
                         try:
-                            text = line.decode("utf-8")
                             raw = loads(line)
                             if not isinstance(raw, dict):
                                 raise ValueError
@@ -372,7 +374,7 @@ class Index:
                             bad += 1
                         else:
                             rec = Record(base + pos, nl - pos, raw)
-                            rec.damage = line_damage(text, raw)
+                            rec.damage = line_damage(raw)
                             records.append(rec)
                     pos = nl + 1
                 yield records, base + end, bad
@@ -392,7 +394,7 @@ class Index:
 
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
-        result: dict[str, Any] = json.loads(self._read(off, length))
+        result: dict[str, Any] = parse_line(self._read(off, length))
         return result
 
     def event_id_at(self, row: Row) -> str:
@@ -484,9 +486,40 @@ class Index:
                         rec.damage = "missing-parent"
                     session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
-        self.derive_statuses(self._touched_ents)
-        self._touched_ents = set()
+        touched, self._touched_ents = self._touched_ents, {}
+        self.derive_statuses(self._still_active(touched))
         return session.count
+
+    def _still_active(self, touched: dict[int, int]) -> list[int]:
+        """Write the status rows that need no derivation; return the entities that do.
+
+        An entity that was `active` (no verdict, open or superseded; no removal that
+        descends from all its changes) and got only applied changes stays `active`: a
+        child is always ingested after its parents, so no earlier removal descends from
+        the new changes. Most of a bulk load is such changes; deriving each of their
+        entities again from all its rows grew with the log (37 us an event at 200k).
+        """
+        quick = {e: n for e, n in touched.items() if n > 0}
+        slow = [e for e, n in touched.items() if n <= 0]
+        rows = []
+        ents = list(quick)
+        active = _STATUS_CODES[Status.ACTIVE]
+        for i in range(0, len(ents), 10_000):
+            chunk = ents[i : i + 10_000]
+            sql = (
+                "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
+            )
+            stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
+            for ent in chunk:
+                old = stored.get(ent)
+                if old is None:  # its first events
+                    rows.append((ent, active, quick[ent], None))
+                elif old[0] == active and old[2] is None:
+                    rows.append((ent, active, old[1] + quick[ent], None))
+                else:
+                    slow.append(ent)
+        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
+        return slow
 
     def derive_statuses(self, ents: Iterable[int]) -> None:
         """Recompute the stored status row of these entities (caller holds the transaction).
@@ -563,7 +596,7 @@ class Index:
             occurred_raw = raw.get("occurred_at")
             occurred = to_ms(occurred_raw) if occurred_raw else None
             parent_ids = raw.get("parents") or ()
-            parent_keys = [id_key(p) for p in parent_ids]
+            parent_keys = [int(p[:15], 16) for p in parent_ids]
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
             return None
@@ -620,18 +653,19 @@ class Index:
         ref_id = raw.get("supersedes") or raw.get("reverts")
         ref = id_key(ref_id) if ref_id else None
         ent = self.entity_id(entity, batch.ents)
-        self._touched_ents.add(ent)
+        touched = self._touched_ents
+        before = touched.get(ent, 0)
+        touched[ent] = before + 1 if before >= 0 and ty in _APPLIED_SET else -1
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
+        body = entity
         if not raw.get("redacted"):
-            body = " ".join(
-                x
-                for x in (raw.get("reasoning"), raw.get("alternative"), entity)
-                if isinstance(x, str) and x
-            )
-        else:
-            body = entity
+            reasoning, alternative = raw.get("reasoning"), raw.get("alternative")
+            if alternative and isinstance(alternative, str):
+                body = f"{alternative} {body}"
+            if reasoning and isinstance(reasoning, str):
+                body = f"{reasoning} {body}"
         batch.fts.append((seq, body))
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))

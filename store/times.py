@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 from cairn.store.errors import ValidationError
 
@@ -96,13 +97,21 @@ def to_ms(ts: str) -> int:
         if legacy:  # written by a release whose strftime dropped the zero padding
             ts = legacy[1].zfill(4) + ts[legacy.end(1) :]
         ts = parse_ts(ts, field="timestamp")
-    moment = datetime(
-        int(ts[0:4]),
-        int(ts[5:7]),
-        int(ts[8:10]),
-        int(ts[11:13]),
-        int(ts[14:16]),
-        int(ts[17:19]),
-        tzinfo=timezone.utc,
-    )
-    return int(moment.timestamp()) * 1000 + int(ts[20:23])
+    hour, minute, second = int(ts[11:13]), int(ts[14:16]), int(ts[17:19])
+    if not (0 <= hour <= 23 and 0 <= minute <= 59 and 0 <= second <= 59):
+        raise ValueError(f"time out of range in {ts!r}")
+    seconds = (hour * 60 + minute) * 60 + second
+    return _day_ms(ts[0:10]) + seconds * 1000 + int(ts[20:23])
+
+
+@lru_cache(maxsize=1 << 12)
+def _day_ms(day: str) -> int:
+    """Milliseconds from the epoch to a day's midnight UTC (ValueError for no such day).
+
+    Cached: a log's events fall on few days, and building a datetime for each was a
+    tenth of indexing a line."""
+    moment = date(int(day[0:4]), int(day[5:7]), int(day[8:10]))
+    return (moment.toordinal() - _EPOCH_DAY) * 86_400_000
+
+
+_EPOCH_DAY = date(1970, 1, 1).toordinal()

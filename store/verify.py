@@ -168,99 +168,108 @@ def _log_extends(data: bytes, anchor: Anchor) -> bool:
 
 @dataclass(slots=True)
 class _Line:
+    """What the later checks need of one event line (not the parsed line: at a million
+    events holding every parsed line cost gigabytes)."""
+
     number: int
-    raw: dict[str, Any]
     event_id: str
-    proven: bool = False  # the fast hash already matched the id
+    parents: Any  # as the line holds it (a list of ids when sound)
+    supersedes: Any
+    reverts: Any
+    redacted: bool
+    verified: bool = False  # its id is proven
 
 
 def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) -> list[_Line]:
-    """Split the log from byte `start` (line `first`) into parsed lines, reporting
-    malformed ones and a partial tail."""
+    """Read the log from byte `start` (line `first`): every event line with its id checked,
+    reporting malformed lines, ids that do not match and a partial tail."""
     parsed: list[_Line] = []
-    chunks = data[start:].split(b"\n")
-    tail = chunks.pop()  # b"" when the file ends with a newline
-    for number, chunk in enumerate(chunks, start=first):
-        if not chunk.strip():
+    end = max(start, data.rfind(b"\n") + 1)
+    find = data.find
+    findings = report.findings
+    pos, number = start, first
+    while pos < end:
+        nl = find(b"\n", pos)
+        chunk = data[pos:nl]
+        this, number, pos = number, number + 1, nl + 1
+        if not chunk or chunk.isspace():
             continue
         report.lines += 1
         try:
-            text = chunk.decode("utf-8")
             raw = loads(chunk)
-        except (UnicodeDecodeError, ValueError):
-            report.findings.append(
-                Finding("malformed", "not a JSON object (garbled or hand-edited)", number)
+        except ValueError:  # UnicodeDecodeError is one
+            findings.append(
+                Finding("malformed", "not a JSON object (garbled or hand-edited)", this)
             )
             continue
         ident = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(ident, str) or not raw.get("type") or not raw.get("entity"):
-            report.findings.append(
-                Finding("malformed", "not an event (missing id, type or entity)", number)
-            )
+            findings.append(Finding("malformed", "not an event (missing id, type or entity)", this))
             continue
-        parsed.append(_Line(number, raw, ident, proves_id(text, raw)))
+        line = _Line(
+            this,
+            ident,
+            raw.get("parents") or (),
+            raw.get("supersedes"),
+            raw.get("reverts"),
+            bool(raw.get("redacted")),
+        )
+        parsed.append(line)
+        problem = _id_problem(raw, ident)
+        if problem is None:
+            line.verified = True
+        else:
+            findings.append(Finding(problem[0], problem[1], this, ident))
+    tail = data[end:]
     if tail.strip():
-        report.findings.append(
+        findings.append(
             Finding(
                 "partial-tail",
                 f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
                 f"write moves them to {QUARANTINE_NAME}",
-                first + len(chunks),
+                number,
                 severity=NOTICE,
             )
         )
     return parsed
 
 
-def _check_ids(lines: Iterable[_Line], report: VerifyReport) -> tuple[dict[str, _Line], set[int]]:
-    """Recompute ids; return the lines that verify, by id (first copy wins), and their numbers."""
+def _id_problem(raw: dict[str, Any], ident: str) -> tuple[str, str] | None:
+    """(code, message) when a line's id is not proven by its contents, else None."""
+    if raw.get("redacted") and any(raw.get(k) for k in CONTENT_FIELDS):
+        return (
+            "redacted-with-content",
+            f"event {ident} is marked redacted but carries content its id "
+            "does not cover (added after the redaction)",
+        )
+    if proves_id(raw):
+        return None
+    try:
+        actual = line_id(raw)
+    except (TypeError, ValueError) as exc:
+        return "malformed", f"event {ident}: {exc}"
+    if actual != ident:
+        return (
+            "id-mismatch",
+            f"event {ident}: its id does not match its contents (the line was "
+            f"edited after it was written; the contents hash to {actual[:12]})",
+        )
+    return None
+
+
+def _verified(lines: Iterable[_Line]) -> dict[str, _Line]:
+    """The lines whose ids are proven, by id (the first copy wins)."""
     good: dict[str, _Line] = {}
-    verified: set[int] = set()
     for line in lines:
-        raw = line.raw
-        if raw.get("redacted") and any(raw.get(k) for k in CONTENT_FIELDS):
-            report.findings.append(
-                Finding(
-                    "redacted-with-content",
-                    f"event {line.event_id} is marked redacted but carries content its id "
-                    "does not cover (added after the redaction)",
-                    line.number,
-                    line.event_id,
-                )
-            )
-            continue
-        if line.proven:
+        if line.verified:
             good.setdefault(line.event_id, line)
-            verified.add(line.number)
-            continue
-        try:
-            actual = line_id(raw)
-        except (TypeError, ValueError) as exc:
-            report.findings.append(
-                Finding("malformed", f"event {line.event_id}: {exc}", line.number, line.event_id)
-            )
-            continue
-        if actual != line.event_id:
-            report.findings.append(
-                Finding(
-                    "id-mismatch",
-                    f"event {line.event_id}: its id does not match its contents (the line was "
-                    f"edited after it was written; the contents hash to {actual[:12]})",
-                    line.number,
-                    line.event_id,
-                )
-            )
-            continue
-        good.setdefault(line.event_id, line)
-        verified.add(line.number)
-    return good, verified
+    return good
 
 
 def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: _Known) -> None:
     """Every parent and every referenced verdict must be in the log."""
     for line in good.values():
-        raw = line.raw
-        for parent in raw.get("parents") or ():
+        for parent in line.parents:
             if parent not in all_ids:
                 report.findings.append(
                     Finding(
@@ -271,8 +280,7 @@ def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: _Known) 
                         line.event_id,
                     )
                 )
-        for name in ("supersedes", "reverts"):
-            target = raw.get(name)
+        for name, target in (("supersedes", line.supersedes), ("reverts", line.reverts)):
             if target and target not in all_ids:
                 report.findings.append(
                     Finding(
@@ -284,13 +292,11 @@ def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: _Known) 
                 )
 
 
-def _check_redactions(
-    lines: list[_Line], verified: set[int], report: VerifyReport, earlier: set[str]
-) -> None:
+def _check_redactions(lines: list[_Line], report: VerifyReport, earlier: set[str]) -> None:
     """A redacted event must not survive in full elsewhere (a merge can bring a copy back)."""
-    redacted = earlier | {line.event_id for line in lines if line.raw.get("redacted")}
+    redacted = earlier | {line.event_id for line in lines if line.redacted}
     for line in lines:
-        if line.event_id in redacted and not line.raw.get("redacted") and line.number in verified:
+        if line.event_id in redacted and not line.redacted and line.verified:
             report.findings.append(
                 Finding(
                     "unredacted-copy",
@@ -455,20 +461,20 @@ def verify(
     start = record.offset if record else 0
     report.proven_from = (record.offset, record.sha256) if record else None
     lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
-    new_redacted = {line.event_id for line in lines if line.raw.get("redacted")}
+    new_redacted = {line.event_id for line in lines if line.redacted}
     prefix_keys = record.keys if record else set()
     if record and any(_key(i) in prefix_keys for i in new_redacted):
         # A redacted copy appended after a full one: the full copy sits in the prefix.
         return verify(cairn_dir, anchor=anchor, full=True, accept=accept, refs_holding=refs_holding)
     all_ids = _Known({line.event_id for line in lines}, prefix_keys)
-    good, verified = _check_ids(lines, report)
+    good = _verified(lines)
     new_keys = {_key(i) for i in good}
     report.events = len(good) + (len(record.keys) - len(new_keys & prefix_keys) if record else 0)
     report.ids = list(good)
     report.keys = prefix_keys | new_keys
     _check_links(good, report, all_ids)
     prefix_redacted = set(record.redacted) if record else set()
-    _check_redactions(lines, verified, report, prefix_redacted)
+    _check_redactions(lines, report, prefix_redacted)
     report.redacted = prefix_redacted | new_redacted
     missing = [h for h in (seen.heads if seen else ()) if h not in all_ids]
     if missing and seen is not None and _log_extends(data, seen):
@@ -493,7 +499,7 @@ def verify(
                 severity=NOTICE,
             )
         )
-    named = {p for line in good.values() for p in (line.raw.get("parents") or ())}
+    named = {p for line in good.values() for p in line.parents}
     heads = set(record.heads) if record else set()
     fresh = {i for i in good if _key(i) not in prefix_keys}  # a copy of an old line is no head
     report.heads = sorted(h for h in heads | fresh if h not in named)

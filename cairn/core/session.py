@@ -176,7 +176,16 @@ class Session:
 
         version = self._current()
         if version.prints is None:
-            version.prints = prints_from_reverts(self.store.open_reverts())
+            prints = prints_from_reverts(self.store.open_reverts())
+            aliases = self._aliases(version)
+            if aliases:
+                # A small match counts inside the reverted entity: under its later names too.
+                for rp in prints:
+                    for entity, hashes in list(rp.per_entity.items()):
+                        for name in aliases.later(entity):
+                            rp.per_entity.setdefault(name, set()).update(hashes)
+                            rp.entities.setdefault(name, rp.entities[entity])
+            version.prints = prints
         return version.prints
 
     def cached_revert_prints(self) -> list[RevertPrint] | None:
@@ -203,6 +212,15 @@ class Session:
         """`card` if cached for the current log version, else None (see `cached_statuses`)."""
         version = self._fresh()
         return None if version is None else version.cards.get(entity)
+
+    def uncached_cards(self, entities: Iterable[str]) -> list[str]:
+        """The entities whose `card` is not cached for the current log version (one
+        `stat` for all of them; safe from another thread, like `cached_statuses`)."""
+        version = self._fresh()
+        if version is None:
+            return list(entities)
+        cards = version.cards
+        return [e for e in entities if e not in cards]
 
     def damage(self) -> str:
         """What is wrong with the log ("" when sound): lines verification rejects,
@@ -252,6 +270,21 @@ class Session:
         if str(draft.type) == "supersede":
             draft = self._supersede_where_decided(draft)
         return self.store.append(draft)
+
+    def record_rename(
+        self, old: str, new: str, reason: str, *, agent: str = "", key: str = ""
+    ) -> list[Event]:
+        """Record that `old` is now `new` (both halves, `cairn.core.aliases.rename_drafts`),
+        so its history follows it; one lock, one transaction. A retry with the same `key`
+        writes nothing and returns the events first written."""
+        from cairn.core.aliases import rename_drafts
+
+        drafts = rename_drafts(old, new, reason, agent=agent, key=key)
+        return self.store.append_many(drafts)
+
+    def decisions_under(self, path: str) -> int:
+        """How many events are logged on `path` or below it (what a rename would carry)."""
+        return len(self.store.history(path, include_children=True))
 
     def _supersede_where_decided(self, draft: EventDraft) -> EventDraft:
         version = self._current()

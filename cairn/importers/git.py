@@ -12,6 +12,10 @@ or the line is outside every symbol. Each event keeps a fingerprint of the lines
 out (`metadata.fingerprint`, hashes only; `cairn.fingerprints`), so the same change
 coming back is recognised wherever it lands.
 
+Renames come from git's rename detection (`-M`; a rename undoes nothing) and carry
+the verdicts to the new names as `rename` events, with symbol moves found by their body
+(`cairn.importers.git_renames`).
+
 A revert of a revert re-applies the change: it becomes a `supersede` of the earlier
 revert's events. The reasoning is the revert's own explanation, then the reverted
 commit's subject and body, then the issue/PR references; the author is the commit's.
@@ -20,7 +24,7 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +40,7 @@ from cairn.importers.git_history import (
     read_history,
 )
 from cairn.importers.git_reintroduced import Reintroduced, TakenOut, reintroductions
+from cairn.importers.git_renames import RenameTracker, file_renames
 from cairn.importers.git_reverts import (
     DEFAULT_WINDOW,
     REVERT_SUBJECT,
@@ -121,11 +126,14 @@ def import_git(
     unit_done: list | None = None,
     imported: dict[str, int] | None = None,
     window: int = DEFAULT_WINDOW,
+    known: Iterable[str] = (),
 ) -> tuple[int, Iterator[Proposed | Skipped | Known]]:
     """(number of commits, the proposals, oldest first).
 
     `imported` counts the events an earlier run imported per sha: commits never change,
-    so their diffs are not read again (this is what makes a re-run cheap).
+    so their diffs are not read again (this is what makes a re-run cheap). `known`: the
+    entities the log already has history on, whose renames are recorded too
+    (`cairn.importers.git_renames`).
     """
     if window < 1:
         raise SourceError(f"--window {window} must be at least 1 commit")
@@ -134,7 +142,8 @@ def import_git(
     if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
-    commits = read_history(root, since_value)
+    commits = read_history(root, since_value, renames=True)
+    renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
 
@@ -148,7 +157,8 @@ def import_git(
         blobs = Blobs(root)
         try:
             taken: dict[tuple[str, str], TakenOut] = {}
-            yield from _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            walked = _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            yield from renames.watch(walked)
             # Reverted entities that came back and stayed: superseded in practice.
             for back in reintroductions(commits, list(taken.values()), blobs):
                 yield _reintroduced(back)
@@ -156,6 +166,7 @@ def import_git(
             from cairn.importers.git_deps import dependency_changes
 
             yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
 

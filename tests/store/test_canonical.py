@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
-from cairn.store.write import encode_event
+from cairn.store.write import encode_event, encode_event_by_members
 
 VECTOR_1 = {"b": 1, "a": [True, None, "x"], "é": "naïve — ✓ 日本 😀", "n": -0, "big": 10**20}
 VECTOR_1_TEXT = (
@@ -122,3 +122,32 @@ def test_the_writers_one_pass_encoding_is_the_canonical_definition(
     assert eid == event_id(head, content_digest(body))
     assert line == canonical_json({**head, **body, "id": eid}).encode("utf-8") + b"\n"
     assert line_id(json.loads(line)) == eid
+    assert encode_event_by_members(head, body) == (eid, line)
+
+
+def test_orjson_encoding_matches_the_definition_for_every_code_point() -> None:
+    # The writer hashes orjson's bytes; the definition is the standard encoder. Every
+    # character (escapes, controls, astral planes) must come out the same in both.
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for start in range(0, len(chars), 4096):
+        text = "".join(chars[start : start + 4096]) + '"\\'
+        head = {"type": "add", "entity": "users.email", "author": text}
+        body = {"reasoning": text, "metadata": {text: [text, 1, True, None]}}
+        eid, line = encode_event(head, body)
+        assert eid == event_id(head, content_digest(body))
+        assert line == canonical_json({**head, **body, "id": eid}).encode("utf-8") + b"\n"
+
+
+def test_integers_orjson_cannot_hold_take_the_standard_encoder() -> None:
+    head = {"type": "add", "entity": "users.email"}
+    body = {"reasoning": "big numbers", "metadata": {"n": 2**70, "m": -(2**64)}}
+    eid, line = encode_event(head, body)
+    assert eid == event_id(head, content_digest(body))
+    assert b'"n":1180591620717411303424' in line
+
+
+def test_a_lone_surrogate_is_refused_by_both_encoders() -> None:
+    head = {"type": "add", "entity": "users.email"}
+    for encode in (encode_event, encode_event_by_members):
+        with pytest.raises(ValueError, match="lone surrogate"):
+            encode(head, {"reasoning": "bad \ud800 text"})

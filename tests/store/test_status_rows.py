@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import tempfile
 from pathlib import Path
 
-from cairn.store import EventDraft, Status, Store
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cairn.store import EventDraft, Status, Store, init_store
 
 
 def _same(store: Store, entities: list[str]) -> None:
@@ -62,3 +67,41 @@ def test_a_batch_of_plain_entities_reads_no_event_rows(store: Store) -> None:
     assert all(s.event_count == 5 for s in got.values())
     # One query on the status rows; all of the entities' events were read before.
     assert len(statements) == 1 and " ev " not in statements[0] + " "
+
+
+_STEP = st.tuples(
+    st.sampled_from(["add", "modify", "remove", "revert", "reject", "rename"]),
+    st.sampled_from(["t.a", "t.b", "deps/x"]),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches=st.lists(st.lists(_STEP, min_size=1, max_size=6), min_size=1, max_size=5))
+def test_stored_rows_match_a_full_derivation_after_any_batches(
+    batches: list[list[tuple[str, str]]],
+) -> None:
+    # Most ingests skip deriving an entity that stays active (only applied changes on
+    # an active entity): every other mix must still be derived, batch after batch.
+    entities = ["t.a", "t.b", "deps/x"]
+    with tempfile.TemporaryDirectory() as tmp:
+        cairn_dir = init_store(Path(tmp))
+        with Store.open(cairn_dir) as store:
+            for batch in batches:
+                store.append_many(
+                    [EventDraft(type=t, entity=e, reasoning=f"{t} {e}") for t, e in batch]
+                )
+                _same(store, entities)
+        Store.rebuild(cairn_dir)
+        with Store.open(cairn_dir) as store:
+            _same(store, entities)
+
+
+def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
+    store.append(EventDraft(type="add", entity="t.a", reasoning="first"))
+    index = store.index
+    with contextlib.suppress(RuntimeError), index.write_transaction():
+        index._touched_ents[index.ent_of("t.a") or 0] = 5
+        raise RuntimeError("the ingest failed")
+    store.append(EventDraft(type="modify", entity="t.a", reasoning="second"))
+    store.clear_caches()
+    assert store.status_many(["t.a"])["t.a"].event_count == 2

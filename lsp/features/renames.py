@@ -1,0 +1,146 @@
+"""workspace/didRenameFiles: when the editor renames or moves a file or folder that has
+decisions, the server *offers* — never silently writes — a `rename` event so the
+history follows it (`window/showMessageRequest`: "Move its history" / "Not now").
+
+The capability is declared for `file:` URIs when the client says it sends file
+operations (VS Code does; Neovim through file-explorer plugins that declare it). Only
+renames inside one Cairn project whose old path has decisions are offered. The command
+`cairn.rename` ({"from", "to", "reason"?, "key"?, "uri"?}: project-relative paths)
+records one directly, for plugins and agents that ask the user their own way. What a rename means
+(`cairn.core.aliases`) is the core's; this module only asks and relays.
+
+`willRenameFiles` is not used: it would hold up the editor's rename while the user reads
+a question, and a `WorkspaceEdit` cannot append to the log anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+
+from cairn.core.project import Project
+from cairn.lsp.conversions import relative_to, uri_path
+from cairn.lsp.drafts_flow import AGENT
+from cairn.lsp.features.commands import _project  # one rule for the project a command writes to
+from cairn.lsp.server import CairnServer
+from cairn.lsp.stores import StoreUnavailable
+
+ALLOWED = frozenset({"from", "to", "reason", "key", "uri"})
+MOVE = "Move its history"
+NOT_NOW = "Not now"
+FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(scheme="file", pattern=types.FileOperationPattern(glob="**/*"))
+    ]
+)
+
+
+def register(server: CairnServer) -> None:
+    """Add the didRenameFiles offer and the `cairn.rename` command."""
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILTERS)
+    async def did_rename(params: types.RenameFilesParams) -> None:
+        for item in params.files:
+            try:
+                await _offer(server, item.old_uri, item.new_uri)
+            except StoreUnavailable as exc:
+                server.log(f"rename offer: {exc}", types.MessageType.Warning)
+
+    @server.command("cairn.rename")
+    async def rename(*args: Any) -> dict[str, Any]:
+        options = _one_object(args)
+        unknown = sorted(set(options) - ALLOWED)
+        if unknown:
+            raise JsonRpcInvalidParams(
+                f"cairn.rename: unknown {', '.join(unknown)}; it takes {', '.join(sorted(ALLOWED))}"
+            )
+        old, new = options.get("from"), options.get("to")
+        reason, key = options.get("reason"), options.get("key")
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise JsonRpcInvalidParams(
+                'cairn.rename: give "from" and "to" as project-relative paths, such as '
+                '{"from": "src/auth.py", "to": "src/session.py"}'
+            )
+        if not isinstance(reason, str | None) or not isinstance(key, str | None):
+            raise JsonRpcInvalidParams("cairn.rename: 'reason' and 'key' must be strings")
+        project = _project(server, options)
+        return await _record(server, project, old, new, reason or _reason(old, new), key or "")
+
+
+async def _offer(server: CairnServer, old_uri: str, new_uri: str) -> None:
+    """Ask whether to move the history of what was at `old_uri`; record it on yes."""
+    old_path, new_path = uri_path(old_uri), uri_path(new_uri)
+    if old_path is None or new_path is None:
+        return
+    project = server.projects.for_path(new_path)
+    if project is None:
+        return
+    old = relative_to(old_path, project.root)
+    new = relative_to(new_path, project.root)
+    if old is None or new is None or old.startswith("..") or new.startswith(".."):
+        return  # moved into or out of the project: not one entity's new name
+    if new_path.is_dir():
+        old, new = old.rstrip("/") + "/", new.rstrip("/") + "/"
+    count = await server.hub.call(project.cairn_dir, lambda s: _decisions(s, old))
+    if not count:
+        return  # nothing to carry: no question to ask
+    noun = "decision" if count == 1 else "decisions"
+    answer = await server.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=f"Cairn: {old} has {count} {noun}. Move its history to {new}?",
+            actions=[types.MessageActionItem(title=MOVE), types.MessageActionItem(title=NOT_NOW)],
+        )
+    )
+    if answer is None or answer.title != MOVE:
+        return
+    try:
+        await _record(server, project, old, new, _reason(old, new))
+    except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
+        server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"Cairn: {exc}")
+        )
+
+
+def _decisions(session: Any, path: str) -> int:
+    from cairn.store.paths import EntityPathError
+
+    try:
+        return int(session.decisions_under(path))
+    except (EntityPathError, ValueError):
+        return 0  # not an entity path (a dot-file folder, …): nothing logged on it
+
+
+async def _record(
+    server: CairnServer, project: Project, old: str, new: str, reason: str, key: str = ""
+) -> dict[str, Any]:
+    from cairn.store.errors import StoreError
+
+    try:
+        events = await server.hub.write(
+            project.cairn_dir, lambda s: s.record_rename(old, new, reason, agent=AGENT, key=key)
+        )
+    except ValueError as exc:  # EntityPathError, ValidationError
+        raise JsonRpcInvalidParams(f"cairn.rename: {exc}") from None
+    except (StoreError, StoreUnavailable) as exc:
+        raise JsonRpcInternalError(f"cairn.rename: {exc}") from None
+    server.documents.refresh({project.cairn_dir})
+    return {"events": [e.to_dict() for e in events]}
+
+
+def _reason(old: str, new: str) -> str:
+    return f"Renamed in the editor: {old} -> {new}"
+
+
+def _one_object(args: tuple[Any, ...]) -> Mapping[str, Any]:
+    if len(args) == 1 and isinstance(args[0], Mapping):
+        return args[0]
+    raise JsonRpcInvalidParams(
+        'cairn.rename: expected one JSON object argument such as {"from": "a.py", "to": "b.py"}'
+    )
+
+
+__all__ = ["MOVE", "NOT_NOW", "register"]
