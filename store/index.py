@@ -646,6 +646,17 @@ class Index:
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
             return None
+        if not isinstance(entity_raw, str):
+            entity: str | None = None
+        else:
+            entity = session.canon.get(entity_raw, "")
+            if entity == "":
+                entity = _canonical_or_none(entity_raw)
+                session.canon[entity_raw] = entity
+        if entity is None and rec.damage is None:
+            rec.damage = "malformed"
+        # A line with an entity the grammar refuses (a garbled path) is damage, placed like
+        # any other: verify parses it as an event, so its children stand (fuzz finding).
         damage = rec.damage
         if session.dedupe and (key in session.good or (session.ask_db and self._known(key))):
             # A duplicate line (e.g. after a union merge) is harmless; a damaged copy of
@@ -657,13 +668,6 @@ class Index:
             # A second copy of a damaged line: placing one key twice would leave two chain
             # tips claiming it, and the next child would take the key from one of them.
             batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
-            return None
-        entity = session.canon.get(entity_raw, "")
-        if entity == "":
-            entity = _canonical_or_none(entity_raw) if isinstance(entity_raw, str) else None
-            session.canon[entity_raw] = entity
-        if entity is None:
-            self.bad_lines += 1
             return None
         parents: list[ChainPos] = []
         for pkey in parent_keys:
@@ -688,7 +692,7 @@ class Index:
         self.tip_by_key[key] = (seq, cp)
         batch.placed[key] = (seq, cp)
         batch.touched.add(cp[0])
-        if damage is not None:
+        if damage is not None or entity is None:
             batch.damage.append((seq, key, cp[0], cp[1], rec.off, rec.len, damage))
             session.damaged.add(key)
             return key

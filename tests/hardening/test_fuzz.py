@@ -425,3 +425,23 @@ def test_a_child_read_before_its_orphaned_parent_still_counts(tmp_path: Path) ->
     status, history, _ = _answers(root / ".cairn")["deps/stripe"]
     assert status == "reopened"
     assert history == sorted(json.loads(x)["id"] for x in (reject, supersede))
+
+
+def test_a_line_whose_entity_is_garbled_still_parents_its_child(tmp_path: Path) -> None:
+    """`make fuzz`, 2026-11-30: `"users.email"` garbled to `"u ers.email"` in the first
+    line. Verify calls that line edited and vouches for its child (the revert); the
+    index dropped the line before placing it, so the child was orphaned and the revert
+    vanished from status, history and prior attempts."""
+    lines = _seed_log(tmp_path / "orig")
+    garbled = lines[0].replace(b'"entity":"users.email"', b'"entity":"u ers.email"')
+    assert garbled != lines[0]
+    root = tmp_path / "garbled"
+    init_store(root)
+    (root / ".cairn" / "decisions.jsonl").write_bytes(garbled + b"".join(lines[1:]))
+    report = verify(root / ".cairn", full=True)
+    assert [f.code for f in report.problems] == ["id-mismatch"]
+    status, history, attempts = _answers(root / ".cairn")["users.email"]
+    assert status == "reverted" and history == [json.loads(lines[1])["id"]]
+    assert attempts == ["reverted"]
+    with Store.open(root / ".cairn") as store:
+        assert store.damage.counts == {"id-mismatch": 1}
