@@ -22,6 +22,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
+from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -445,11 +446,12 @@ class Index:
         holds the transaction."""
         session = self._session(True)
         consumed = start
-        for records, at, bad in self._chunks(start, stop):
-            self.bad_lines += bad
-            self._feed(session, records)
-            consumed = at
-        self._finish(session)
+        with gc_paused():
+            for records, at, bad in self._chunks(start, stop):
+                self.bad_lines += bad
+                self._feed(session, records)
+                consumed = at
+            self._finish(session)
         self.consumed = consumed
         return consumed
 
