@@ -24,7 +24,7 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -45,6 +45,7 @@ __all__ = [
     "SiteSummary",
     "build_site",
     "entity_page_name",
+    "iter_site",
     "search_index",
     "write_site",
 ]
@@ -83,12 +84,33 @@ class SiteSummary:
 
 @dataclass(slots=True)
 class _Entity:
+    """What the index and the other pages need of an entity. Its events are loaded
+    only while its own page is written (a million events do not fit in memory twice)."""
+
     path: str
     kind: str
     status: EntityStatus
     events: list[Event]
     due: list[Review] = field(default_factory=list)
     page: str = ""
+    count: int = 0
+    newest: str = ""  # when its newest event happened
+    hits: list[_Hit] = field(default_factory=list)  # its search candidates, clipped
+    searchable: int = 0  # events with text or an author (not redacted)
+
+
+# (type, date, who, text clipped to SearchLimits.event_chars, whether it was clipped)
+_Hit = tuple[str, str, str, str, bool]
+
+
+@dataclass(slots=True)
+class _Links:
+    """Cross-entity links, from one pass over every event: which entity holds an event,
+    which supersede re-opened a verdict, which redact event erased an event."""
+
+    owner: dict[str, _Entity] = field(default_factory=dict)
+    reopened_by: dict[str, str] = field(default_factory=dict)
+    redactions: dict[str, Event] = field(default_factory=dict)
 
 
 def esc(value: object) -> str:
@@ -134,20 +156,46 @@ def _clip(text: str, limit: int) -> str:
 # ---------------------------------------------------------------------------- model
 
 
-def _collect(store: Store, today: date | None) -> dict[str, _Entity]:
+def _history(store: Store, path: str) -> list[Event]:
+    return sorted(store.history(path), key=lambda e: (_when(e), e.id))
+
+
+def _collect(
+    store: Store, today: date | None, limits: SearchLimits
+) -> tuple[dict[str, _Entity], _Links]:
+    """Every entity with what the index, the search and the links need; the events
+    themselves are dropped once summarised (pages load them again one at a time)."""
     paths = store.entities()
     due: dict[str, list[Review]] = defaultdict(list)
     for review in store.due_reviews(today=today):
         due[review.event.entity].append(review)
     out: dict[str, _Entity] = {}
+    links = _Links()
     for path in sorted(paths):
-        events = sorted(store.history(path), key=lambda e: (_when(e), e.id))
+        events = _history(store, path)
         if not events:
             continue
         status = store.status(path)
         kind = events[-1].entity_kind or _kind(path)
-        out[path] = _Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
-    return out
+        entity = _Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
+        entity.count, entity.newest = len(events), _when(events[-1])
+        entity.hits, entity.searchable = _candidates(entity, limits)
+        for event in events:
+            links.owner[event.id] = entity
+            if event.type == EventType.SUPERSEDE and event.supersedes:
+                links.reopened_by.setdefault(event.supersedes, event.id)
+            if event.type == EventType.REDACT and isinstance(event.metadata, dict):
+                target = event.metadata.get("redacts")
+                if isinstance(target, str):
+                    links.redactions[target] = event
+        entity.events = []
+        out[path] = entity
+    # supersede may name a prefix of the verdict's id: resolve to the full id
+    for verdict in [v for v in links.reopened_by if v not in links.owner]:
+        matches = [i for i in links.owner if i.startswith(verdict)]
+        if len(matches) == 1:
+            links.reopened_by[matches[0]] = links.reopened_by.pop(verdict)
+    return out, links
 
 
 def _kind(path: str) -> str:
@@ -259,12 +307,12 @@ def _index_page(
             f' data-due="{"1" if entity.due else "0"}">'
             f"{_entity_link(entity, '')} {_badge(status)}"
             + (' <span class="badge s-due">due</span>' if due else "")
-            + f' <span class="count">{len(entity.events)} event'
-            + ("" if len(entity.events) == 1 else "s")
+            + f' <span class="count">{entity.count} event'
+            + ("" if entity.count == 1 else "s")
             + '</span><p class="snippet" hidden></p></li>'
         )
     main = f"""<h1>Decisions of {esc(project)}</h1>
-<p class="lede">{len(entities)} entities · {sum(len(e.events) for e in entities.values())} events ·
+<p class="lede">{len(entities)} entities · {sum(e.count for e in entities.values())} events ·
 reviews due as of {today.isoformat()}</p>
 {_integrity(report)}
 <section class="finder" aria-label="Search and filter">
@@ -369,7 +417,7 @@ def _entity_page(
         f"<h1><code>{esc(entity.path)}</code></h1>",
         f'<p class="lede">{esc(entity.kind or "entity")} · {_badge(status.status.value)}'
         + (' <span class="badge s-due">review due</span>' if entity.due else "")
-        + f" · {len(entity.events)} event{'' if len(entity.events) == 1 else 's'}</p>",
+        + f" · {entity.count} event{'' if entity.count == 1 else 's'}</p>",
     ]
     if status.open_verdicts:
         items = "".join(
@@ -658,25 +706,29 @@ def _ticks(start: datetime | None, end: datetime | None, inner: float) -> list[t
 # ---------------------------------------------------------------------------- search index
 
 
-def _candidates(entity: _Entity, limit: int) -> tuple[list[tuple[Event, str, str]], int]:
-    """An entity's `limit` most telling searchable events (its open verdicts and
-    conflicts, what a reader searches for, then the others, newest first) and how many
-    searchable events it has. Redacted events contribute nothing."""
+def _candidates(entity: _Entity, limits: SearchLimits) -> tuple[list[_Hit], int]:
+    """An entity's most telling searchable events (its open verdicts and conflicts,
+    what a reader searches for, then the others, newest first), at most
+    `limits.events_per_entity`, clipped; and how many searchable events it has.
+    Redacted events contribute nothing."""
     flagged = {v.id for v in entity.status.open_verdicts} | {c.id for c in entity.status.conflicts}
     newest_first = entity.events[::-1]
     ordered = [e for e in newest_first if e.id in flagged]
     ordered += [e for e in newest_first if e.id not in flagged]
-    out: list[tuple[Event, str, str]] = []
+    out: list[_Hit] = []
     total = 0
     for event in ordered:
         if event.redacted:
             continue
         text = "\n".join(t for t in (event.reasoning, event.alternative) if t)
         who = _who(event)
-        if text or who:
-            total += 1
-            if len(out) < limit:
-                out.append((event, text, who))
+        if not (text or who):
+            continue
+        total += 1
+        if len(out) < limits.events_per_entity:
+            clipped = len(text) > limits.event_chars
+            kept = text[: limits.event_chars - 1] + "…" if clipped else text
+            out.append((event.type.value, _when(event)[:10], who, kept, clipped))
     return out, total
 
 
@@ -684,7 +736,7 @@ def _by_priority(entities: Iterable[_Entity]) -> list[_Entity]:
     """Entities a reader looks for first: a verdict, conflict, removal or due review;
     then the most recently active; then by path (sorts are stable)."""
     order = sorted(entities, key=lambda e: e.path)
-    order.sort(key=lambda e: _when(e.events[-1]) if e.events else "", reverse=True)
+    order.sort(key=lambda e: e.newest, reverse=True)
     order.sort(key=lambda e: e.status.status.value == "active" and not e.due)
     return order
 
@@ -694,27 +746,21 @@ def search_index(
 ) -> dict[str, Any]:
     """What the browser searches: every entity's path, kind and status, and the text of
     its most telling events within `limits` (see `SearchLimits`)."""
-    found = {path: _candidates(e, limits.events_per_entity) for path, e in entities.items()}
-    candidates = {path: options for path, (options, _) in found.items()}
     chosen: dict[str, list[dict[str, str]]] = {path: [] for path in entities}
     order = _by_priority(entities.values())
     spent, clipped, full = 0, 0, False
     for rank in range(limits.events_per_entity):
         for entity in order:
-            options = candidates[entity.path]
-            if rank >= len(options):
+            if rank >= len(entity.hits):
                 continue
-            event, text, who = options[rank]
-            kept = text if len(text) <= limits.event_chars else text[: limits.event_chars - 1] + "…"
-            cost = len(kept) + len(who)
+            kind, day, who, text, cut = entity.hits[rank]
+            cost = len(text) + len(who)
             if spent + cost > limits.budget_chars:
                 full = True
                 break
             spent += cost
-            clipped += kept is not text
-            chosen[entity.path].append(
-                {"type": event.type.value, "date": _when(event)[:10], "who": who, "text": kept}
-            )
+            clipped += cut
+            chosen[entity.path].append({"type": kind, "date": day, "who": who, "text": text})
         if full:
             break
     rows = [
@@ -723,13 +769,13 @@ def search_index(
             "kind": entity.kind,
             "status": entity.status.status.value,
             "due": bool(entity.due),
-            "count": len(entity.events),
+            "count": entity.count,
             "page": entity.page,
             "events": chosen[entity.path],
         }
         for entity in entities.values()
     ]
-    searchable = sum(total for _, total in found.values())
+    searchable = sum(e.searchable for e in entities.values())
     indexed = sum(len(c) for c in chosen.values())
     coverage = {"events": searchable, "indexed": indexed, "clipped": clipped, "chars": spent}
     return {"version": 2, "limits": _limits_json(limits), "coverage": coverage, "entities": rows}
@@ -768,6 +814,52 @@ def coverage_note(index: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------- writing
 
 
+def iter_site(
+    store: Store,
+    report: VerifyReport,
+    project: str,
+    *,
+    today: date | None = None,
+    limits: SearchLimits = SearchLimits(),
+) -> Iterator[tuple[str, str]]:
+    """Every file of the site as (relative path, text), one at a time: entity pages are
+    rendered as they are written, each loading its entity's events, so the export's
+    memory holds one page and the entities' summaries, not the whole site."""
+    day = today or datetime.now(timezone.utc).date()
+    entities, links = _collect(store, day, limits)
+    children = _children(entities)
+    index = search_index(entities, limits)
+    text = json.dumps(index, ensure_ascii=False, indent=None)
+    note = coverage_note(index)
+    del index  # the text is what is written; the structure is not needed twice
+    yield "index.html", _index_page(project, entities, report, day, children, note)
+    yield "search.json", text + "\n"
+    # `<` escaped so that the data can never close a script element it is inlined in
+    yield "search.js", f"window.CAIRN_INDEX = {text.replace('<', chr(92) + 'u003c')};\n"
+    del text
+    yield MARKER, "This folder was written by `cairn export html`; it replaces it on re-export.\n"
+    for entity in entities.values():
+        entity.events = _history(store, entity.path)
+        try:
+            yield (
+                entity.page,
+                _entity_page(
+                    project,
+                    entity,
+                    entities,
+                    links.owner,
+                    links.reopened_by,
+                    links.redactions,
+                    children,
+                ),
+            )
+        finally:
+            entity.events = []
+    for asset in sorted(ASSETS.iterdir()):
+        if asset.suffix in (".css", ".js"):
+            yield f"assets/{asset.name}", asset.read_text(encoding="utf-8")
+
+
 def build_site(
     store: Store,
     report: VerifyReport,
@@ -776,44 +868,9 @@ def build_site(
     today: date | None = None,
     limits: SearchLimits = SearchLimits(),
 ) -> dict[str, str]:
-    """Every file of the site, relative path -> text."""
-    day = today or datetime.now(timezone.utc).date()
-    entities = _collect(store, day)
-    owner: dict[str, _Entity] = {}
-    reopened_by: dict[str, str] = {}
-    redactions: dict[str, Event] = {}
-    for entity in entities.values():
-        for event in entity.events:
-            owner[event.id] = entity
-            if event.type == EventType.SUPERSEDE and event.supersedes:
-                reopened_by.setdefault(event.supersedes, event.id)
-            if event.type == EventType.REDACT and isinstance(event.metadata, dict):
-                target = event.metadata.get("redacts")
-                if isinstance(target, str):
-                    redactions[target] = event
-    # supersede may name a prefix of the verdict's id: resolve to the full id
-    for verdict in [v for v in reopened_by if v not in owner]:
-        matches = [i for i in owner if i.startswith(verdict)]
-        if len(matches) == 1:
-            reopened_by[matches[0]] = reopened_by.pop(verdict)
-    children = _children(entities)
-    index = search_index(entities, limits)
-    text = json.dumps(index, ensure_ascii=False, indent=None)
-    files: dict[str, str] = {
-        "index.html": _index_page(project, entities, report, day, children, coverage_note(index)),
-        "search.json": text + "\n",
-        MARKER: "This folder was written by `cairn export html`; it replaces it on re-export.\n",
-    }
-    # `<` escaped so that the data can never close a script element it is inlined in
-    files["search.js"] = f"window.CAIRN_INDEX = {text.replace('<', chr(92) + 'u003c')};\n"
-    for entity in entities.values():
-        files[entity.page] = _entity_page(
-            project, entity, entities, owner, reopened_by, redactions, children
-        )
-    for asset in sorted(ASSETS.iterdir()):
-        if asset.suffix in (".css", ".js"):
-            files[f"assets/{asset.name}"] = asset.read_text(encoding="utf-8")
-    return files
+    """Every file of the site, relative path -> text (in memory: for tests and tools;
+    `export_site` streams `iter_site` instead)."""
+    return dict(iter_site(store, report, project, today=today, limits=limits))
 
 
 def _children(entities: dict[str, _Entity]) -> dict[str, list[str]]:
@@ -832,7 +889,9 @@ def _children(entities: dict[str, _Entity]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in tree.items()}
 
 
-def write_site(files: dict[str, str], out: Path, cairn_dir: Path) -> Path:
+def write_site(
+    files: Mapping[str, str] | Iterable[tuple[str, str]], out: Path, cairn_dir: Path
+) -> Path:
     """Write the site to `out` whole or not at all: built beside it, then swapped in.
 
     `out` may be missing, an empty folder, or a previous export (it has the marker);
@@ -855,7 +914,7 @@ def write_site(files: dict[str, str], out: Path, cairn_dir: Path) -> Path:
         raise SiteError(f"{parent} does not exist; create it first")
     staging = Path(tempfile.mkdtemp(prefix=f".{resolved.name}.", dir=parent))
     try:
-        for name, text in files.items():
+        for name, text in files.items() if isinstance(files, Mapping) else files:
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8", newline="\n")
@@ -884,7 +943,13 @@ def export_site(
     today: date | None = None,
 ) -> SiteSummary:
     """Build and write the site; `SiteError` when `out` cannot be used."""
-    files = build_site(store, report, project, today=today)
-    written = write_site(files, out, cairn_dir)
-    pages = sum(1 for name in files if name.startswith("e/"))
+    pages = 0
+
+    def counted() -> Iterator[tuple[str, str]]:
+        nonlocal pages
+        for name, text in iter_site(store, report, project, today=today):
+            pages += name.startswith("e/")
+            yield name, text
+
+    written = write_site(counted(), out, cairn_dir)
     return SiteSummary(written, pages, report.events, report.ok)

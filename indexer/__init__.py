@@ -10,11 +10,15 @@ See docs/indexer.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from cairn.indexer.document import Document, index_text
 from cairn.indexer.languages import language_for
 from cairn.indexer.model import QueryError, Range, Role, Symbol
 from cairn.indexer.queries import user_query_errors
-from cairn.indexer.scan import FileSymbols, iter_files, scan_paths
+
+if TYPE_CHECKING:
+    from cairn.indexer.scan import FileSymbols, iter_files, scan_paths
 
 __all__ = [
     "Document",
@@ -29,3 +33,13 @@ __all__ = [
     "scan_paths",
     "user_query_errors",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The tree walk (`scan_paths`, `iter_files`, `FileSymbols`) on first use: it loads
+    `pathspec`, which the language server (one document at a time) never needs."""
+    if name in ("FileSymbols", "iter_files", "scan_paths"):
+        from cairn.indexer import scan
+
+        return getattr(scan, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -64,6 +64,14 @@ def extract(
     root = tree.root_node
     # Without a cache (a one-shot index) the whole file is one chunk: no bookkeeping.
     chunks = (root.children or [root]) if cache is not None else [root]
+    if len(chunks) > 1 and not any(q.sees_comments for q in queries):
+        # No pattern names a comment, so a top-level comment holds no symbol: leave it
+        # out of the bookkeeping (a migration is often mostly comment lines).
+        chunks = [c for c in chunks if "comment" not in c.type]
+        if not chunks:
+            if cache is not None:
+                cache.entries = {}
+            return []
     data = ctx.data
     # File-wide context some resolvers read (a router's prefix) is part of every key.
     reader = CONTEXTS.get(ctx.language)

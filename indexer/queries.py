@@ -89,6 +89,8 @@ class CompiledQuery:
     # built-in queries are tested against their resolvers; a user's may hand a resolver
     # nodes of any shape, so its resolver failures are contained
     builtin: bool = True
+    # whether any pattern names a comment node: if none does, comments hold no symbols
+    sees_comments: bool = False
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""
@@ -209,7 +211,8 @@ def compile_query(language: str, text: str, source: str) -> CompiledQuery:
             )
             line, column = _line_of_byte(text, query.start_byte_for_pattern(index))
             raise QueryError(source, line, column, what)
-    return CompiledQuery(source, query, settings, _primaries(query, text))
+    primaries = _primaries(query, text)
+    return CompiledQuery(source, query, settings, primaries, sees_comments="comment" in text)
 
 
 def _primaries(query: Query, text: str) -> tuple[tuple[tuple[str, str, Role], ...], ...]:

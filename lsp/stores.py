@@ -114,7 +114,7 @@ class StoreHub:
         """Fill the hover cache in small batches, so a real request never waits long."""
         session = self._sessions.get(cairn_dir)
         if session is not None:  # another file with the same entities was just analysed
-            entities = tuple(e for e in entities if session.cached_card(e) is None)
+            entities = session.uncached_cards(entities)
         for start in range(0, len(entities), PREFETCH_BATCH):
             batch = entities[start : start + PREFETCH_BATCH]
             try:

@@ -36,6 +36,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 
 __all__ = [
     "EntityKind",
@@ -282,8 +283,10 @@ def _covers_canonical(p: str, e: str) -> bool:
 # --- builders (for the indexer and importers, which know what they found) -------------
 
 
+@lru_cache(maxsize=65536)
 def sql_identifier(raw: str) -> str:
-    """Fold one SQL identifier: strip quoting ("x", `x`, [x]) and lower-case it."""
+    """Fold one SQL identifier: strip quoting ("x", `x`, [x]) and lower-case it (cached:
+    a migration names the same tables and columns again and again)."""
     text = raw.strip()
     if len(text) >= 2 and (
         (text[0] == text[-1] and text[0] in "\"`'") or (text[0] == "[" and text[-1] == "]")
@@ -359,6 +362,13 @@ def _looks_like_file(text: str) -> bool:
 
 def _split_sql(text: str) -> list[str]:
     """Split a dotted SQL name, respecting quotes: `"My.Schema".users` -> 2 parts."""
+    if not ('"' in text or "`" in text or "[" in text):  # the usual case: no quoting
+        plain = text.split(".")
+        if not all(p.strip() for p in plain):
+            raise EntityPathError(
+                f"empty part in SQL name {text!r}; expected table or table.column"
+            )
+        return plain
     parts: list[str] = []
     buf: list[str] = []
     quote: str | None = None

@@ -179,7 +179,7 @@ def import_git_cmd(
 
     def items(root: Path, hooks: list[ProgressHook], store: Any) -> Items:
         done = imported_counts(store.source_keys("git:"))
-        return import_git(repo or root, since, hooks, done, window)
+        return import_git(repo or root, since, hooks, done, window, known=store.entities())
 
     _run("git", items, dry_run, as_json)
 

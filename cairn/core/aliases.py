@@ -29,9 +29,9 @@ from cairn.store.paths import EntityPathError, canonicalise, covers
 from cairn.store.times import to_ms
 
 if TYPE_CHECKING:
-    from cairn.store import Event
+    from cairn.store import Event, EventDraft
 
-__all__ = ["MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link"]
+__all__ = ["MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link", "rename_drafts"]
 
 MAX_FORMERS = 32
 MAX_DEPTH = 16
@@ -120,6 +120,19 @@ class Aliases:
             return self._by_old[old][0].new + entity[len(old) :]
         return None
 
+    def later(self, entity: str) -> list[str]:
+        """The names canonical `entity` had after it, oldest first (bounded, cycle-safe)."""
+        out: list[str] = []
+        seen = {entity}
+        current: str | None = entity
+        while current is not None and len(out) < MAX_DEPTH:
+            current = self.renamed_to(current)
+            if current is None or current in seen:
+                break
+            seen.add(current)
+            out.append(current)
+        return out
+
     def _covering(self, path: str, table: dict[str, list[Link]] | None = None) -> list[str]:
         """Linked paths that name `path` or cover it (a file its symbols, a table its
         columns, a directory what is below it), the most specific first."""
@@ -153,3 +166,35 @@ def _ms(ts: str) -> int:
         return to_ms(ts) // 1000 * 1000 + 999
     except ValueError:
         return _FOREVER
+
+
+def rename_drafts(
+    old: str, new: str, reasoning: str, *, agent: str = "", key: str = ""
+) -> list[EventDraft]:
+    """The two halves of a rename someone records (the editor's offer, an agent): on the
+    old path with `renamed_to`, on the new one with `renamed_from`; `key` (idempotency)
+    becomes one key per half. ValueError (an `EntityPathError`) when either is not an
+    entity path or they name the same one."""
+    from cairn.store import EventDraft
+
+    before, after = canonicalise(old), canonicalise(new)
+    if before == after:
+        raise EntityPathError(f"{old} and {new} are the same entity; nothing was renamed")
+    return [
+        EventDraft(
+            type="rename",
+            entity=before,
+            reasoning=reasoning,
+            agent=agent,
+            metadata={"renamed_to": after},
+            key=f"{key}:from" if key else "",
+        ),
+        EventDraft(
+            type="rename",
+            entity=after,
+            reasoning=reasoning,
+            agent=agent,
+            metadata={"renamed_from": before},
+            key=f"{key}:to" if key else "",
+        ),
+    ]

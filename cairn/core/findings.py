@@ -272,9 +272,26 @@ def _finding(
     )
 
 
+_MESSAGES: dict[tuple[str, str, str, str, str], str] = {}
+_MESSAGES_MAX = 65536
+
+
 def _verdict_message(entity: str, verdict: Event, role: str) -> str:
+    """The message for one verdict, remembered: an editor asks again on every keystroke,
+    and an event's id pins everything the message quotes except the text a redaction
+    erases (so the text is part of the key)."""
+    key = (entity, role, verdict.id, verdict.reasoning, verdict.alternative)
+    message = _MESSAGES.get(key)
+    if message is None:
+        if len(_MESSAGES) >= _MESSAGES_MAX:
+            _MESSAGES.clear()
+        message = _MESSAGES[key] = _compose_verdict_message(entity, verdict, role)
+    return message
+
+
+def _compose_verdict_message(entity: str, verdict: Event, role: str) -> str:
     vtype = str(verdict.type)
-    decided_on = getattr(verdict, "entity", entity)
+    decided_on = verdict.entity
     if decided_on != entity:  # decided under a former name (`cairn.core.aliases`)
         entity = f"{entity} (formerly `{decided_on}`)"
     because = f": {clip(verdict.reasoning)}" if verdict.reasoning else "."

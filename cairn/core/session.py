@@ -100,7 +100,8 @@ class Session:
         """The entity's status with its children's rollup and its due reviews, derived
         over its former paths' events too when it was renamed."""
         version = self._current()
-        return self._with_reviews(version, self._followed(version, self.store.status(entity)))
+        status = self._followed(version, self.store.status(entity), rollup=True)
+        return self._with_reviews(version, status)
 
     def formerly(self, entity: str) -> tuple[Former, ...]:
         """The former paths of `entity`, nearest first (`cairn.core.aliases`)."""
@@ -145,7 +146,7 @@ class Session:
         version = self._current()
         found = version.cards.get(entity)
         if found is None:
-            status = self._followed(version, self.store.status(entity))
+            status = self._followed(version, self.store.status(entity), rollup=True)
             status = self._with_reviews(version, status)
             events = self.history(entity) if status.event_count else []
             # Notes (`cairn annotate`) ride along with the newest events: the card shows
@@ -176,7 +177,16 @@ class Session:
 
         version = self._current()
         if version.prints is None:
-            version.prints = prints_from_reverts(self.store.open_reverts())
+            prints = prints_from_reverts(self.store.open_reverts())
+            aliases = self._aliases(version)
+            if aliases:
+                # A small match counts inside the reverted entity: under its later names too.
+                for rp in prints:
+                    for entity, hashes in list(rp.per_entity.items()):
+                        for name in aliases.later(entity):
+                            rp.per_entity.setdefault(name, set()).update(hashes)
+                            rp.entities.setdefault(name, rp.entities[entity])
+            version.prints = prints
         return version.prints
 
     def cached_revert_prints(self) -> list[RevertPrint] | None:
@@ -203,6 +213,15 @@ class Session:
         """`card` if cached for the current log version, else None (see `cached_statuses`)."""
         version = self._fresh()
         return None if version is None else version.cards.get(entity)
+
+    def uncached_cards(self, entities: Iterable[str]) -> list[str]:
+        """The entities whose `card` is not cached for the current log version (one
+        `stat` for all of them; safe from another thread, like `cached_statuses`)."""
+        version = self._fresh()
+        if version is None:
+            return list(entities)
+        cards = version.cards
+        return [e for e in entities if e not in cards]
 
     def damage(self) -> str:
         """What is wrong with the log ("" when sound): lines verification rejects,
@@ -252,6 +271,21 @@ class Session:
         if str(draft.type) == "supersede":
             draft = self._supersede_where_decided(draft)
         return self.store.append(draft)
+
+    def record_rename(
+        self, old: str, new: str, reason: str, *, agent: str = "", key: str = ""
+    ) -> list[Event]:
+        """Record that `old` is now `new` (both halves, `cairn.core.aliases.rename_drafts`),
+        so its history follows it; one lock, one transaction. A retry with the same `key`
+        writes nothing and returns the events first written."""
+        from cairn.core.aliases import rename_drafts
+
+        drafts = rename_drafts(old, new, reason, agent=agent, key=key)
+        return self.store.append_many(drafts)
+
+    def decisions_under(self, path: str) -> int:
+        """How many events are logged on `path` or below it (what a rename would carry)."""
+        return len(self.store.history(path, include_children=True))
 
     def _supersede_where_decided(self, draft: EventDraft) -> EventDraft:
         version = self._current()
@@ -309,15 +343,22 @@ class Session:
         except EntityPathError:  # a bare root (`deps/`): no entity, no former name
             return ()
 
-    def _followed(self, version: _Version, status: EntityStatus) -> EntityStatus:
-        """`status` derived over the entity's former paths too, when it has any."""
+    def _followed(
+        self, version: _Version, status: EntityStatus, *, rollup: bool = False
+    ) -> EntityStatus:
+        """`status` derived over the entity's former paths too, when it has any; with
+        `rollup`, the former paths' children count as its own (under its name)."""
         formers = self._formers_of(version, status.entity)
         if not formers:
             return status
         pairs = [(f.path, f.until_ms) for f in formers]
         linked = self._aliases(version).linked([status.entity, *(f.path for f in formers)])
         found = self.store.lineage_status(status.entity, pairs, linked=linked)
-        return replace(found, rollup=status.rollup)
+        children = dict(status.rollup)
+        for former in formers if rollup else ():
+            for child, state in self.store.status(former.path).rollup.items():
+                children.setdefault(status.entity + child[len(former.path) :], state)
+        return replace(found, rollup=children)
 
     @staticmethod
     def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:

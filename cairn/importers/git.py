@@ -12,6 +12,10 @@ or the line is outside every symbol. Each event keeps a fingerprint of the lines
 out (`metadata.fingerprint`, hashes only; `cairn.fingerprints`), so the same change
 coming back is recognised wherever it lands.
 
+Renames come from git's rename detection (`-M`; a rename undoes nothing) and carry
+the verdicts to the new names as `rename` events, with symbol moves found by their body
+(`cairn.importers.git_renames`).
+
 A revert of a revert re-applies the change: it becomes a `supersede` of the earlier
 revert's events. The reasoning is the revert's own explanation, then the reverted
 commit's subject and body, then the issue/PR references; the author is the commit's.
@@ -20,7 +24,7 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +40,7 @@ from cairn.importers.git_history import (
     read_history,
 )
 from cairn.importers.git_reintroduced import Reintroduced, TakenOut, reintroductions
+from cairn.importers.git_renames import RenameTracker, file_renames
 from cairn.importers.git_reverts import (
     DEFAULT_WINDOW,
     REVERT_SUBJECT,
@@ -121,11 +126,14 @@ def import_git(
     unit_done: list | None = None,
     imported: dict[str, int] | None = None,
     window: int = DEFAULT_WINDOW,
+    known: Iterable[str] = (),
 ) -> tuple[int, Iterator[Proposed | Skipped | Known]]:
     """(number of commits, the proposals, oldest first).
 
     `imported` counts the events an earlier run imported per sha: commits never change,
-    so their diffs are not read again (this is what makes a re-run cheap).
+    so their diffs are not read again (this is what makes a re-run cheap). `known`: the
+    entities the log already has history on, whose renames are recorded too
+    (`cairn.importers.git_renames`).
     """
     if window < 1:
         raise SourceError(f"--window {window} must be at least 1 commit")
@@ -134,7 +142,8 @@ def import_git(
     if not git(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
-    commits = read_history(root, since_value)
+    commits = read_history(root, since_value, renames=True)
+    renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
 
@@ -148,7 +157,8 @@ def import_git(
         blobs = Blobs(root)
         try:
             taken: dict[tuple[str, str], TakenOut] = {}
-            yield from _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            walked = _walk(root, commits, found, done, blobs, unit_done or [], taken)
+            yield from renames.watch(walked)
             # Reverted entities that came back and stayed: superseded in practice.
             for back in reintroductions(commits, list(taken.values()), blobs):
                 yield _reintroduced(back)
@@ -156,6 +166,7 @@ def import_git(
             from cairn.importers.git_deps import dependency_changes
 
             yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
 
@@ -331,7 +342,12 @@ def _walk(
                     diffs.update(read_diffs(root, [earlier.revert.sha]))
                 ents, skipped = entities_of(earlier)
                 yield from skipped
+            # Only what it puts back is re-opened: a commit that reinstates one file of
+            # a reverted change leaves the rest of the revert standing.
+            back = f.files if f.files is not None else {ch.path for ch in c.changes}
             for ent in ents:
+                if ent.file and ent.file not in back:
+                    continue
                 taken.pop((earlier.revert.sha, ent.path), None)
                 yield _proposal(
                     c,
@@ -470,7 +486,7 @@ def _removed_entities(
         if fd.binary or fd.huge:
             reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
             skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
-            out.setdefault(file_entity, Entity(file_entity, "file", whole=True))
+            out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
             continue
         removed = fd.removed
         if keep_lines is not None:
@@ -521,7 +537,7 @@ def _removed_entities(
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):
-            ent = out.setdefault(file_entity, Entity(file_entity, "file"))
+            ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
             ent.lines.extend(file_lines)
             ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped

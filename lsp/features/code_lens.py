@@ -11,6 +11,7 @@ creation by an imported migration gets none. The `quiet` setting turns the rule 
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -22,7 +23,7 @@ from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
-from cairn.store.paths import covers
+from cairn.store.paths import EntityKind, covers, parse
 
 if TYPE_CHECKING:
     from cairn.store.model import EntityStatus, Event
@@ -53,7 +54,28 @@ async def attention_by_entity(
     for entity, status in statuses.items():
         children = [s for e, s in every.items() if e != entity and covers(entity, e)]
         out[entity] = attention(status, histories.get(entity), policy, children)
+    # A table's columns need not be named in this file (a dropped column's field is
+    # gone from the model): the rollup of every column decides, as it does for hover.
+    tables = tuple(e for e, a in out.items() if not a and _is_table(e))
+    if tables and policy.quiet and project is not None:
+        try:
+            rollups = await server.hub.call(
+                project.cairn_dir, lambda s: {e: s.status(e).rollup for e in tables}
+            )
+        except StoreUnavailable as exc:
+            server.log(f"code lens: {exc}", types.MessageType.Warning)
+            rollups = {}
+        for entity, rollup in rollups.items():
+            with_rollup = dataclasses.replace(statuses[entity], rollup=rollup)
+            out[entity] = attention(with_rollup, histories.get(entity), policy)
     return out
+
+
+def _is_table(entity: str) -> bool:
+    try:
+        return parse(entity).kind is EntityKind.TABLE
+    except ValueError:
+        return False
 
 
 def register(server: CairnServer) -> None:

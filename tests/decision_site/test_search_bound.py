@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,33 @@ def test_nothing_left_out_means_no_note(project: Path) -> None:
     data = json.loads(site["search.json"])
     assert data["coverage"]["indexed"] == data["coverage"]["events"] == 242
     assert coverage_note(data) == "" and 'id="coverage"' not in site["index.html"]
+
+
+def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
+    """The export writes page by page: while a page is handed out, no other entity holds
+    its events in memory (a million events must not be loaded at once), and the files
+    are the ones the in-memory build makes."""
+    from cairn import export_html
+
+    cairn_dir = project / ".cairn"
+    seen: dict[str, str] = {}
+    loaded_elsewhere = []
+    real = export_html._entity_page
+
+    def spy(project_name: str, entity: Any, entities: Any, *rest: Any) -> str:
+        loaded_elsewhere.extend(
+            e.path for e in entities.values() if e.events and e.path != entity.path
+        )
+        return real(project_name, entity, entities, *rest)
+
+    with Store.open(cairn_dir) as store:
+        report = verify(cairn_dir)
+        export_html._entity_page = spy
+        try:
+            for name, text in export_html.iter_site(store, report, "bound", limits=LIMITS):
+                seen[name] = text
+        finally:
+            export_html._entity_page = real
+        assert seen == build_site(store, report, "bound", limits=LIMITS)
+    assert sum(name.startswith("e/") for name in seen) == 61
+    assert loaded_elsewhere == []

@@ -1,0 +1,171 @@
+"""workspace/didRenameFiles: when the editor renames or moves a file or folder that has
+decisions, the server *offers* — never silently writes — a `rename` event so the
+history follows it (`window/showMessageRequest`: "Move its history" / "Not now").
+
+The capability is declared for `file:` URIs when the client says it sends file
+operations (VS Code does; Neovim through file-explorer plugins that declare it). Only
+renames inside one Cairn project whose old path has decisions are offered. The command
+`cairn.rename` ({"from", "to", "reason"?, "key"?, "uri"?}: project-relative paths)
+records one directly, for plugins and agents that ask the user their own way. What a rename means
+(`cairn.core.aliases`) is the core's; this module only asks and relays.
+
+`willRenameFiles` is not used: it would hold up the editor's rename while the user reads
+a question, and a `WorkspaceEdit` cannot append to the log anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+
+from cairn.core.project import Project
+from cairn.lsp.conversions import relative_to, uri_path
+from cairn.lsp.drafts_flow import AGENT
+from cairn.lsp.features.commands import _project  # one rule for the project a command writes to
+from cairn.lsp.server import CairnServer
+from cairn.lsp.stores import StoreUnavailable
+
+ALLOWED = frozenset({"from", "to", "reason", "key", "uri"})
+MAX_OFFERED = 200  # renamed paths looked at per notification (a huge move asks once)
+MOVE = "Move its history"
+NOT_NOW = "Not now"
+FILTERS = types.FileOperationRegistrationOptions(
+    filters=[
+        types.FileOperationFilter(scheme="file", pattern=types.FileOperationPattern(glob="**/*"))
+    ]
+)
+
+
+def register(server: CairnServer) -> None:
+    """Add the didRenameFiles offer and the `cairn.rename` command."""
+
+    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILTERS)
+    async def did_rename(params: types.RenameFilesParams) -> None:
+        try:
+            await _offer(server, [(f.old_uri, f.new_uri) for f in params.files])
+        except StoreUnavailable as exc:
+            server.log(f"rename offer: {exc}", types.MessageType.Warning)
+
+    @server.command("cairn.rename")
+    async def rename(*args: Any) -> dict[str, Any]:
+        options = _one_object(args)
+        unknown = sorted(set(options) - ALLOWED)
+        if unknown:
+            raise JsonRpcInvalidParams(
+                f"cairn.rename: unknown {', '.join(unknown)}; it takes {', '.join(sorted(ALLOWED))}"
+            )
+        old, new = options.get("from"), options.get("to")
+        reason, key = options.get("reason"), options.get("key")
+        if not isinstance(old, str) or not isinstance(new, str):
+            raise JsonRpcInvalidParams(
+                'cairn.rename: give "from" and "to" as project-relative paths, such as '
+                '{"from": "src/auth.py", "to": "src/session.py"}'
+            )
+        if not isinstance(reason, str | None) or not isinstance(key, str | None):
+            raise JsonRpcInvalidParams("cairn.rename: 'reason' and 'key' must be strings")
+        project = _project(server, options)
+        return await _record(server, project, old, new, reason or _reason(old, new), key or "")
+
+
+async def _offer(server: CairnServer, renamed: list[tuple[str, str]]) -> None:
+    """Ask once whether to move the history of the renamed paths that have decisions;
+    record them on yes."""
+    offers: list[tuple[Project, str, str, int]] = []
+    for old_uri, new_uri in renamed[:MAX_OFFERED]:
+        found = _paths(server, old_uri, new_uri)
+        if found is None:
+            continue
+        project, old, new = found
+        count = await server.hub.call(project.cairn_dir, partial(_decisions, path=old))
+        if count:  # nothing to carry: no question to ask
+            offers.append((project, old, new, count))
+    if not offers:
+        return
+    if len(offers) == 1:
+        _, old, new, count = offers[0]
+        noun = "decision" if count == 1 else "decisions"
+        message = f"Cairn: {old} has {count} {noun}. Move its history to {new}?"
+    else:
+        listed = ", ".join(f"{old} -> {new}" for _, old, new, _ in offers[:3])
+        more = f" and {len(offers) - 3} more" if len(offers) > 3 else ""
+        message = f"Cairn: {len(offers)} renamed paths have decisions ({listed}{more}). "
+        message += "Move their history?"
+    answer = await server.window_show_message_request_async(
+        types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=message,
+            actions=[types.MessageActionItem(title=MOVE), types.MessageActionItem(title=NOT_NOW)],
+        )
+    )
+    if answer is None or answer.title != MOVE:
+        return
+    for project, old, new, _ in offers:
+        try:
+            await _record(server, project, old, new, _reason(old, new))
+        except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
+            server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"Cairn: {exc}")
+            )
+
+
+def _paths(server: CairnServer, old_uri: str, new_uri: str) -> tuple[Project, str, str] | None:
+    """The project and the two project-relative paths of one rename, or None when it is
+    not one entity's new name (another scheme, outside a project, across projects)."""
+    old_path, new_path = uri_path(old_uri), uri_path(new_uri)
+    if old_path is None or new_path is None:
+        return None
+    project = server.projects.for_path(new_path)
+    if project is None or server.projects.for_path(old_path.parent) != project:
+        return None
+    old = relative_to(old_path, project.root)
+    new = relative_to(new_path, project.root)
+    if old is None or new is None:
+        return None
+    if new_path.is_dir():
+        old, new = old.rstrip("/") + "/", new.rstrip("/") + "/"
+    return project, old, new
+
+
+def _decisions(session: Any, *, path: str) -> int:
+    from cairn.store.paths import EntityPathError
+
+    try:
+        return int(session.decisions_under(path))
+    except (EntityPathError, ValueError):
+        return 0  # not an entity path (a dot-file folder, …): nothing logged on it
+
+
+async def _record(
+    server: CairnServer, project: Project, old: str, new: str, reason: str, key: str = ""
+) -> dict[str, Any]:
+    from cairn.store.errors import StoreError
+
+    try:
+        events = await server.hub.write(
+            project.cairn_dir, lambda s: s.record_rename(old, new, reason, agent=AGENT, key=key)
+        )
+    except ValueError as exc:  # EntityPathError, ValidationError
+        raise JsonRpcInvalidParams(f"cairn.rename: {exc}") from None
+    except (StoreError, StoreUnavailable) as exc:
+        raise JsonRpcInternalError(f"cairn.rename: {exc}") from None
+    server.documents.refresh({project.cairn_dir})
+    return {"events": [e.to_dict() for e in events]}
+
+
+def _reason(old: str, new: str) -> str:
+    return f"Renamed in the editor: {old} -> {new}"
+
+
+def _one_object(args: tuple[Any, ...]) -> Mapping[str, Any]:
+    if len(args) == 1 and isinstance(args[0], Mapping):
+        return args[0]
+    raise JsonRpcInvalidParams(
+        'cairn.rename: expected one JSON object argument such as {"from": "a.py", "to": "b.py"}'
+    )
+
+
+__all__ = ["MOVE", "NOT_NOW", "register"]
