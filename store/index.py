@@ -83,7 +83,6 @@ CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
 
 
-@lru_cache(maxsize=1 << 17)
 def _unusable(path: Path, exc: BaseException) -> str:
     """Why the index file cannot be used, for a warning and a refused write."""
     if path.is_dir():
@@ -92,6 +91,7 @@ def _unusable(path: Path, exc: BaseException) -> str:
     return f"{path} cannot be written ({what}); make .cairn/ and its files writable"
 
 
+@lru_cache(maxsize=1 << 17)
 def _canonical_or_none(raw: str) -> str | None:
     """The canonical path, or None for a malformed one (cached across ingests)."""
     try:
