@@ -22,6 +22,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
+from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -82,7 +83,6 @@ CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
 
 
-@lru_cache(maxsize=1 << 17)
 def _unusable(path: Path, exc: BaseException) -> str:
     """Why the index file cannot be used, for a warning and a refused write."""
     if path.is_dir():
@@ -91,6 +91,7 @@ def _unusable(path: Path, exc: BaseException) -> str:
     return f"{path} cannot be written ({what}); make .cairn/ and its files writable"
 
 
+@lru_cache(maxsize=1 << 17)
 def _canonical_or_none(raw: str) -> str | None:
     """The canonical path, or None for a malformed one (cached across ingests)."""
     try:
@@ -491,11 +492,12 @@ class Index:
         holds the transaction."""
         session = self._session(True)
         consumed = start
-        for records, at, bad in self._chunks(start, stop):
-            self.bad_lines += bad
-            self._feed(session, records)
-            consumed = at
-        self._finish(session)
+        with gc_paused():
+            for records, at, bad in self._chunks(start, stop):
+                self.bad_lines += bad
+                self._feed(session, records)
+                consumed = at
+            self._finish(session)
         self.consumed = consumed
         return consumed
 
