@@ -11,6 +11,7 @@ import importlib
 import os
 import sqlite3
 import sys
+from typing import NoReturn
 
 import click
 
@@ -116,12 +117,24 @@ def main(argv: list[str] | None = None) -> None:
             "it (it is rebuilt from decisions.jsonl)"
         )
         sys.exit(2)
+    except ValueError as exc:
+        if "null byte" not in str(exc):
+            _internal(exc)
+        # The OS takes no NUL in a path or an environment value (`cairn check $'\0'`):
+        # whichever command met it, that is the user's input, not a bug.
+        report_error("an argument holds a NUL character (\\0), which no path or name can hold")
+        sys.exit(2)
     except Exception as exc:
-        if os.environ.get("CAIRN_DEBUG"):
-            raise
-        report_error(
-            f"internal error: {type(exc).__name__}: {exc} "
-            "(this is a bug; rerun with CAIRN_DEBUG=1 for the traceback)"
-        )
-        sys.exit(3)
+        _internal(exc)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _internal(exc: Exception) -> NoReturn:
+    """A bug: one line (the traceback with CAIRN_DEBUG=1), exit 3."""
+    if os.environ.get("CAIRN_DEBUG"):
+        raise exc
+    report_error(
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(this is a bug; rerun with CAIRN_DEBUG=1 for the traceback)"
+    )
+    sys.exit(3)

@@ -73,3 +73,15 @@ def test_history_command_rejects_non_string_entities(server: RawServer, entity: 
         {"command": "cairn.history", "arguments": [{"entity": "users.email_verified"}]},
     )
     assert ok["result"]["entity"] == "users.email_verified"
+
+
+@pytest.mark.parametrize(
+    "argv", [["check", "\x00"], ["scan", "a\x00b"], ["which", "\x00"], ["init", "x\x00"]]
+)
+def test_a_nul_character_in_an_argument_is_bad_input(run: Run, argv: list[str]) -> None:
+    """`make fuzz`, 2026-11-30: `cairn check $'\\0'` was an internal error (exit 3):
+    the OS refuses a NUL in a path with ValueError, whichever command meets it."""
+    code, _, err = run(*argv)
+    assert code == 2, err
+    assert err.count("\n") == 1 and "internal error" not in err
+    assert "NUL character" in err or "'\\x00'" in err  # `which` names what it expected
