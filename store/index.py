@@ -22,6 +22,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
+from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -80,6 +81,14 @@ CREATE INDEX damage_h ON damage(h);
 CREATE INDEX ev_rename ON ev(seq) WHERE ty = {_RENAME_CODE};
 CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
+
+
+def _unusable(path: Path, exc: BaseException) -> str:
+    """Why the index file cannot be used, for a warning and a refused write."""
+    if path.is_dir():
+        return f"{path} is a directory, not the index; delete it (the index is rebuilt)"
+    what = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"{path} cannot be written ({what}); make .cairn/ and its files writable"
 
 
 @lru_cache(maxsize=1 << 17)
@@ -159,7 +168,21 @@ class Index:
     def __init__(self, cairn_dir: Path, log_path: Path) -> None:
         self.path = cairn_dir / INDEX_NAME
         self.log_path = log_path
-        self.db = self._connect()
+        # Why the index lives in memory, "" when it is the file. A read-only `.cairn/`
+        # (a read-only mount, a checkout without write permission), an index that is
+        # not writable or not a file: reads still answer, from a copy in memory caught
+        # up with the log; writes are refused (`Store`) with this reason.
+        self.fallback = ""
+        try:
+            self.db = self._connect()
+        except (OSError, sqlite3.Error) as exc:
+            self.fallback = _unusable(self.path, exc)
+            self.db = self._in_memory()
+        else:
+            if not os.access(self.path, os.W_OK):
+                self.db.close()
+                self.fallback = _unusable(self.path, PermissionError("it is not writable"))
+                self.db = self._in_memory()
         self.dag = Dag()
         self.heads: set[str] = set()
         self.consumed = 0
@@ -219,6 +242,30 @@ class Index:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
+            _create_schema(db)
+        return db
+
+    def _in_memory(self) -> sqlite3.Connection:
+        """An index in memory: a copy of the file's when it can be read (caught up from
+        there like the file would be), else empty (built from the log)."""
+        db = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        if self.path.is_file():
+            with contextlib.suppress(sqlite3.Error, OSError, ValueError):
+                # immutable: no lock, no -shm, nothing written beside it (the folder may be
+                # read-only); a stale copy is caught up from the log like any index.
+                uri = self.path.resolve().as_uri() + "?immutable=1"
+                source = sqlite3.connect(uri, uri=True)
+                try:
+                    schema = source.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
+                    if schema is not None and schema[0] == SCHEMA_VERSION:
+                        source.backup(db)
+                finally:
+                    source.close()
+        try:
+            current = db.execute("SELECT v FROM meta WHERE k='schema'").fetchone()
+        except sqlite3.Error:
+            current = None
+        if current is None:
             _create_schema(db)
         return db
 
@@ -445,11 +492,12 @@ class Index:
         holds the transaction."""
         session = self._session(True)
         consumed = start
-        for records, at, bad in self._chunks(start, stop):
-            self.bad_lines += bad
-            self._feed(session, records)
-            consumed = at
-        self._finish(session)
+        with gc_paused():
+            for records, at, bad in self._chunks(start, stop):
+                self.bad_lines += bad
+                self._feed(session, records)
+                consumed = at
+            self._finish(session)
         self.consumed = consumed
         return consumed
 

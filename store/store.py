@@ -182,6 +182,8 @@ class Store:
         """The events the drafts stand for, and how many of them were already logged."""
         if not drafts:
             return [], 0
+        if self.index.fallback:
+            raise StoreError(f"nothing was written: {self.index.fallback}")
         with self._lock, write_lock(self.cairn_dir):
             self.log.repair_tail()
             # Caught up under the write lock: a key written just before a crash (the line
@@ -380,6 +382,12 @@ class Store:
         with self._lock:
             self.refresh()
             return self.index.entity_paths()
+
+    @property
+    def degraded(self) -> str:
+        """Why answers come from an index in memory ("" when the index file is used):
+        reads work, slower, and writes are refused with this reason."""
+        return self.index.fallback
 
     @property
     def damage(self) -> Damage:

@@ -57,6 +57,8 @@ def open_session() -> Iterator[Session]:
     project = current_project()
     try:
         with Session.open(project) as session:
+            if session.store.degraded:
+                warn_if_damaged(f"answering without the index: {session.store.degraded}")
             warn_if_damaged(session.damage())
             yield session
     except AmbiguousTarget as exc:

@@ -100,7 +100,8 @@ class Session:
         """The entity's status with its children's rollup and its due reviews, derived
         over its former paths' events too when it was renamed."""
         version = self._current()
-        return self._with_reviews(version, self._followed(version, self.store.status(entity)))
+        status = self._followed(version, self.store.status(entity), rollup=True)
+        return self._with_reviews(version, status)
 
     def formerly(self, entity: str) -> tuple[Former, ...]:
         """The former paths of `entity`, nearest first (`cairn.core.aliases`)."""
@@ -145,7 +146,7 @@ class Session:
         version = self._current()
         found = version.cards.get(entity)
         if found is None:
-            status = self._followed(version, self.store.status(entity))
+            status = self._followed(version, self.store.status(entity), rollup=True)
             status = self._with_reviews(version, status)
             events = self.history(entity) if status.event_count else []
             # Notes (`cairn annotate`) ride along with the newest events: the card shows
@@ -342,15 +343,22 @@ class Session:
         except EntityPathError:  # a bare root (`deps/`): no entity, no former name
             return ()
 
-    def _followed(self, version: _Version, status: EntityStatus) -> EntityStatus:
-        """`status` derived over the entity's former paths too, when it has any."""
+    def _followed(
+        self, version: _Version, status: EntityStatus, *, rollup: bool = False
+    ) -> EntityStatus:
+        """`status` derived over the entity's former paths too, when it has any; with
+        `rollup`, the former paths' children count as its own (under its name)."""
         formers = self._formers_of(version, status.entity)
         if not formers:
             return status
         pairs = [(f.path, f.until_ms) for f in formers]
         linked = self._aliases(version).linked([status.entity, *(f.path for f in formers)])
         found = self.store.lineage_status(status.entity, pairs, linked=linked)
-        return replace(found, rollup=status.rollup)
+        children = dict(status.rollup)
+        for former in formers if rollup else ():
+            for child, state in self.store.status(former.path).rollup.items():
+                children.setdefault(status.entity + child[len(former.path) :], state)
+        return replace(found, rollup=children)
 
     @staticmethod
     def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:

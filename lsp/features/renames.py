@@ -16,6 +16,7 @@ a question, and a `WorkspaceEdit` cannot append to the log anyway.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from lsprotocol import types
@@ -29,6 +30,7 @@ from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 
 ALLOWED = frozenset({"from", "to", "reason", "key", "uri"})
+MAX_OFFERED = 200  # renamed paths looked at per notification (a huge move asks once)
 MOVE = "Move its history"
 NOT_NOW = "Not now"
 FILTERS = types.FileOperationRegistrationOptions(
@@ -43,11 +45,10 @@ def register(server: CairnServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILTERS)
     async def did_rename(params: types.RenameFilesParams) -> None:
-        for item in params.files:
-            try:
-                await _offer(server, item.old_uri, item.new_uri)
-            except StoreUnavailable as exc:
-                server.log(f"rename offer: {exc}", types.MessageType.Warning)
+        try:
+            await _offer(server, [(f.old_uri, f.new_uri) for f in params.files])
+        except StoreUnavailable as exc:
+            server.log(f"rename offer: {exc}", types.MessageType.Warning)
 
     @server.command("cairn.rename")
     async def rename(*args: Any) -> dict[str, Any]:
@@ -70,42 +71,66 @@ def register(server: CairnServer) -> None:
         return await _record(server, project, old, new, reason or _reason(old, new), key or "")
 
 
-async def _offer(server: CairnServer, old_uri: str, new_uri: str) -> None:
-    """Ask whether to move the history of what was at `old_uri`; record it on yes."""
-    old_path, new_path = uri_path(old_uri), uri_path(new_uri)
-    if old_path is None or new_path is None:
+async def _offer(server: CairnServer, renamed: list[tuple[str, str]]) -> None:
+    """Ask once whether to move the history of the renamed paths that have decisions;
+    record them on yes."""
+    offers: list[tuple[Project, str, str, int]] = []
+    for old_uri, new_uri in renamed[:MAX_OFFERED]:
+        found = _paths(server, old_uri, new_uri)
+        if found is None:
+            continue
+        project, old, new = found
+        count = await server.hub.call(project.cairn_dir, partial(_decisions, path=old))
+        if count:  # nothing to carry: no question to ask
+            offers.append((project, old, new, count))
+    if not offers:
         return
-    project = server.projects.for_path(new_path)
-    if project is None:
-        return
-    old = relative_to(old_path, project.root)
-    new = relative_to(new_path, project.root)
-    if old is None or new is None or old.startswith("..") or new.startswith(".."):
-        return  # moved into or out of the project: not one entity's new name
-    if new_path.is_dir():
-        old, new = old.rstrip("/") + "/", new.rstrip("/") + "/"
-    count = await server.hub.call(project.cairn_dir, lambda s: _decisions(s, old))
-    if not count:
-        return  # nothing to carry: no question to ask
-    noun = "decision" if count == 1 else "decisions"
+    if len(offers) == 1:
+        _, old, new, count = offers[0]
+        noun = "decision" if count == 1 else "decisions"
+        message = f"Cairn: {old} has {count} {noun}. Move its history to {new}?"
+    else:
+        listed = ", ".join(f"{old} -> {new}" for _, old, new, _ in offers[:3])
+        more = f" and {len(offers) - 3} more" if len(offers) > 3 else ""
+        message = f"Cairn: {len(offers)} renamed paths have decisions ({listed}{more}). "
+        message += "Move their history?"
     answer = await server.window_show_message_request_async(
         types.ShowMessageRequestParams(
             type=types.MessageType.Info,
-            message=f"Cairn: {old} has {count} {noun}. Move its history to {new}?",
+            message=message,
             actions=[types.MessageActionItem(title=MOVE), types.MessageActionItem(title=NOT_NOW)],
         )
     )
     if answer is None or answer.title != MOVE:
         return
-    try:
-        await _record(server, project, old, new, _reason(old, new))
-    except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
-        server.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Error, message=f"Cairn: {exc}")
-        )
+    for project, old, new, _ in offers:
+        try:
+            await _record(server, project, old, new, _reason(old, new))
+        except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
+            server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Error, message=f"Cairn: {exc}")
+            )
 
 
-def _decisions(session: Any, path: str) -> int:
+def _paths(server: CairnServer, old_uri: str, new_uri: str) -> tuple[Project, str, str] | None:
+    """The project and the two project-relative paths of one rename, or None when it is
+    not one entity's new name (another scheme, outside a project, across projects)."""
+    old_path, new_path = uri_path(old_uri), uri_path(new_uri)
+    if old_path is None or new_path is None:
+        return None
+    project = server.projects.for_path(new_path)
+    if project is None or server.projects.for_path(old_path.parent) != project:
+        return None
+    old = relative_to(old_path, project.root)
+    new = relative_to(new_path, project.root)
+    if old is None or new is None:
+        return None
+    if new_path.is_dir():
+        old, new = old.rstrip("/") + "/", new.rstrip("/") + "/"
+    return project, old, new
+
+
+def _decisions(session: Any, *, path: str) -> int:
     from cairn.store.paths import EntityPathError
 
     try:

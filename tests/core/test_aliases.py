@@ -82,6 +82,10 @@ def test_a_file_rename_carries_its_symbols_verdicts_into_status_history_and_find
         assert file_status.formerly == ("src/auth.py",)
         assert file_status.status.value == "active"
         assert not file_status.conflicts
+        # A table's or file's children under the old name are its children now.
+        assert {k: v.value for k, v in file_status.rollup.items()} == {
+            "src/session.py::legacy_token": "reverted"
+        }
         # The old name keeps its own history and says where it went.
         assert session.status("src/auth.py::legacy_token").formerly == ()
         assert session.renamed_to("src/auth.py::legacy_token") == entity

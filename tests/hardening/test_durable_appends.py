@@ -32,19 +32,6 @@ def test_an_index_that_cannot_be_written_does_not_fail_a_durable_append(
     assert [e["id"] for e in json.loads(out)][-1] == written and len(json.loads(out)) == 2
 
 
-def test_an_index_that_is_a_directory_is_exit_2_with_the_fix(run: Run, project: Path) -> None:
-    index = project / ".cairn" / "index.db"
-    index.unlink(missing_ok=True)
-    index.mkdir()
-    log = project / ".cairn" / "decisions.jsonl"
-    before = log.read_bytes()
-    for argv in (["log", "users.email", "add", "-r", "x"], ["status", "users.email"]):
-        code, _, err = run(*argv)
-        assert code == 2, (argv, err)
-        assert "index.db" in err and "internal error" not in err and "rebuilt" in err
-    assert log.read_bytes() == before
-
-
 def test_a_log_that_is_a_directory_is_exit_2(run: Run, project: Path) -> None:
     log = project / ".cairn" / "decisions.jsonl"
     log.unlink()

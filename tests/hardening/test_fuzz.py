@@ -213,10 +213,10 @@ def lsp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
     server.close()
 
 
-# Finding (3) of this fuzzer, not yet reproduced in isolation: after some random frame
-# sequences a hover goes unanswered for 60 s on the shared machine (every frame found so
-# far answers when sent alone; tests/hardening/test_lsp_frames.py covers the frame limit).
-@pytest.mark.xfail(reason="fuzz finding (3): an occasional unanswered hover", strict=False)
+# Finding (3) of this fuzzer: after some random frame sequences a hover went unanswered.
+# Not the frames: the server logs bad input on stderr, this client never reads it, and
+# after ~64 KB of tracebacks the server blocked in a log call (fixed in
+# cairn.lsp.server.log_to_stderr; tests/hardening/test_lsp_frames.py pins it).
 @budget(25)
 @given(frames=st.lists(lsp_frames(), min_size=1, max_size=4))
 def test_lsp_frames_and_messages(lsp_server: RawServer, frames: list[bytes]) -> None:

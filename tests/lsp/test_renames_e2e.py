@@ -216,3 +216,57 @@ async def test_renaming_a_file_with_decisions_offers_to_move_its_history(
         else:
             raise AssertionError(f"{bad} was accepted")
     assert len(renames()) == 4
+
+
+async def test_a_folder_and_several_files_renamed_at_once_ask_once(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    root = tmp_path / "app"
+    for name in ("pkg/a.py", "b.py", "c.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("def f():\n    return 1\n")
+    init_store(root)
+    with Store.open(root / ".cairn") as store:
+        for entity in ("pkg/a.py::f", "b.py::f", "c.py::f"):
+            store.append(EventDraft(type="reject", entity=entity, reasoning="no", alternative="x"))
+    asked: list[str] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem:
+        asked.append(params.message)
+        return types.MessageActionItem(title="Move its history")
+
+    await _start(client, root)
+
+    def notify(*pairs: tuple[str, str]) -> None:
+        for old, new in pairs:
+            (root / old).rename(root / new)
+        client.workspace_did_rename_files(
+            types.RenameFilesParams(
+                files=[
+                    types.FileRename(old_uri=(root / o).as_uri(), new_uri=(root / n).as_uri())
+                    for o, n in pairs
+                ]
+            )
+        )
+
+    notify(("pkg", "core"))
+    await _until(lambda: len(asked) == 1)
+    assert asked[0] == "Cairn: pkg/ has 1 decision. Move its history to core/?"
+    notify(("b.py", "b2.py"), ("c.py", "c2.py"))
+    await _until(lambda: len(asked) == 2)
+    assert asked[1] == (
+        "Cairn: 2 renamed paths have decisions (b.py -> b2.py, c.py -> c2.py). Move their history?"
+    )
+
+    def status(entity: str) -> tuple[str, tuple[str, ...]]:
+        from cairn.core.project import find_project
+        from cairn.core.session import Session
+
+        with Session.open(find_project(root, env={})) as session:
+            found = session.status(entity)
+        return found.status.value, found.formerly
+
+    await _until(lambda: status("c2.py::f")[0] == "rejected")
+    assert status("core/a.py::f") == ("rejected", ("pkg/a.py::f",))
+    assert status("b2.py::f") == ("rejected", ("b.py::f",))
