@@ -12,7 +12,8 @@ Execution model
   on that worker), `conversions` (LSP <-> core types), `render` (markdown).
 * The store (SQLite) is only ever used from the one worker thread: the loop awaits
   it, so a slow `git pull` catch-up never blocks typing. stdin is read by the loop
-  itself (a readiness callback, then one `os.read`), so there is no other thread.
+  itself (a readiness callback, then one `os.read`); the only other thread writes log
+  records to stderr (`log_to_stderr`).
 * Diagnostics are debounced per document (`Settings.debounce_ms`): each `didChange`
   replaces the document's pending analysis; an analysis whose document changed while
   it awaited the store drops its result, so only the newest text is ever published.
