@@ -14,6 +14,8 @@ Reverts are classified by their message, independently of what the importer does
   marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
   squashed  "This reverts commit <sha>" inside a commit that is not itself a revert
   re-revert a revert of a revert (re-applying it removes the change again): listed only
+  in-squash "This reverts commit <sha>" inside a squashed pull request whose <sha> is not
+            in the history: the revert happened inside the branch; listed only
   re-landed the reverted change came back and is in the benchmarked tree (a revert that
             was itself reverted, or whose own patch still applies at the benchmark
             commit: `git apply --check`): putting it back is no re-introduction; listed only
@@ -131,12 +133,32 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
         or MARKER_BODY.search(body)
         or UNMARKED_SUBJECT.search(subject)
     }
+    known = {sha[:7] for sha, _p, _s, _b in rows}
+    # "(#123)" at the end of a subject: the pull request a squash-merged commit came from.
+    by_pr = {
+        m.group(1): sha[:7]
+        for sha, _p, subject, _b in reversed(rows)
+        for m in [re.search(r"\(#(\d+)\)\s*$", subject)]
+        if m
+    }
+
+    def pr_targets(subject: str) -> set[str]:
+        """ "Revert #9500": the squash-merged pull requests an unmarked revert names."""
+        own = re.sub(r"\(#\d+\)\s*$", "", subject)
+        return {by_pr[n] for n in re.findall(r"#(\d+)", own) if n in by_pr}
+
+    for _sha, _p, subject, body in rows:
+        if not TARGETS.search(body) and UNMARKED_SUBJECT.search(subject):
+            reverted |= pr_targets(subject)
     for sha, parents, subject, body in rows:
         if len(parents) != 1:
             continue  # merges and the root are neither reverts nor ordinary changes
         marker_body = MARKER_BODY.search(body)
         targets = {m.group(1)[:7] for m in TARGETS.finditer(body)}
-        if REAPPLY_SUBJECT.match(subject) or (targets and targets <= revert_shas):
+        if not targets and UNMARKED_SUBJECT.search(subject):
+            targets = pr_targets(subject)
+        seen = targets & known  # a target missing from the history was inside a squash
+        if REAPPLY_SUBJECT.match(subject) or (seen and seen <= revert_shas):
             # Undoing a revert of a revert takes the change out again: nothing reverted
             # comes back, so it is no case for the gate (counted, not scored).
             cases.append(Case(sha, "re-revert", subject))
@@ -150,6 +172,12 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
             marker_body and subject.lower().startswith("revert")
         ):
             cases.append(Case(sha, "marker", subject))
+        elif marker_body and not targets & known:
+            # The reverted commit was on a branch that was squashed away: the revert
+            # happened inside the pull request, and re-applying "it" (reverting the
+            # whole squash) takes the feature out rather than putting a reverted change
+            # back. Nothing to score.
+            cases.append(Case(sha, "in-squash", subject))
         elif marker_body:
             cases.append(Case(sha, "squashed", subject))
         elif UNMARKED_SUBJECT.search(subject):
@@ -278,7 +306,16 @@ def run_import(work: Path) -> dict[str, float | int | str]:
     summary = json.loads(stdout or b"{}")
     rss = usage.ru_maxrss
     events = summary.get("written", summary.get("imported", "?"))
-    return {"seconds": round(seconds, 1), "peak_rss_mb": round(rss / 1024), "events": events}
+    # CPU of the import and the git processes it ran: what a busy machine does not change.
+    cpu = usage.ru_utime + usage.ru_stime
+    load = os.getloadavg()[0]
+    return {
+        "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu, 1),
+        "load": round(load, 1),
+        "peak_rss_mb": round(rss / 1024),
+        "events": events,
+    }
 
 
 def check(work: Path) -> tuple[int, list[str]]:
@@ -374,8 +411,21 @@ def bench_repo(
         "commits": n_commits,
         "import": imported,
         "table": table,
+        "listed": listed(cases),
         "cases": [asdict(c) for c in picked],
     }
+
+
+NOT_SCORED = ("re-revert", "re-landed", "in-squash")
+
+
+def listed(cases: list[Case]) -> dict[str, int]:
+    """How many reverts of each not-scored kind the history holds."""
+    out: dict[str, int] = {}
+    for c in cases:
+        if c.category in NOT_SCORED:
+            out[c.category] = out.get(c.category, 0) + 1
+    return out
 
 
 def summarise(result: dict) -> str:
@@ -391,7 +441,9 @@ def summarise(result: dict) -> str:
         f"| {result['repo']} @ {result['commit'][:10]} | {result['commits']} | "
         f"{rate('marker', 'caught')} | {rate('unmarked', 'caught')} | "
         f"{rate('squashed', 'caught')} | "
-        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s | {imp['peak_rss_mb']} MB |"
+        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s wall"
+        + (f", {imp['cpu_seconds']} s CPU (load {imp['load']})" if "cpu_seconds" in imp else "")
+        + f" | {imp['peak_rss_mb']} MB |"
     )
 
 
@@ -403,8 +455,12 @@ def print_table(results: list[dict]) -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         t = r["table"]
-        parts = [f"{sum(t[k].values())} {k}" for k in ("re-revert", "re-landed") if k in t]
-        errors = sum(row.get("error", 0) + row.get("not-reappliable", 0) for row in t.values())
+        parts = [f"{n} {k}" for k, n in sorted(r.get("listed", {}).items())]
+        errors = sum(
+            row.get("error", 0) + row.get("not-reappliable", 0)
+            for k, row in t.items()
+            if k not in NOT_SCORED
+        )
         if errors:
             parts.append(f"{errors} not re-appliable or error")
         print(summarise(r) + f" {', '.join(parts) or '-'} |")
@@ -424,6 +480,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
             row = table.setdefault(case["category"], {})
             row[case["outcome"]] = row.get(case["outcome"], 0) + 1
         result["table"] = table
+        result["listed"] = listed(cases)
     return results
 
 

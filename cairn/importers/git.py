@@ -342,7 +342,12 @@ def _walk(
                     diffs.update(read_diffs(root, [earlier.revert.sha]))
                 ents, skipped = entities_of(earlier)
                 yield from skipped
+            # Only what it puts back is re-opened: a commit that reinstates one file of
+            # a reverted change leaves the rest of the revert standing.
+            back = f.files if f.files is not None else {ch.path for ch in c.changes}
             for ent in ents:
+                if ent.file and ent.file not in back:
+                    continue
                 taken.pop((earlier.revert.sha, ent.path), None)
                 yield _proposal(
                     c,
@@ -481,7 +486,7 @@ def _removed_entities(
         if fd.binary or fd.huge:
             reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
             skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
-            out.setdefault(file_entity, Entity(file_entity, "file", whole=True))
+            out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
             continue
         removed = fd.removed
         if keep_lines is not None:
@@ -532,7 +537,7 @@ def _removed_entities(
         from cairn.fingerprints import fingerprint
 
         if file_lines and (fingerprint(file_lines) or not placed):
-            ent = out.setdefault(file_entity, Entity(file_entity, "file"))
+            ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
             ent.lines.extend(file_lines)
             ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped

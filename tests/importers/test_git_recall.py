@@ -473,3 +473,24 @@ def test_a_reverted_entity_that_came_back_and_stayed_is_superseded_in_practice(
     code, report = check_diff(project)
     assert code == 1
     assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"app/flags.py::BETA"}
+
+
+def test_reinstating_part_of_a_reverted_change_reopens_only_that_part(project: Path) -> None:
+    base = {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 2\n"}
+    cached = {
+        "a.py": "def a():\n    cache_result_forever(a_key)\n    return 1\n",
+        "b.py": "def b():\n    cache_result_forever(b_key)\n    return 2\n",
+    }
+    commit(project, "Base", "2024-01-01T10:00:00Z", base)
+    commit(project, "Cache a and b", "2024-01-02T10:00:00Z", cached)
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    commit(project, "Reinstate the cache of a", "2024-01-04T10:00:00Z", {"a.py": cached["a.py"]})
+    cairn_json(project, "import", "git")
+    with Store.open(project / ".cairn") as store:
+        a, b = store.status("a.py::a"), store.status("b.py::b")
+    assert a.status.value == "reopened"
+    assert b.status.value == "reverted"  # b's cache was not put back: its revert stands
+    (project / "b.py").write_text(cached["b.py"])
+    code, report = check_diff(project)
+    assert code == 1
+    assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"b.py::b"}
