@@ -9,8 +9,10 @@ Execution model
 * **On the one worker thread** (`Worker`, named "cairn-store"): every call that may
   block on the disk: the store (SQLite), its catch-up after `git pull`. Calls are
   serialised, which SQLite connections (never shared between threads) and the log's
-  one-writer rule want anyway. Nothing else owns a thread: stdin is read by the loop
-  itself (`cairn.lsp.server`), and the write-lock probe polls on the loop.
+  one-writer rule want anyway. Nothing else does work on a thread: stdin is read by
+  the loop itself (`cairn.lsp.server`), the write-lock probe polls on the loop; the
+  only other thread writes log records to stderr (`server.log_to_stderr`), so a
+  client that never reads stderr cannot block the loop inside a log call.
 * **Background tasks** (`Scheduler.spawn`): debounced analysis, hover prefetch, the
   log poll, refresh requests to the client. They are kept alive until done, a failure
   is logged (never raised into the loop), and shutdown cancels them all.

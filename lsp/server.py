@@ -12,7 +12,8 @@ Execution model
   on that worker), `conversions` (LSP <-> core types), `render` (markdown).
 * The store (SQLite) is only ever used from the one worker thread: the loop awaits
   it, so a slow `git pull` catch-up never blocks typing. stdin is read by the loop
-  itself (a readiness callback, then one `os.read`), so there is no other thread.
+  itself (a readiness callback, then one `os.read`); the only other thread writes log
+  records to stderr (`log_to_stderr`).
 * Diagnostics are debounced per document (`Settings.debounce_ms`): each `didChange`
   replaces the document's pending analysis; an analysis whose document changed while
   it awaited the store drops its result, so only the newest text is ever published.
@@ -29,8 +30,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import logging.handlers
 import os
+import queue
 import stat
 import sys
 import threading
@@ -334,11 +338,47 @@ def parse_hostport(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", number
 
 
+class _DroppingQueueHandler(logging.handlers.QueueHandler):
+    """Hands records to the stderr thread; drops them when it is too far behind."""
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(queue.Full):
+            self.queue.put_nowait(record)
+
+
+def log_to_stderr(level: str) -> Callable[[], None]:
+    """Log to stderr from a thread of its own, so logging can never block the server;
+    returns what flushes it at exit.
+
+    A client that does not read the server's stderr lets the pipe fill (64 KB on Linux);
+    a write to it then blocks until someone reads. Bad input is logged (pygls logs a
+    traceback for each message it cannot structure, a few KB each), so a few dozen bad
+    messages made the server block inside a log call and stop answering: fuzz finding
+    (3). Records now queue to a writer thread; when it is stuck, new ones are dropped.
+    """
+    records: queue.Queue[logging.LogRecord] = queue.Queue(maxsize=1000)
+    stream = logging.StreamHandler(sys.stderr)
+    stream.setFormatter(logging.Formatter("cairn-lsp %(levelname)s %(message)s"))
+    listener = logging.handlers.QueueListener(records, stream)
+    listener.start()  # a daemon thread: a stuck write cannot keep the process alive
+    root = logging.getLogger()
+    root.setLevel(level.upper())
+    root.addHandler(_DroppingQueueHandler(records))
+
+    def flush() -> None:
+        # Give the writer a moment for the last records, without waiting on a full pipe.
+        with contextlib.suppress(queue.Full):
+            records.put_nowait(listener._sentinel)  # type: ignore[attr-defined]
+        thread = getattr(listener, "_thread", None)
+        if thread is not None:
+            thread.join(timeout=2)
+
+    return flush
+
+
 def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
     """Run the server until the client says exit."""
-    logging.basicConfig(
-        stream=sys.stderr, level=log_level.upper(), format="cairn-lsp %(levelname)s %(message)s"
-    )
+    flush_log = log_to_stderr(log_level)
     server = build_server()
     settle()  # once: the LSP types' thousands of objects live as long as the process
     try:
@@ -349,3 +389,4 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
             server.start_io()
     finally:
         server.hub.shutdown()
+        flush_log()

@@ -22,6 +22,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
+from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
@@ -82,7 +83,6 @@ CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
 
 
-@lru_cache(maxsize=1 << 17)
 def _unusable(path: Path, exc: BaseException) -> str:
     """Why the index file cannot be used, for a warning and a refused write."""
     if path.is_dir():
@@ -91,6 +91,7 @@ def _unusable(path: Path, exc: BaseException) -> str:
     return f"{path} cannot be written ({what}); make .cairn/ and its files writable"
 
 
+@lru_cache(maxsize=1 << 17)
 def _canonical_or_none(raw: str) -> str | None:
     """The canonical path, or None for a malformed one (cached across ingests)."""
     try:
@@ -491,11 +492,12 @@ class Index:
         holds the transaction."""
         session = self._session(True)
         consumed = start
-        for records, at, bad in self._chunks(start, stop):
-            self.bad_lines += bad
-            self._feed(session, records)
-            consumed = at
-        self._finish(session)
+        with gc_paused():
+            for records, at, bad in self._chunks(start, stop):
+                self.bad_lines += bad
+                self._feed(session, records)
+                consumed = at
+            self._finish(session)
         self.consumed = consumed
         return consumed
 
@@ -646,6 +648,17 @@ class Index:
         except (KeyError, ValueError, TypeError, AttributeError):
             self.bad_lines += 1
             return None
+        if not isinstance(entity_raw, str):
+            entity: str | None = None
+        else:
+            entity = session.canon.get(entity_raw, "")
+            if entity == "":
+                entity = _canonical_or_none(entity_raw)
+                session.canon[entity_raw] = entity
+        if entity is None and rec.damage is None:
+            rec.damage = "malformed"
+        # A line with an entity the grammar refuses (a garbled path) is damage, placed like
+        # any other: verify parses it as an event, so its children stand (fuzz finding).
         damage = rec.damage
         if session.dedupe and (key in session.good or (session.ask_db and self._known(key))):
             # A duplicate line (e.g. after a union merge) is harmless; a damaged copy of
@@ -658,16 +671,11 @@ class Index:
             # tips claiming it, and the next child would take the key from one of them.
             batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
             return None
-        entity = session.canon.get(entity_raw, "")
-        if entity == "":
-            entity = _canonical_or_none(entity_raw) if isinstance(entity_raw, str) else None
-            session.canon[entity_raw] = entity
-        if entity is None:
-            self.bad_lines += 1
-            return None
         parents: list[ChainPos] = []
-        for pkey in parent_keys:
+        for pid, pkey in zip(parent_ids, parent_keys, strict=True):
             hit = self._resolve(pkey, batch)
+            if hit is not None and not self._claims(pkey, pid, session):
+                hit = None  # a damaged line holds the key under another id: not this parent
             if hit is None:
                 if pkey not in session.missing:
                     session.pending.setdefault(pkey, []).append(rec)
@@ -688,9 +696,9 @@ class Index:
         self.tip_by_key[key] = (seq, cp)
         batch.placed[key] = (seq, cp)
         batch.touched.add(cp[0])
-        if damage is not None:
+        if damage is not None or entity is None:
             batch.damage.append((seq, key, cp[0], cp[1], rec.off, rec.len, damage))
-            session.damaged.add(key)
+            session.damaged[key] = eid
             return key
         session.good.add(key)
         for parent in parent_ids:
@@ -732,6 +740,27 @@ class Index:
     def _known(self, key: int) -> bool:
         """True when a sound event with this key is already indexed."""
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
+
+    def _claims(self, key: int, parent_id: object, session: _Session) -> bool:
+        """False when the line placed under `key` is a damaged one whose claimed id is
+        not `parent_id`: a garbled id can keep its 60-bit prefix, and verify, which
+        compares whole ids, calls that parent missing. Sound lines always claim it."""
+        if key in session.good:
+            return True
+        claimed = session.damaged.get(key)
+        if claimed is None:
+            if self._known(key):
+                return True
+            row = self.db.execute(
+                "SELECT off, len FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
+            ).fetchone()
+            if row is None:
+                return True
+            try:
+                claimed = self.line(row[0], row[1]).get("id")
+            except (ValueError, OSError):
+                return False
+        return claimed == parent_id
 
     def _damage_placed(self, key: int, session: _Session) -> bool:
         """True when a damaged line with this key is already in the DAG (asked only for
@@ -1044,7 +1073,7 @@ class _Session:
         self.pending: dict[int, list[Record]] = {}
         self.missing: set[int] = set()
         self.good: set[int] = set()
-        self.damaged: set[int] = set()  # damaged lines placed in the DAG this session
+        self.damaged: dict[int, Any] = {}  # damaged lines placed this session: key -> id
         self.canon: dict[str, str | None] = {}
         self.count = 0
         self.ask_db = dedupe

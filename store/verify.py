@@ -20,6 +20,7 @@ from typing import Any
 from cairn.store.canonical import CONTENT_FIELDS
 from cairn.store.errors import StoreError
 from cairn.store.fastid import loads, proves_id
+from cairn.store.gcpause import gc_paused
 from cairn.store.index import INDEX_NAME, TAIL_BYTES, read_meta, write_meta
 from cairn.store.log import LOG_NAME, QUARANTINE_NAME
 from cairn.store.model import line_id
@@ -460,7 +461,8 @@ def verify(
         record = None
     start = record.offset if record else 0
     report.proven_from = (record.offset, record.sha256) if record else None
-    lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
+    with gc_paused():
+        lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
     new_redacted = {line.event_id for line in lines if line.redacted}
     prefix_keys = record.keys if record else set()
     if record and any(_key(i) in prefix_keys for i in new_redacted):

@@ -213,10 +213,10 @@ def lsp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawServer]:
     server.close()
 
 
-# Finding (3) of this fuzzer, not yet reproduced in isolation: after some random frame
-# sequences a hover goes unanswered for 60 s on the shared machine (every frame found so
-# far answers when sent alone; tests/hardening/test_lsp_frames.py covers the frame limit).
-@pytest.mark.xfail(reason="fuzz finding (3): an occasional unanswered hover", strict=False)
+# Finding (3) of this fuzzer: after some random frame sequences a hover went unanswered.
+# Not the frames: the server logs bad input on stderr, this client never reads it, and
+# after ~64 KB of tracebacks the server blocked in a log call (fixed in
+# cairn.lsp.server.log_to_stderr; tests/hardening/test_lsp_frames.py pins it).
 @budget(25)
 @given(frames=st.lists(lsp_frames(), min_size=1, max_size=4))
 def test_lsp_frames_and_messages(lsp_server: RawServer, frames: list[bytes]) -> None:
@@ -425,3 +425,44 @@ def test_a_child_read_before_its_orphaned_parent_still_counts(tmp_path: Path) ->
     status, history, _ = _answers(root / ".cairn")["deps/stripe"]
     assert status == "reopened"
     assert history == sorted(json.loads(x)["id"] for x in (reject, supersede))
+
+
+def test_a_line_whose_entity_is_garbled_still_parents_its_child(tmp_path: Path) -> None:
+    """`make fuzz`, 2026-11-30: `"users.email"` garbled to `"u ers.email"` in the first
+    line. Verify calls that line edited and vouches for its child (the revert); the
+    index dropped the line before placing it, so the child was orphaned and the revert
+    vanished from status, history and prior attempts."""
+    lines = _seed_log(tmp_path / "orig")
+    garbled = lines[0].replace(b'"entity":"users.email"', b'"entity":"u ers.email"')
+    assert garbled != lines[0]
+    root = tmp_path / "garbled"
+    init_store(root)
+    (root / ".cairn" / "decisions.jsonl").write_bytes(garbled + b"".join(lines[1:]))
+    report = verify(root / ".cairn", full=True)
+    assert [f.code for f in report.problems] == ["id-mismatch"]
+    status, history, attempts = _answers(root / ".cairn")["users.email"]
+    assert status == "reverted" and history == [json.loads(lines[1])["id"]]
+    assert attempts == ["reverted"]
+    with Store.open(root / ".cairn") as store:
+        assert store.damage.counts == {"id-mismatch": 1}
+
+
+@pytest.mark.parametrize("garble", [b" ", b"0"])
+def test_a_garbled_id_that_keeps_its_prefix_parents_nothing(tmp_path: Path, garble: bytes) -> None:
+    """`make fuzz`, 2026-11-30: the first line's id garbled after its 15th character.
+    The index keys events by that 60-bit prefix, so the child still found "its parent";
+    verify compares whole ids and calls the child's parent missing. Readers agree now."""
+    lines = _seed_log(tmp_path / "orig")
+    first = json.loads(lines[0])["id"]
+    changed = first[:40] + garble.decode() + first[41:]
+    if changed == first:
+        changed = first[:40] + "1" + first[41:]
+    root = tmp_path / "garbled"
+    init_store(root)
+    log = root / ".cairn" / "decisions.jsonl"
+    log.write_bytes(lines[0].replace(first.encode(), changed.encode(), 1) + b"".join(lines[1:]))
+    report = verify(root / ".cairn", full=True)
+    revert = json.loads(lines[1])["id"]
+    assert ("missing-parent", revert) in {(f.code, f.event) for f in report.problems}
+    status, history, _ = _answers(root / ".cairn")["users.email"]
+    assert (status, history) == ("unknown", [])

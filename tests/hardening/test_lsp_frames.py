@@ -111,3 +111,19 @@ def test_the_reader_never_holds_more_than_a_chunk_of_a_refused_body() -> None:
     assert after.startswith(b"Content-Length:")
     assert peak <= 2 * 64 * 1024
     assert reports and "1,073,741,824 bytes" in reports[0]
+
+
+def test_a_client_that_never_reads_stderr_is_still_answered(server: RawServer) -> None:
+    """Fuzz finding (3): the server logs bad input on stderr (a traceback of a few KB
+    for a message pygls cannot structure); with nobody reading stderr the pipe filled,
+    the server blocked inside a log call and answered nothing more. RawServer never
+    reads stderr until it closes, like a careless client."""
+    bad = [
+        frame({"jsonrpc": "2.0", "method": "textDocument/completion", "params": {}}),
+        frame({"jsonrpc": "2.0", "method": "workspace/didChangeWatchedFiles", "params": []}),
+        b"Content-Length: 20\r\n\r\n" + b"not json at all!!!!!",
+    ]
+    for _ in range(150):
+        server.send(b"".join(bad))
+    assert REASON in server.hover()
+    assert server.proc.poll() is None

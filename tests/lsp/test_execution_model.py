@@ -44,10 +44,11 @@ async def test_the_server_runs_on_its_loop_and_one_worker_thread(tmp_path: Path)
         names = thread_names(editor.pid)
     finally:
         await editor.stop()
-    # The main thread (the event loop, which also reads stdin) and the one worker;
-    # no reader thread, no pygls pool, no default executor for the lock probe.
+    # The main thread (the event loop, which also reads stdin), the one worker, and the
+    # stderr log writer (`server.log_to_stderr`: logging must never block the loop); no
+    # reader thread, no pygls pool, no default executor for the lock probe.
     # (Python 3.11 does not name OS threads, so they are counted, not named.)
-    assert len(names) == 2, names
+    assert len(names) == 3, names
 
 
 async def test_debounce_runs_only_the_newest_work() -> None:
