@@ -646,8 +646,12 @@ class Index:
             parent_ids = raw.get("parents") or ()
             parent_keys = [int(p[:15], 16) for p in parent_ids]
         except (KeyError, ValueError, TypeError, AttributeError):
-            self.bad_lines += 1
-            return None
+            placed = self._lenient(rec)  # a damaged line verify still parses as an event
+            if placed is None:
+                self.bad_lines += 1
+                return None
+            eid, key, parent_ids, parent_keys = placed
+            ty, entity_raw, recorded, occurred = 0, "", 0, None
         if not isinstance(entity_raw, str):
             entity: str | None = None
         else:
@@ -740,6 +744,30 @@ class Index:
     def _known(self, key: int) -> bool:
         """True when a sound event with this key is already indexed."""
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
+
+    @staticmethod
+    def _lenient(rec: Record) -> tuple[str, int, list[str], list[int]] | None:
+        """(id, key, parents, their keys) of a damaged line whose other fields do not
+        parse (a garbled parent id, type or time), when verify still reads it as an event
+        (an id, a type, an entity): it is placed as damage, so its children stand."""
+        raw = rec.raw
+        eid = raw.get("id")
+        if rec.damage is None or not isinstance(eid, str) or not raw.get("type"):
+            return None
+        if not raw.get("entity"):
+            return None
+        try:
+            key = id_key(eid)
+        except ValueError:
+            return None
+        parents = raw.get("parents")
+        ids: list[str] = []
+        keys: list[int] = []
+        for p in parents if isinstance(parents, list) else ():
+            with contextlib.suppress(TypeError, ValueError):
+                keys.append(int(p[:15], 16))
+                ids.append(p)
+        return eid, key, ids, keys
 
     def _claims(self, key: int, parent_id: object, session: _Session) -> bool:
         """False when the line placed under `key` is a damaged one whose claimed id is

@@ -466,3 +466,21 @@ def test_a_garbled_id_that_keeps_its_prefix_parents_nothing(tmp_path: Path, garb
     assert ("missing-parent", revert) in {(f.code, f.event) for f in report.problems}
     status, history, _ = _answers(root / ".cairn")["users.email"]
     assert (status, history) == ("unknown", [])
+
+
+def test_a_damaged_line_whose_parent_id_is_garbled_still_parents_its_child(
+    tmp_path: Path,
+) -> None:
+    """`make fuzz`, 2026-11-30: a space flipped into the revert's `parents`. Verify reads
+    the line as an (edited) event and vouches for its child, the reject; the index could
+    not parse the parent id, dropped the line unplaced and orphaned the reject."""
+    lines = _seed_log(tmp_path / "orig")
+    parent = json.loads(lines[1])["parents"][0]
+    garbled = lines[1].replace(parent.encode(), (parent[:3] + " " + parent[4:]).encode(), 1)
+    root = tmp_path / "garbled"
+    init_store(root)
+    (root / ".cairn" / "decisions.jsonl").write_bytes(lines[0] + garbled + b"".join(lines[2:]))
+    report = verify(root / ".cairn", full=True)
+    assert [f.code for f in report.problems] == ["id-mismatch"]
+    status, history, _ = _answers(root / ".cairn")["deps/stripe"]
+    assert status == "reopened" and len(history) == 2
