@@ -670,7 +670,7 @@ class Index:
             if damage is not None:
                 batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
             return None
-        if damage is not None and self._damage_placed(key, session):
+        if damage is not None and self._damage_placed(key, eid, session):
             # A second copy of a damaged line: placing one key twice would leave two chain
             # tips claiming it, and the next child would take the key from one of them.
             batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
@@ -790,17 +790,24 @@ class Index:
                 return False
         return claimed == parent_id
 
-    def _damage_placed(self, key: int, session: _Session) -> bool:
-        """True when a damaged line with this key is already in the DAG (asked only for
-        damaged lines, which are rare, so sound ingest pays nothing for it)."""
-        if key in session.damaged:
-            return True
-        if not session.ask_db:
-            return False
-        found = self.db.execute(
-            "SELECT 1 FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
-        ).fetchone()
-        return found is not None
+    def _damage_placed(self, key: int, eid: object, session: _Session) -> bool:
+        """True when a damaged line claiming this same id is already in the DAG (asked
+        only for damaged lines, which are rare, so sound ingest pays nothing for it).
+
+        The whole id is compared, not the 60-bit key: a garbled copy can keep the key of
+        the line it was copied from, and that line (damaged too, say its parent is gone)
+        must still be placed, or its children, which verify vouches for, lose it."""
+        claimed = session.damaged.get(key)
+        if claimed is None and session.ask_db:
+            row = self.db.execute(
+                "SELECT off, len FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
+            ).fetchone()
+            if row is not None:
+                try:
+                    claimed = self.line(row[0], row[1]).get("id")
+                except (ValueError, OSError):
+                    claimed = None
+        return claimed is not None and claimed == eid
 
     def _flush(self, batch: _Batch) -> None:
         db = self.db

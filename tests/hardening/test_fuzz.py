@@ -484,3 +484,23 @@ def test_a_damaged_line_whose_parent_id_is_garbled_still_parents_its_child(
     assert [f.code for f in report.problems] == ["id-mismatch"]
     status, history, _ = _answers(root / ".cairn")["deps/stripe"]
     assert status == "reopened" and len(history) == 2
+
+
+def test_garbled_copy_that_keeps_the_key_does_not_hide_the_line(tmp_path: Path) -> None:
+    """`make fuzz` finding: a garbled copy of the reject that keeps its 60-bit key came
+    first, the reject's own parent was gone, and the supersede below it (which verify
+    vouches for) vanished from every answer: the reject was taken for a second copy."""
+    lines = _seed_log(tmp_path / "orig")
+    reject = lines[2]
+    at = reject.index(b'"id":"') + 6 + 20  # past the 15 hex digits of the key
+    garbled = bytearray(reject)
+    garbled[at] = ord("0") if garbled[at] != ord("0") else ord("1")
+    mutated = tmp_path / "mutated"
+    init_store(mutated)
+    # The garbled copy first, the revert (the reject's parent) dropped.
+    log = bytes(garbled) + lines[0] + b"".join(lines[2:])
+    (mutated / ".cairn" / "decisions.jsonl").write_bytes(log)
+    supersede = json.loads(lines[3])["id"]
+    report = verify(mutated / ".cairn", full=True)
+    assert supersede in report.ids
+    assert _answers(mutated / ".cairn")["deps/stripe"][1] == [supersede]
