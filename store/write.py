@@ -300,12 +300,15 @@ def check_key(raw: str) -> str:
 
 def request_digest(draft: EventDraft) -> str:
     """SHA-256 of what a draft asks for, without its key: equal for a retry of the same
-    command, different when anything the writer gave differs."""
+    command, different when anything the writer gave differs.
+
+    Not the writer's `session` either: it names one connection or process (an MCP
+    session, a server run), and a retry after a crash comes on a new one."""
     fields: dict[str, Any] = {}
     for name in EventDraft.__dataclass_fields__:
         value = getattr(draft, name)
         fields[name] = value.strip() if isinstance(value, str) else value
-    del fields["key"]
+    del fields["key"], fields["session"]
     fields["type"] = str(getattr(draft.type, "value", draft.type)).strip().lower()
     with contextlib.suppress(ValidationError, TypeError):  # preparing says what is wrong
         fields["entity"] = _parsed(draft.entity)[0]

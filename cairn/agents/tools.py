@@ -96,6 +96,13 @@ TOOLS: list[dict[str, Any]] = [
                 "alternative": {"type": "string"},
                 "of": {"type": "string", "description": "id of the verdict a supersede re-opens"},
                 "reverts": {"type": "string", "description": "id of the change a revert undoes"},
+                "key": {
+                    "type": "string",
+                    "description": (
+                        "idempotency key: a retry with the same key writes nothing and "
+                        "returns the event first written"
+                    ),
+                },
             },
             "required": ["entity", "type", "reasoning"],
         },
@@ -319,7 +326,7 @@ class AgentTools:
     def record(self, args: Mapping[str, object], *, agent: str, session: str) -> Answer:
         from cairn.store import EventDraft
 
-        keys = {"entity", "type", "reasoning", "alternative", "of", "reverts"}
+        keys = {"entity", "type", "reasoning", "alternative", "of", "reverts", "key"}
         _allowed("cairn_record", args, keys)
         event_type = _text("cairn_record", args, "type", limit=64)
         if event_type.strip().lower() == "redact":
@@ -332,6 +339,7 @@ class AgentTools:
         alternative = _text("cairn_record", args, "alternative", required=False, limit=MAX_TEXT)
         of = _text("cairn_record", args, "of", required=False, limit=128)
         reverts = _text("cairn_record", args, "reverts", required=False, limit=128)
+        key = _text("cairn_record", args, "key", required=False, limit=MAX_PATH)
         draft = EventDraft(
             type=event_type.strip(),
             entity=entity,
@@ -341,17 +349,20 @@ class AgentTools:
             reverts=reverts,
             agent=agent,
             session=session,
+            key=key,
         )
         result = self.session().append(draft)  # as `cairn log` does: the store validates
         event = result.event
-        text = f"logged {event.type.value} on {event.entity} {short_id(event.id)}"
+        done = "already logged" if result.replayed else "logged"
+        text = f"{done} {event.type.value} on {event.entity} {short_id(event.id)}"
         if event.supersedes:
             text += f" (re-opens {short_id(event.supersedes)})"
         if event.reverts:
             text += f" (reverts {short_id(event.reverts)})"
         if result.masked:
             text += f"; masked secrets before writing: {', '.join(result.masked)}"
-        return Answer(text, {**_event_dict(event), "masked": list(result.masked)})
+        data = {**_event_dict(event), "masked": list(result.masked), "replayed": result.replayed}
+        return Answer(text, data)
 
     # --- the resource -------------------------------------------------------------------
 

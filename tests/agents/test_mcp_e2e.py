@@ -175,6 +175,26 @@ async def test_record_writes_one_event_attributed_to_the_client_and_session(proj
         assert store.status("users.email_verified").status.value == "reopened"
 
 
+async def test_a_retried_record_with_a_key_writes_once(project: Path) -> None:
+    """An agent that retries after a lost answer (a crash, a timeout) passes the same key:
+    the second call writes nothing and returns the first event; the same key for another
+    decision is refused."""
+    record = {"entity": "users.name", "type": "modify", "reasoning": "Why.", "key": "k-1"}
+    before = len(log_lines(project))
+    async with mcp_session(project) as session:
+        first = await session.call_tool("cairn_record", record)
+    async with mcp_session(project) as session:  # the retry comes on a new connection
+        again = await session.call_tool("cairn_record", record)
+        other = await session.call_tool("cairn_record", {**record, "reasoning": "Other."})
+    assert not first.is_error and not again.is_error
+    assert text_of(again).startswith("already logged modify on users.name ")
+    assert again.structured_content["id"] == first.structured_content["id"]
+    assert again.structured_content["replayed"] is True
+    assert first.structured_content["replayed"] is False
+    assert other.is_error and "k-1" in text_of(other)
+    assert len(log_lines(project)) == before + 1
+
+
 async def test_a_second_connection_is_a_second_session(project: Path) -> None:
     for _ in range(2):
         async with mcp_session(project) as session:
