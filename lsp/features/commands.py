@@ -40,7 +40,7 @@ def register(server: CairnServer) -> None:
         from cairn.store.paths import EntityPathError, canonicalise  # loaded on first use
 
         options = _one_object("cairn.history", args)
-        project = _project(server, options)
+        project = command_project(server, options)
         raw = options.get("entity")
         if not isinstance(raw, str):  # not str(): 42 or ["a"] must not become an entity
             raise JsonRpcInvalidParams(
@@ -70,7 +70,7 @@ def _decision_handler(server: CairnServer, command: str) -> Any:
         from cairn.store.paths import EntityPathError
 
         options = dict(_one_object(command, args))
-        project = _project(server, options)
+        project = command_project(server, options)
         options.pop("uri", None)
         try:
             request = request_from_command(command, options)
@@ -101,7 +101,7 @@ def _one_object(command: str, args: tuple[Any, ...]) -> Mapping[str, Any]:
     )
 
 
-def _project(server: CairnServer, options: Mapping[str, Any]) -> Project:
+def command_project(server: CairnServer, options: Mapping[str, Any]) -> Project:
     """The project a command writes to: the `uri`'s, else the only one in sight."""
     uri = options.get("uri")
     if uri is not None:

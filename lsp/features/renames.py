@@ -25,7 +25,7 @@ from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from cairn.core.project import Project
 from cairn.lsp.conversions import relative_to, uri_path
 from cairn.lsp.drafts_flow import AGENT
-from cairn.lsp.features.commands import _project  # one rule for the project a command writes to
+from cairn.lsp.features.commands import command_project  # one rule for where commands write
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 
@@ -67,7 +67,7 @@ def register(server: CairnServer) -> None:
             )
         if not isinstance(reason, str | None) or not isinstance(key, str | None):
             raise JsonRpcInvalidParams("cairn.rename: 'reason' and 'key' must be strings")
-        project = _project(server, options)
+        project = command_project(server, options)
         return await _record(server, project, old, new, reason or _reason(old, new), key or "")
 
 
