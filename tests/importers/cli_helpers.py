@@ -48,3 +48,17 @@ def git(cwd: Path, *args: str, date: str | None = None) -> str:
         ["git", *args], cwd=cwd, env=env(**extra), capture_output=True, text=True, check=True
     )
     return proc.stdout.strip()
+
+
+def commit(root: Path, message: str, date: str, files: dict[str, str | None]) -> str:
+    """Write `files` (None deletes one), commit them all at `date`, return the new sha."""
+    for name, text in files.items():
+        path = root / name
+        if text is None:
+            path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, date=date)
+    return git(root, "rev-parse", "HEAD")

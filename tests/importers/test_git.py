@@ -5,20 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, git
+from importers.cli_helpers import cairn, cairn_json, commit, git
 
 AUTH_V1 = "def login(user):\n    return user.check()\n"
 AUTH_V2 = AUTH_V1 + "\n\ndef verify_email(user):\n    return user.email_verified\n"
-
-
-def commit(root: Path, message: str, date: str, files: dict[str, str]) -> str:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message, date=date)
-    return git(root, "rev-parse", "HEAD")
 
 
 def build_history(root: Path) -> dict[str, str]:

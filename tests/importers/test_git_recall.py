@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, git
+from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json
@@ -34,19 +34,6 @@ CRIT_LINES = """\
 JWT_V2 = JWT_V1.replace(
     '        headers = {"alg": "HS256"}\n', '        headers = {"alg": "HS256"}\n' + CRIT_LINES
 )
-
-
-def commit(root: Path, message: str, date: str, files: dict[str, str | None]) -> str:
-    for name, text in files.items():
-        path = root / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message, date=date)
-    return git(root, "rev-parse", "HEAD")
 
 
 def check_diff(root: Path) -> tuple[int, dict]:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, git
+from importers.cli_helpers import cairn, cairn_json, commit, git
 
 AUTH = """\
 def login(user):
@@ -31,19 +31,6 @@ def make_token(user):
 """
 
 CRIT = '    headers["crit"] = ["b64"]\n'
-
-
-def commit(root: Path, message: str, date: str, files: dict[str, str | None]) -> str:
-    for name, text in files.items():
-        path = root / name
-        if text is None:
-            path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message, date=date)
-    return git(root, "rev-parse", "HEAD")
 
 
 def revert_head(root: Path, date: str) -> str:
