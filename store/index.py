@@ -27,6 +27,7 @@ from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
+from cairn.store.status_rows import NewEvent, advance, conflict_of
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -58,6 +59,8 @@ STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
 _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
+_CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+_REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 
 _SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -195,9 +198,11 @@ class Index:
         self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
-        # Entities that got events in this ingest -> how many, or -1 when one of them
-        # was not an applied change (their status rows are derived when it finishes).
-        self._touched_ents: dict[int, int] = {}
+        # Entities that got events since the last flush -> those events, for their status
+        # rows to move forward (`cairn.store.status_rows`); entities whose rows must be
+        # derived from all their events when the ingest finishes.
+        self._touched_ents: dict[int, list[NewEvent]] = {}
+        self._full_ents: set[int] = set()
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
 
@@ -319,6 +324,7 @@ class Index:
         self.dag = dag
         self.ent_ids = {}
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
+        self._full_ents = set()
 
     def reload_state(self) -> None:
         """`load_state` inside a read transaction (another process committed rows)."""
@@ -534,40 +540,42 @@ class Index:
                         rec.damage = "missing-parent"
                     session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
-        touched, self._touched_ents = self._touched_ents, {}
-        self.derive_statuses(self._still_active(touched))
+        full, self._full_ents = self._full_ents, set()
+        self.derive_statuses(full)
         return session.count
 
-    def _still_active(self, touched: dict[int, int]) -> list[int]:
-        """Write the status rows that need no derivation; return the entities that do.
-
-        An entity that was `active` (no verdict, open or superseded; no removal that
-        descends from all its changes) and got only applied changes stays `active`: a
-        child is always ingested after its parents, so no earlier removal descends from
-        the new changes. Most of a bulk load is such changes; deriving each of their
-        entities again from all its rows grew with the log (37 us an event at 200k).
-        """
-        quick = {e: n for e, n in touched.items() if n > 0}
-        slow = [e for e, n in touched.items() if n <= 0]
-        rows = []
-        ents = list(quick)
-        active = _STATUS_CODES[Status.ACTIVE]
+    def _settle_statuses(self) -> None:
+        """Move the status rows of the entities touched since the last flush forward
+        by their new events (`status_rows.advance`); the ones it cannot settle wait for
+        a full derivation when the ingest finishes. Caller holds the transaction and
+        has flushed the events' rows."""
+        touched, self._touched_ents = self._touched_ents, {}
+        if not touched:
+            return
+        out = []
+        full = self._full_ents
+        ents = list(touched)
+        sql = "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
         for i in range(0, len(ents), 10_000):
             chunk = ents[i : i + 10_000]
-            sql = (
-                "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
-            )
             stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
+            # Where each stored conflict stands (recorded time, chain): a new change must
+            # beat it to be shown instead.
+            wanted = [conflict_of(row[2]) for row in stored.values() if row[0] == _CONFLICT_CODE]
+            at: dict[int, tuple[int, int]] = {}
+            if wanted:
+                for seq, rec, ch in self.db.execute(_REC_SQL, (json.dumps(wanted),)):
+                    at[seq] = (rec, ch)
             for ent in chunk:
-                old = stored.get(ent)
-                if old is None:  # its first events
-                    rows.append((ent, active, quick[ent], None))
-                elif old[0] == active and old[2] is None:
-                    rows.append((ent, active, old[1] + quick[ent], None))
+                row = stored.get(ent)
+                where = at.get(conflict_of(row[2]), (0, -1)) if row and row[2] else (0, -1)
+                moved = advance(row, touched[ent], where)
+                if moved is None:
+                    full.add(ent)
                 else:
-                    slow.append(ent)
-        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
-        return slow
+                    out.append((ent, *moved))
+        if out:
+            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", out)
 
     def derive_statuses(self, ents: Iterable[int]) -> None:
         """Recompute the stored status row of these entities (caller holds the transaction).
@@ -705,15 +713,22 @@ class Index:
             session.damaged[key] = eid
             return key
         session.good.add(key)
+        heads = self.heads
+        # Linear: it descends from every event indexed before it (its parents include
+        # every head), so its entity's stored status row can move forward by it.
+        linear = not heads or heads.issubset(parent_ids)
         for parent in parent_ids:
-            self.heads.discard(parent)
-        self.heads.add(eid)
+            heads.discard(parent)
+        heads.add(eid)
         ref_id = raw.get("supersedes") or raw.get("reverts")
         ref = id_key(ref_id) if ref_id else None
         ent = self.entity_id(entity, batch.ents)
-        touched = self._touched_ents
-        before = touched.get(ent, 0)
-        touched[ent] = before + 1 if before >= 0 and ty in _APPLIED_SET else -1
+        if ent not in self._full_ents:
+            news = self._touched_ents.get(ent)
+            if news is None:
+                self._touched_ents[ent] = [(seq, ty, recorded, cp[0], linear)]
+            else:
+                news.append((seq, ty, recorded, cp[0], linear))
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
@@ -836,6 +851,7 @@ class Index:
         ]
         if tips:
             db.executemany("UPDATE chain SET tip_seq=?, tip_pos=?, tip_h=? WHERE ch=?", tips)
+        self._settle_statuses()
 
     def record_position(self, consumed: int, st: os.stat_result) -> None:
         """Remember how far the log was ingested, its stat, tail hash and heads."""
