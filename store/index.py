@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,7 +24,7 @@ from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
-from cairn.store.model import EventType, Status
+from cairn.store.model import Event, EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
 from cairn.store.status_rows import NewEvent, advance, conflict_of
@@ -57,6 +57,7 @@ TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
+_CODE_OF: dict[EventType, int] = {t: i for i, t in enumerate(TYPES)}
 _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
@@ -507,6 +508,91 @@ class Index:
         self.consumed = consumed
         return consumed
 
+    def ingest_written(self, events: Sequence[Event], offset: int, lengths: Sequence[int]) -> bool:
+        """Index events this process has just appended at `offset` (lines of `lengths`
+        bytes, newline included), as one batch; False, with nothing done, unless the index
+        stands where they were prepared: caught up to `offset`, its heads the first
+        event's parents. Caller holds the transaction.
+
+        They are sound by construction (the write path made their ids and lines) and
+        linear (each names the one before it; the first, every head), so they are not
+        parsed, checked for damage or duplicates, or looked up again as `_ingest_one`
+        does for a line of unknown origin; what they add is the same.
+        """
+        if not events or self.consumed != offset or set(events[0].parents) != self.heads:
+            return False
+        batch = _Batch()
+        parents: list[ChainPos] = []
+        for pid in events[0].parents:
+            hit = self._resolve(id_key(pid), batch)
+            if hit is None:
+                return False
+            parents.append(hit[1])
+        dag = self.dag
+        ent_ids = self.ent_ids
+        touched = self._touched_ents
+        full = self._full_ents
+        tip_key = self.tip_key
+        tip_by_key = self.tip_by_key
+        rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+        codes = _CODE_OF
+        seq = self.next_seq
+        off = offset
+        for e, length in zip(events, lengths, strict=True):
+            cp, started, merged = dag.place(parents)
+            if started:
+                batch.chains.append((cp[0], json.dumps(parents)))
+            if merged:
+                batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
+            parents = [cp]
+            eid = e.id
+            key = int(eid[:15], 16)
+            chain = cp[0]
+            old_tip = tip_key.get(chain)
+            if old_tip is not None:
+                tip_by_key.pop(old_tip[0], None)
+            tip_key[chain] = (key, seq)
+            tip_by_key[key] = (seq, cp)
+            batch.touched.add(chain)
+            entity = e.entity
+            ent = ent_ids.get(entity)
+            if ent is None:
+                ent = self.entity_id(entity, batch.ents)
+            ty = codes[e.type]
+            ref_id = e.supersedes or e.reverts
+            rec = to_ms(e.recorded_at)
+            if ent not in full:
+                news = touched.get(ent)
+                if news is None:
+                    touched[ent] = [(seq, ty, rec, chain, True)]
+                else:
+                    news.append((seq, ty, rec, chain, True))
+            rows.append(
+                (
+                    seq, ent, key, ty, chain, cp[1], int(ref_id[:15], 16) if ref_id else None,
+                    rec, to_ms(e.occurred_at) if e.occurred_at else None, off, length - 1,
+                )
+            )  # fmt: skip
+            fts.append((seq, fts_body(entity, e.reasoning, e.alternative)))
+            if e.revisit_after or e.expires_when:
+                reviews.append((seq, e.revisit_after or None, e.expires_when or None))
+            if e.metadata:
+                _writer_keys(e.metadata, seq, batch)
+            seq += 1
+            off += length
+            if len(rows) >= FLUSH_EVERY:
+                self.next_seq = seq
+                self._flush(batch)  # settles the statuses: a fresh `touched`
+                batch = _Batch()
+                rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+                touched = self._touched_ents
+        self.next_seq = seq
+        self.heads = {events[-1].id}
+        self._flush(batch)
+        full, self._full_ents = self._full_ents, set()
+        self.derive_statuses(full)
+        return True
+
     def _session(self, dedupe: bool) -> _Session:
         session = _Session(dedupe)
         # With no event indexed yet (a rebuild), every earlier copy of a line is in
@@ -734,21 +820,13 @@ class Index:
         )
         body = entity
         if not raw.get("redacted"):
-            reasoning, alternative = raw.get("reasoning"), raw.get("alternative")
-            if alternative and isinstance(alternative, str):
-                body = f"{alternative} {body}"
-            if reasoning and isinstance(reasoning, str):
-                body = f"{reasoning} {body}"
+            body = fts_body(entity, raw.get("reasoning"), raw.get("alternative"))
         batch.fts.append((seq, body))
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
         meta = raw.get("metadata")
-        if isinstance(meta, dict):
-            if isinstance(meta.get("source_key"), str):
-                batch.srckeys.append((meta["source_key"],))
-            idem = meta.get("idempotency")
-            if isinstance(idem, dict) and isinstance(idem.get("key"), str):
-                batch.ikeys.append((idem["key"], seq))
+        if isinstance(meta, dict) and meta:
+            _writer_keys(meta, seq, batch)
         return key
 
     def _take_seq(self) -> int:
@@ -1083,6 +1161,25 @@ def names_a_summarised_change(rows: list[Row]) -> bool:
     the latest of its chain: earlier ones in that chain were folded away."""
     refs = {r.ref for r in rows if r.ty is EventType.REVERT and r.ref is not None}
     return any(r.h in refs for r in rows if r.ty.is_applied)
+
+
+def fts_body(entity: str, reasoning: object, alternative: object) -> str:
+    """What full-text search indexes of an event: its why, the approach and the path."""
+    body = entity
+    if alternative and isinstance(alternative, str):
+        body = f"{alternative} {body}"
+    if reasoning and isinstance(reasoning, str):
+        body = f"{reasoning} {body}"
+    return body
+
+
+def _writer_keys(meta: dict[str, Any], seq: int, batch: _Batch) -> None:
+    """An importer's source key and a writer's idempotency key, from `metadata`."""
+    if isinstance(meta.get("source_key"), str):
+        batch.srckeys.append((meta["source_key"],))
+    idem = meta.get("idempotency")
+    if isinstance(idem, dict) and isinstance(idem.get("key"), str):
+        batch.ikeys.append((idem["key"], seq))
 
 
 @dataclass(slots=True)
