@@ -95,22 +95,31 @@ class Reader:
         return {raw: cache[c] for raw, c in canon.items()}
 
     def _stored_statuses(self, paths: list[str]) -> dict[str, EntityStatus]:
-        """Statuses from the index's per-entity rows: one query, then the texts of only
-        the events that explain a non-plain status (open verdicts, a conflict)."""
-        out = {p: EntityStatus(p, Status.UNKNOWN) for p in paths}
+        """Statuses from the index's per-entity rows: one query, then the lines of only
+        the events that explain a non-plain status (open verdicts, a conflict), found by
+        the byte spans of their rows (one more query) and read in log order."""
+        index = self.index
+        out: dict[str, EntityStatus] = {}
         details = []
-        for path, status, count, detail in self.index.status_rows(paths):
+        for path, status, count, detail in index.status_rows(paths):
             if detail is None:
                 out[path] = EntityStatus(path, status, event_count=count)
             else:
                 details.append((path, status, count, json.loads(detail)))
+        if len(out) + len(details) < len(paths):
+            for path in paths:
+                if path not in out:
+                    out[path] = EntityStatus(path, Status.UNKNOWN)
         if not details:
             return out
         texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
         pairs = {x for d in details for pair in d[3][2] for x in pair}
-        rows = self.index.rows_by_seq(sorted(texts | pairs))
-        events = {seq: self.event(rows[seq]) for seq in texts}
-        ids = {seq: self.index.event_id_at(rows[seq]) for seq in pairs}
+        spans = index.spans_by_seq(sorted(texts | pairs))
+        events = {}
+        for seq in sorted(texts, key=lambda s: spans[s][1]):  # ascending offsets
+            _, off, length = spans[seq]
+            events[seq] = Event.from_line(index.line(off, length))
+        ids = {seq: index.id_at(*spans[seq]) for seq in pairs}
         for path, status, count, (open_v, conflict, reopened) in details:
             out[path] = EntityStatus(
                 entity=path,
