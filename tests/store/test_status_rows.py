@@ -6,10 +6,11 @@ import contextlib
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn.store import EventDraft, Status, Store, init_store
+from cairn.store import EntityStatus, EventDraft, Status, Store, ValidationError, init_store
 
 
 def _same(store: Store, entities: list[str]) -> None:
@@ -128,3 +129,31 @@ def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
     store.append(EventDraft(type="modify", entity="t.a", reasoning="second"))
     store.clear_caches()
     assert store.status_many(["t.a"])["t.a"].event_count == 2
+
+
+def test_a_batch_takes_the_callers_strings_canonical_or_not(store: Store) -> None:
+    store.append(EventDraft(type="add", entity="users.email", reasoning="add"))
+    store.append(EventDraft(type="revert", entity="users.email", reasoning="undo"))
+    store.append(EventDraft(type="add", entity="src/app.py::login", reasoning="add"))
+    asked = [
+        "users.email",  # canonical: found as it is
+        "USERS.Email",  # not canonical: canonicalised, then found
+        "public.users.email",
+        " ./src/app.py::login ",
+        "nothing.here",  # canonical, nothing logged
+        "Nothing.There",  # neither
+    ]
+    for _ in range(2):  # cold, then from the remembered statuses
+        got = store.status_many(asked)
+        assert list(got) == asked
+        for raw in asked[:3]:
+            assert got[raw].entity == "users.email"
+            assert got[raw].status is Status.REVERTED
+            assert [v.reasoning for v in got[raw].open_verdicts] == ["undo"]
+        assert got[" ./src/app.py::login "].entity == "src/app.py::login"
+        assert got[" ./src/app.py::login "].status is Status.ACTIVE
+        assert got["nothing.here"] == EntityStatus("nothing.here", Status.UNKNOWN)
+        assert got["Nothing.There"] == EntityStatus("nothing.there", Status.UNKNOWN)
+    store.clear_caches()
+    with pytest.raises(ValidationError, match="empty part"):
+        store.status_many(["users.email", "users..email"])
