@@ -735,7 +735,7 @@ class Index:
         batch = session.batch
         try:
             eid = raw["id"]
-            key = id_key(eid)
+            key = int(eid[:15], 16)  # id_key, inline: once per line of a rebuild
             ty = TYPE_CODES[raw["type"]]
             entity_raw = raw["entity"]
             recorded = to_ms(raw["recorded_at"])
@@ -774,9 +774,11 @@ class Index:
             batch.damage.append((self._take_seq(), key, None, None, rec.off, rec.len, damage))
             return None
         parents: list[ChainPos] = []
+        good = session.good
         for pid, pkey in zip(parent_ids, parent_keys, strict=True):
-            hit = self._resolve(pkey, batch)
-            if hit is not None and not self._claims(pkey, pid, session):
+            # Most parents are a chain's tip or in this batch, and sound: asked first.
+            hit = batch.placed.get(pkey) or self.tip_by_key.get(pkey) or self._resolve(pkey, batch)
+            if hit is not None and pkey not in good and not self._claims(pkey, pid, session):
                 hit = None  # a damaged line holds the key under another id: not this parent
             if hit is None:
                 if pkey not in session.missing:
@@ -789,7 +791,8 @@ class Index:
             batch.chains.append((cp[0], json.dumps(parents)))
         if merged:
             batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
-        seq = self._take_seq()
+        seq = self.next_seq
+        self.next_seq = seq + 1
         # The chain's previous tip is no longer one.
         old_tip = self.tip_key.get(cp[0])
         if old_tip is not None:
