@@ -521,7 +521,8 @@ class Index:
         They are sound by construction (the write path made their ids and lines) and
         linear (each names the one before it; the first, every head), so they are not
         parsed, checked for damage or duplicates, or looked up again as `_ingest_one`
-        does for a line of unknown origin; what they add is the same.
+        does for a line of unknown origin; what they add is the same. The first is placed
+        in the DAG like any event; the others continue its chain, one position each.
         """
         if not events or self.consumed != offset or set(events[0].parents) != self.heads:
             return False
@@ -532,36 +533,29 @@ class Index:
             if hit is None:
                 return False
             parents.append(hit[1])
-        dag = self.dag
+        (chain, pos), started, merged = self.dag.place(parents)
+        if started:
+            batch.chains.append((chain, json.dumps(parents)))
+        if merged:
+            batch.merges.append((chain, pos, json.dumps(parents[1:])))
+        pos -= 1  # the loop moves each event one on
+        self._known_entities({e.entity for e in events})
         ent_ids = self.ent_ids
         touched = self._touched_ents
         full = self._full_ents
-        tip_key = self.tip_key
-        tip_by_key = self.tip_by_key
         rows, fts, reviews = batch.rows, batch.fts, batch.reviews
         codes = _CODE_OF
         seq = self.next_seq
         off = offset
+        key = 0
         for e, length in zip(events, lengths, strict=True):
-            cp, started, merged = dag.place(parents)
-            if started:
-                batch.chains.append((cp[0], json.dumps(parents)))
-            if merged:
-                batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
-            parents = [cp]
-            eid = e.id
-            key = int(eid[:15], 16)
-            chain = cp[0]
-            old_tip = tip_key.get(chain)
-            if old_tip is not None:
-                tip_by_key.pop(old_tip[0], None)
-            tip_key[chain] = (key, seq)
-            tip_by_key[key] = (seq, cp)
-            batch.touched.add(chain)
+            pos += 1
             entity = e.entity
             ent = ent_ids.get(entity)
-            if ent is None:
-                ent = self.entity_id(entity, batch.ents)
+            if ent is None:  # new: `_known_entities` found every one the index holds
+                ent = ent_ids[entity] = self.next_ent
+                self.next_ent += 1
+                batch.ents.append((ent, entity))
             ty = codes[e.type]
             ref_id = e.supersedes or e.reverts
             rec = to_ms(e.recorded_at)
@@ -571,9 +565,10 @@ class Index:
                     touched[ent] = [(seq, ty, rec, chain, True)]
                 else:
                     news.append((seq, ty, rec, chain, True))
+            key = int(e.id[:15], 16)
             rows.append(
                 (
-                    seq, ent, key, ty, chain, cp[1], int(ref_id[:15], 16) if ref_id else None,
+                    seq, ent, key, ty, chain, pos, int(ref_id[:15], 16) if ref_id else None,
                     rec, to_ms(e.occurred_at) if e.occurred_at else None, off, length - 1,
                 )
             )  # fmt: skip
@@ -586,16 +581,37 @@ class Index:
             off += length
             if len(rows) >= FLUSH_EVERY:
                 self.next_seq = seq
+                self._new_tip(chain, pos, key, seq - 1, batch)
                 self._flush(batch)  # settles the statuses: a fresh `touched`
                 batch = _Batch()
                 rows, fts, reviews = batch.rows, batch.fts, batch.reviews
                 touched = self._touched_ents
         self.next_seq = seq
+        self._new_tip(chain, pos, key, seq - 1, batch)
         self.heads = {events[-1].id}
         self._flush(batch)
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return True
+
+    def _new_tip(self, chain: int, pos: int, key: int, seq: int, batch: _Batch) -> None:
+        """Make the event at (chain, pos) its chain's tip (the previous one no longer is)."""
+        self.dag.tips[chain] = pos
+        old_tip = self.tip_key.get(chain)
+        if old_tip is not None:
+            self.tip_by_key.pop(old_tip[0], None)
+        self.tip_key[chain] = (key, seq)
+        self.tip_by_key[key] = (seq, (chain, pos))
+        batch.touched.add(chain)
+
+    def _known_entities(self, paths: Iterable[str]) -> None:
+        """Remember the dictionary ids of those of `paths` the index holds (one query for
+        a batch, instead of one per entity `entity_id` has not seen)."""
+        missing = [p for p in paths if p not in self.ent_ids]
+        sql = "SELECT path, id FROM ent WHERE path IN (SELECT value FROM json_each(?))"
+        for i in range(0, len(missing), 10_000):
+            chunk = json.dumps(missing[i : i + 10_000])
+            self.ent_ids.update((p, int(e)) for p, e in self.db.execute(sql, (chunk,)))
 
     def _session(self, dedupe: bool) -> _Session:
         session = _Session(dedupe)

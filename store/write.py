@@ -193,7 +193,14 @@ class Preparer:
         ):
             check_sizes(header, content)  # short text is under every limit: no need
         refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
-        header, content = mask_event(header, content, masked)
+        if metadata or not isinstance(diff, str):
+            header, content = mask_event(header, content, masked)
+        elif might_hold_secret(
+            "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+        ):
+            # `mask_event`'s screen, of the texts it would join (everything else is
+            # shaped), without walking the dicts: most events hold only text.
+            header, content = mask_fields(header, masked), mask_fields(content, masked)
         if key and content["metadata"][IDEMPOTENCY]["key"] != key:
             raise ValidationError(
                 "--key looks like it holds a secret; use a random id such as a UUID"
