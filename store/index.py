@@ -27,7 +27,7 @@ from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
-from cairn.store.status_rows import NewEvent, advance, conflict_of
+from cairn.store.status_rows import NewEvent, State, advance, conflict_of
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -213,6 +213,7 @@ class Index:
         # derived from all their events when the ingest finishes.
         self._touched_ents: dict[int, list[NewEvent]] = {}
         self._full_ents: set[int] = set()
+        self._states: dict[int, State] = {}  # rows moved forward, stored when it ends
         self._deferred = False  # the event table's indexes are dropped (`_defer_indexes`)
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
@@ -337,6 +338,7 @@ class Index:
         self.ent_ids = {}
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
         self._full_ents = set()
+        self._states = {}
         self._deferred = False  # a rolled-back rebuild's dropped indexes are back
         self._all_ents_known = False  # ent_ids holds every row of `ent`
 
@@ -627,6 +629,7 @@ class Index:
         self._new_tip(chain, pos, key, seq - 1, batch)
         self.heads = {events[-1].id}
         self._flush(batch)
+        self._store_states()
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return True
@@ -684,24 +687,23 @@ class Index:
                     session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
         self._restore_indexes()
+        self._store_states()
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return session.count
 
     def _settle_statuses(self) -> None:
         """Move the status rows of the entities touched since the last flush forward
-        by their new events (`status_rows.advance`); the ones it cannot settle wait for
-        a full derivation when the ingest finishes. Caller holds the transaction and
-        has flushed the events' rows."""
+        by their new events (`status_rows.advance`), in memory until the ingest ends
+        (`_store_states`); the ones it cannot settle wait for a full derivation then.
+        Caller holds the transaction and has flushed the events' rows."""
         touched, self._touched_ents = self._touched_ents, {}
-        if not touched:
-            return
-        out = []
+        states = self._states
         full = self._full_ents
-        ents = list(touched)
+        fresh = [ent for ent in touched if ent not in states]
         sql = "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
-        for i in range(0, len(ents), 10_000):
-            chunk = ents[i : i + 10_000]
+        for i in range(0, len(fresh), 10_000):
+            chunk = fresh[i : i + 10_000]
             stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
             # Where each stored conflict stands (recorded time, chain): a new change must
             # beat it to be shown instead.
@@ -713,13 +715,18 @@ class Index:
             for ent in chunk:
                 row = stored.get(ent)
                 where = at.get(conflict_of(row[2]), (0, -1)) if row and row[2] else (0, -1)
-                moved = advance(row, touched[ent], where)
-                if moved is None:
-                    full.add(ent)
-                else:
-                    out.append((ent, *moved))
-        if out:
-            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", out)
+                states[ent] = State(row, where)
+        for ent, news in touched.items():
+            if not advance(states[ent], news):
+                full.add(ent)
+                del states[ent]
+
+    def _store_states(self) -> None:
+        """Write the status rows moved forward in this ingest."""
+        states, self._states = self._states, {}
+        rows = [(ent, *state.row()) for ent, state in states.items()]
+        if rows:
+            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
 
     def derive_statuses(self, ents: Iterable[int]) -> None:
         """Recompute the stored status row of these entities (caller holds the transaction).
