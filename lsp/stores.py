@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import gc
 import logging
 import os
 import time
@@ -205,17 +204,6 @@ class StoreHub:
 def _prefetch(session: Session, entities: Sequence[str], newest: int) -> None:
     for entity in entities:
         session.card(entity, newest)
-
-
-def settle() -> None:
-    """Exempt what is alive now (modules, the LSP types' thousands of objects) from the
-    cyclic GC's scans; called once, at start-up (`cairn.lsp.server.serve`).
-
-    A full collection walks every tracked container: with a 1M-event store loaded it
-    took ~40 ms, which showed up as the hover p99. Long-lived state is freed by
-    reference counting when replaced; only cycles among it would wait for exit.
-    """
-    gc.freeze()
 
 
 def _import_store() -> tuple[type[Exception], type[Exception]]:
