@@ -87,6 +87,12 @@ class StoreHub:
             return cached
         return await self.call(cairn_dir, lambda s: s.card(entity, newest))
 
+    def cached_revert_prints(self, cairn_dir: Path) -> list[RevertPrint] | None:
+        """`revert_prints` when already read for the log's current version, else None
+        (answered on the loop)."""
+        session = self._sessions.get(cairn_dir)
+        return session.cached_revert_prints() if session is not None else None
+
     async def revert_prints(self, cairn_dir: Path) -> list[RevertPrint]:
         """`Session.revert_prints`: the open reverts' fingerprints, cached per log version
         (a hit is answered on the loop)."""

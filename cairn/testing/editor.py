@@ -47,6 +47,7 @@ class Editor:
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.versions: dict[str, int | None] = {}
         self.publishes: dict[str, int] = {}  # uri -> how many publishes arrived
+        self.published: dict[str, list[list[types.Diagnostic]]] = {}  # uri -> each publish
         self.shown: list[str] = []
         self.messages: list[str] = []
         self._changed = asyncio.Event()
@@ -58,6 +59,7 @@ class Editor:
             self.diagnostics[params.uri] = list(params.diagnostics)
             self.versions[params.uri] = params.version
             self.publishes[params.uri] = self.publishes.get(params.uri, 0) + 1
+            self.published.setdefault(params.uri, []).append(list(params.diagnostics))
             self._changed.set()
 
         @self.client.feature(types.WINDOW_SHOW_DOCUMENT)
