@@ -6,10 +6,11 @@ import contextlib
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cairn.store import EventDraft, Status, Store, init_store
+from cairn.store import EntityStatus, EventDraft, Status, Store, ValidationError, init_store
 
 
 def _same(store: Store, entities: list[str]) -> None:
@@ -18,10 +19,11 @@ def _same(store: Store, entities: list[str]) -> None:
     for entity in entities:
         one = store.status(entity)
         assert batch[entity].status == one.status, entity
-        assert [v.id for v in batch[entity].open_verdicts] == [v.id for v in one.open_verdicts]
+        # Whole events, not only their ids: the batch reads their lines its own way.
+        assert batch[entity].open_verdicts == one.open_verdicts
         assert batch[entity].reopened == one.reopened
         assert batch[entity].event_count == one.event_count
-        assert {c.id for c in batch[entity].conflicts} <= {c.id for c in one.conflicts}
+        assert all(c in one.conflicts for c in batch[entity].conflicts)
         assert bool(batch[entity].conflicts) == bool(one.conflicts)
 
 
@@ -69,6 +71,28 @@ def test_a_batch_of_plain_entities_reads_no_event_rows(store: Store) -> None:
     assert len(statements) == 1 and " ev " not in statements[0] + " "
 
 
+def test_a_batch_with_verdicts_makes_two_queries_whatever_its_size(store: Store) -> None:
+    for i in range(12):
+        entity = f"t.c{i}"
+        store.append(EventDraft(type="add", entity=entity, reasoning=f"add {i}"))
+        store.append(EventDraft(type="revert", entity=entity, reasoning=f"undo {i}"))
+        store.append(EventDraft(type="modify", entity=entity, reasoning=f"again {i}"))
+    store.refresh()
+    store.clear_caches()
+    statements: list[str] = []
+    store.index.db.set_trace_callback(statements.append)
+    try:
+        got = store.status_many([f"t.c{i}" for i in range(12)] + ["t.none"])
+    finally:
+        store.index.db.set_trace_callback(None)
+    assert got["t.c3"].status is Status.CONFLICT
+    assert [v.reasoning for v in got["t.c3"].open_verdicts] == ["undo 3"]
+    assert [c.reasoning for c in got["t.c3"].conflicts] == ["again 3"]
+    assert got["t.none"].status is Status.UNKNOWN
+    # The status rows, then where the explaining lines are: not one query per entity.
+    assert len(statements) == 2
+
+
 _STEP = st.tuples(
     st.sampled_from(["add", "modify", "remove", "revert", "reject", "rename"]),
     st.sampled_from(["t.a", "t.b", "deps/x"]),
@@ -105,3 +129,31 @@ def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
     store.append(EventDraft(type="modify", entity="t.a", reasoning="second"))
     store.clear_caches()
     assert store.status_many(["t.a"])["t.a"].event_count == 2
+
+
+def test_a_batch_takes_the_callers_strings_canonical_or_not(store: Store) -> None:
+    store.append(EventDraft(type="add", entity="users.email", reasoning="add"))
+    store.append(EventDraft(type="revert", entity="users.email", reasoning="undo"))
+    store.append(EventDraft(type="add", entity="src/app.py::login", reasoning="add"))
+    asked = [
+        "users.email",  # canonical: found as it is
+        "USERS.Email",  # not canonical: canonicalised, then found
+        "public.users.email",
+        " ./src/app.py::login ",
+        "nothing.here",  # canonical, nothing logged
+        "Nothing.There",  # neither
+    ]
+    for _ in range(2):  # cold, then from the remembered statuses
+        got = store.status_many(asked)
+        assert list(got) == asked
+        for raw in asked[:3]:
+            assert got[raw].entity == "users.email"
+            assert got[raw].status is Status.REVERTED
+            assert [v.reasoning for v in got[raw].open_verdicts] == ["undo"]
+        assert got[" ./src/app.py::login "].entity == "src/app.py::login"
+        assert got[" ./src/app.py::login "].status is Status.ACTIVE
+        assert got["nothing.here"] == EntityStatus("nothing.here", Status.UNKNOWN)
+        assert got["Nothing.There"] == EntityStatus("nothing.there", Status.UNKNOWN)
+    store.clear_caches()
+    with pytest.raises(ValidationError, match="empty part"):
+        store.status_many(["users.email", "users..email"])
