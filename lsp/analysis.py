@@ -137,7 +137,7 @@ async def _removals(
         return {}
     wanted = MappingProxyType({e: statuses[e] for e in gone})
     try:
-        return await server.hub.call(snapshot.project.cairn_dir, lambda s: s.removals(wanted))
+        return await server.hub.removals(snapshot.project.cairn_dir, wanted)
     except StoreUnavailable:
         return {}
 

@@ -23,7 +23,7 @@ import fcntl
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -34,7 +34,7 @@ from cairn.lsp.scheduling import Worker
 
 if TYPE_CHECKING:
     from cairn.fingerprints import RevertPrint
-    from cairn.store import EntityStatus
+    from cairn.store import EntityStatus, Event
 
 T = TypeVar("T")
 
@@ -86,6 +86,17 @@ class StoreHub:
         if cached is not None:
             return cached
         return await self.call(cairn_dir, lambda s: s.card(entity, newest))
+
+    async def removals(
+        self, cairn_dir: Path, statuses: Mapping[str, EntityStatus]
+    ) -> dict[str, Event | None]:
+        """`Session.removals` (the event that removed each `removed` entity), cached per
+        log version; a hit is answered on the loop."""
+        session = self._sessions.get(cairn_dir)
+        cached = session.cached_removals(statuses) if session is not None else None
+        if cached is not None:
+            return cached
+        return await self.call(cairn_dir, lambda s: s.removals(statuses))
 
     def cached_revert_prints(self, cairn_dir: Path) -> list[RevertPrint] | None:
         """`revert_prints` when already read for the log's current version, else None
