@@ -40,7 +40,8 @@ def fix_code_action_hook(converter: Any) -> None:
 class Editor:
     """One client session with one server process."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
+        self.command = command or SERVER_COMMAND  # the server to start (bench: the floor)
         self.client = LanguageClient("cairn-editor", "1")
         fix_code_action_hook(self.client.protocol._converter)
         self.env = {**os.environ, "PYTHONSAFEPATH": "1", **(env or {})}
@@ -81,7 +82,7 @@ class Editor:
 
     async def start(self, *roots: Path, options: dict[str, Any] | None = None) -> None:
         """Start the server and initialize it for these workspace folders."""
-        await self.client.start_io(*SERVER_COMMAND, env=self.env)
+        await self.client.start_io(*self.command, env=self.env)
         self.spawned_at = time.perf_counter()
         await self.client.initialize_async(
             types.InitializeParams(

@@ -192,7 +192,7 @@ def test_someone_elses_cache_file_is_not_trusted(
 
 @pytest.mark.parametrize("entry", ["python -m cairn.lsp", "cairn serve"])
 async def test_the_server_saves_its_cache_and_the_next_start_answers_the_same(
-    tmp_path: Path, entry: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, entry: str
 ) -> None:
     """Both entry points install the cache; a session leaves it behind; the next
     session, started from it, publishes the same diagnostics."""
@@ -205,12 +205,11 @@ async def test_the_server_saves_its_cache_and_the_next_start_answers_the_same(
         if entry.startswith("python")
         else [str(Path(sys.executable).with_name("cairn")), "serve"]
     )
-    monkeypatch.setattr(editor_module, "SERVER_COMMAND", command)
     sample = make_sample(tmp_path / "shop")
     home = tmp_path / "cache"
 
     async def session() -> list[tuple[int, str]]:
-        editor = editor_module.Editor(env={"XDG_CACHE_HOME": str(home)})
+        editor = editor_module.Editor(env={"XDG_CACHE_HOME": str(home)}, command=command)
         await editor.start(sample.root)
         try:
             uri = editor.open(sample.root / "db" / "migrations" / "0042_email_verified.sql")
