@@ -78,7 +78,8 @@ class Document:
         if extra is not None:
             found.append(extra)
         name = self.file.rsplit("/", 1)[-1]
-        return [q for q in found if q.applies_to(name)]
+        # only the patterns that apply to this file's name are matched at all
+        return [n for n in (q.for_file(name) for q in found) if n is not None]
 
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""
