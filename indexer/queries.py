@@ -73,6 +73,8 @@ ROLE_OF = {
     "remove": Role.REMOVE,
 }
 
+# for_file answers remembered per query; bounded, since a huge tree has many names
+_NAMES_KEPT = 4096
 _ROW_COL = re.compile(r"row (\d+), column (\d+)")
 _CAPTURE = re.compile(r"@([A-Za-z_][\w.\-]*)")
 
@@ -100,6 +102,10 @@ class CompiledQuery:
     _narrowed: dict[tuple[int, ...], CompiledQuery] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # for_file's answer by file name (a scan asks once or more per file)
+    _by_name: dict[str, CompiledQuery | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""
@@ -119,15 +125,24 @@ class CompiledQuery:
         cost its share of every match attempt in every file (the pre-commit pattern
         made each YAML file's query several times slower than its parse), and the
         match would then be thrown away; a query without it never tries."""
+        try:
+            return self._by_name[basename]
+        except KeyError:
+            pass
         keep = self._applicable(basename)
+        found: CompiledQuery | None = None
         if not keep:
-            return None
-        if len(keep) == len(self.settings) or not self.text or not self.language:
-            return self
-        with _lock:
-            found = self._narrowed.get(keep)
-            if found is None:
-                found = self._narrowed[keep] = self._narrow(keep)
+            found = None
+        elif len(keep) == len(self.settings) or not self.text or not self.language:
+            found = self
+        else:
+            with _lock:
+                found = self._narrowed.get(keep)
+                if found is None:
+                    found = self._narrowed[keep] = self._narrow(keep)
+        if len(self._by_name) >= _NAMES_KEPT:
+            self._by_name.clear()  # bounded: a huge tree has many distinct file names
+        self._by_name[basename] = found
         return found
 
     def _narrow(self, keep: tuple[int, ...]) -> CompiledQuery:
@@ -153,6 +168,7 @@ class CompiledQuery:
             primaries=tuple(self.primaries[i] for i in keep),
             text="",
             _narrowed={},
+            _by_name={},
         )
 
 

@@ -128,7 +128,7 @@ def test_user_queries_are_narrowed_too(tmp_path: Path) -> None:
 def test_a_query_whose_text_cannot_be_cut_is_used_whole() -> None:
     yaml = builtin_query("yaml")
     assert yaml is not None
-    broken = replace(yaml, text="((block_mapping", _narrowed={})
+    broken = replace(yaml, text="((block_mapping", _narrowed={}, _by_name={})
     assert broken.for_file("docker-compose.yml") is broken  # its matches are filtered later
     text = "services:\n  web:\n    environment:\n      DATABASE_URL: x\n"
     doc = Document("docker-compose.yml", text)
