@@ -17,7 +17,6 @@ import argparse
 import gc
 import json
 import os
-import random
 import shutil
 import subprocess
 import sys
@@ -27,20 +26,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
+from reads import time_reads
 from workload import PEER_SCRIPT, REPO, load_peer, to_draft
 
 PEER_RESULTS = PEER_SCRIPT.parent / "selvedge_results_2026-11-29.jsonl"
 CACHE = REPO / "bench" / ".cache"
 PEER_VENV = CACHE / "selvedge-venv"
 PEER_VERSION = "0.3.17"
-BATCH_ENTITIES = 500
-
-
-def ms_stats(samples: list[float], peer: Any) -> dict[str, float]:
-    return {
-        "p50_ms": round(peer.pct(samples, 50), 3),
-        "p99_ms": round(peer.pct(samples, 99), 3),
-    }
 
 
 # --- Cairn ------------------------------------------------------------------------------
@@ -76,30 +68,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         del ids
         gc.collect()
 
-        rng = random.Random(args.seed + 7)
-        used_sorted = sorted(used)
-        sample = [rng.choice(used_sorted) for _ in range(args.queries)]
-        for p in sample[:10]:  # warm-up, as the peer harness does
-            store.prior_attempts(p)
-            store.status(p)
-        pa = peer.time_calls(store.prior_attempts, sample)
-        st = peer.time_calls(store.status, sample)
-        # The editor's question: every entity of a file at once.
-        batches = [
-            rng.sample(used_sorted, min(BATCH_ENTITIES, len(used_sorted))) for _ in range(50)
-        ]
-        store.status_many(batches[0])
-        batch_lat = []
-        for b in batches[1:]:
-            store.clear_caches()  # cold: a file whose entities nobody asked about yet
-            t0 = time.perf_counter()
-            store.status_many(b)
-            batch_lat.append((time.perf_counter() - t0) * 1000)
-        warm_lat = []  # the same file again: the editor re-analyses it on every keystroke
-        for _ in range(20):
-            t0 = time.perf_counter()
-            store.status_many(batches[-1])
-            warm_lat.append((time.perf_counter() - t0) * 1000)
+        reads = time_reads(store, sorted(used), seed=args.seed, queries=args.queries, peer=peer)
         verify_s, verify_how = time_verify(cairn_dir, store)
         store.search("rollback plan")  # make sure the full-text index is part of the size
         store.index.checkpoint()
@@ -114,10 +83,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "load_seconds": round(load_s, 2),
             "load_events_per_s": round(n / load_s),
             "load_cpu_us_per_event": round(load_cpu / n * 1e6, 1),
-            "prior_attempts": pa,
-            "status": st,
-            "batch_status": ms_stats(batch_lat, peer),
-            "batch_status_again": ms_stats(warm_lat, peer),
+            **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),
             "rebuild_peak_rss_mb": round(rebuild_rss, 1),

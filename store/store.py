@@ -30,7 +30,7 @@ from cairn.store.model import (
     SearchHit,
 )
 from cairn.store.paths import confusable_warnings
-from cairn.store.read import Reader, as_of_limit, canonical, canonical_all
+from cairn.store.read import Reader, as_of_limit, canonical
 from cairn.store.write import (
     MIN_PREFIX,
     BatchContext,
@@ -256,10 +256,9 @@ class Store:
         What the editor asks for a whole file: `latest` and `rollup` are left empty and
         `conflicts` holds only the newest re-applying change (`status` gives them all).
         """
-        canon = canonical_all(entities)
         with self._lock:
             self.refresh()
-            return self._reader.status_many(canon)
+            return self._reader.status_many(entities)
 
     def lineage_status(
         self, entity: str, formerly: Sequence[tuple[str, int]], *, linked: Iterable[str] = ()
