@@ -10,7 +10,7 @@ reads the log again in one range, so the result is always the one-process result
 
 Workers are forked (the log's bytes are shared, not copied) and only from a process
 running one thread; without multiprocessing, on one core, or when a worker fails, its
-range is read here. Most lines are proven by `cairn.store.fastid.proven` from their
+range is read here. Most lines are proven by `cairn.store.fastproof.proven` from their
 bytes; anything it declines is read the full way (`loads`, `proves_id`, `line_id`),
 which decides every finding.
 """
