@@ -170,6 +170,22 @@ class Session:
             out[entity] = version.removals[entity]
         return out
 
+    def cached_removals(
+        self, statuses: Mapping[str, EntityStatus]
+    ) -> dict[str, Event | None] | None:
+        """`removals` if every one is cached for the current log version, else None
+        (safe from another thread, like `cached_statuses`)."""
+        from cairn.core.findings import removed
+
+        version = self._fresh()
+        if version is None:
+            return None
+        found = version.removals
+        wanted = removed(statuses)
+        if not all(e in found for e in wanted):
+            return None
+        return {e: found[e] for e in wanted}
+
     def revert_prints(self) -> list[RevertPrint]:
         """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
         version: what a bring-back check (the gate, the diagnostics) matches against."""
