@@ -13,7 +13,8 @@ from cairn.cli import plain_serve
 
 PROBE = (
     "import atexit, sys\n"
-    "atexit.register(lambda: sys.stderr.write('click imported: %s\\n' % ('click' in sys.modules)))\n"
+    "said = lambda: sys.stderr.write('click imported: %s\\n' % ('click' in sys.modules))\n"
+    "atexit.register(said)\n"
     "from cairn.cli import main\n"
     "main(sys.argv[1:])\n"
 )
