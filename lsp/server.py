@@ -23,9 +23,10 @@ Execution model
   document of the affected project, then asks the client to refresh code lenses and
   pulled diagnostics.
 * Start-up (`cairn.lsp.startup`): the entry points call `prepare()` before importing
-  this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); `serve`
-  calls `settle()` once the server is built (`gc.freeze()`, so the LSP types' thousands
-  of long-lived objects are never scanned by the cyclic collector again).
+  this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); the
+  server settles once its first diagnostics are out, or `STARTUP_S` after initialize
+  (`CairnServer.settle`: `gc.freeze()`, so the LSP types' thousands of long-lived
+  objects are never scanned by the cyclic collector again, and the GC resumes).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from cairn.lsp.state import Documents
 from cairn.lsp.stores import StoreHub
 
 log = logging.getLogger("cairn.lsp")
+STARTUP_S = 10.0  # at the latest, start-up is over this long after initialize
 _writes: set[asyncio.Future[Any]] = set()  # writes in flight on an awaiting writer
 
 # One module per LSP method or feature; each has `register(server)`.
@@ -167,7 +169,19 @@ class CairnServer(LanguageServer):
         self.projects = ProjectFinder()
         self.documents = Documents(self)
         self._warned: set[str] = set()  # one-time messages already shown
+        self._settled = False  # start-up is over (see `settle`)
         self._pull_offered = True  # False once initialize decided to push (no pull provider)
+
+    def settle(self) -> None:
+        """Start-up is over: the first diagnostics are out (or the client took its time).
+
+        The GC stays paused until then (`cairn.lsp.startup`): the first analysis only
+        builds what the session keeps (the document's tree and symbols, the statuses),
+        and collections during it found nothing to free.
+        """
+        if not self._settled:
+            self._settled = True
+            settle()
 
     @property
     def settings(self) -> Settings:
@@ -418,8 +432,7 @@ def log_to_stderr(level: str) -> Callable[[], None]:
 def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
     """Run the server until the client says exit."""
     flush_log = log_to_stderr(log_level)
-    server = build_server()
-    settle()  # once: the LSP types' thousands of objects live as long as the process
+    server = build_server()  # settles after the first diagnostics (CairnServer.settle)
     try:
         if tcp:
             host, port = parse_hostport(tcp)
