@@ -62,15 +62,17 @@ def extract(
     """All symbols the queries find in `tree`, sorted by position. With a `cache`, only
     chunks whose text is new are queried; the cache is updated in place."""
     root = tree.root_node
-    # Without a cache (a one-shot index) the whole file is one chunk: no bookkeeping.
-    chunks = (root.children or [root]) if cache is not None else [root]
+    if cache is None:
+        # A one-shot index: the whole file is one chunk, and nothing is remembered (no
+        # chunk keys, no file-wide context for them).
+        return _index_chunks(root, [root], [0], ctx, lines, queries)[0]
+    chunks = root.children or [root]
     if len(chunks) > 1 and not any(q.sees_comments for q in queries):
         # No pattern names a comment, so a top-level comment holds no symbol: leave it
         # out of the bookkeeping (a migration is often mostly comment lines).
         chunks = [c for c in chunks if "comment" not in c.type]
         if not chunks:
-            if cache is not None:
-                cache.entries = {}
+            cache.entries = {}
             return []
     data = ctx.data
     # File-wide context some resolvers read (a router's prefix) is part of every key.
@@ -82,7 +84,7 @@ def extract(
     context += root.type.encode() + b"\0"
     keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
     broken = {i for i, c in enumerate(chunks) if c.has_error}
-    old = cache.entries if cache is not None else {}
+    old = cache.entries
     dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
@@ -102,8 +104,7 @@ def extract(
         if index not in broken:
             entries[keys[index]] = (position, symbols)
         out.extend(symbols)
-    if cache is not None:
-        cache.entries = entries
+    cache.entries = entries
     return out
 
 
