@@ -280,40 +280,40 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     mention it); then sort by position."""
     if len(symbols) < 2:
         return symbols
-    unique: dict[tuple[Range, str, Role], Symbol] = {}
+    # Keys are plain tuples of ints and strings: equal exactly when the Range fields,
+    # entity and role are, but hashed and compared in C (Range's and Role's own
+    # __hash__ are Python functions, a third of this function's time).
+    unique: dict[tuple[int, int, int, int, str, int], Symbol] = {}
     for s in symbols:
-        # two patterns may see one dependency, one of them with its version: keep that
-        key = (s.name_range, s.entity, s.role)
+        n = s.name_range
+        key = (n.start_line, n.start_character, n.end_line, n.end_character, s.entity, _rank(s))
         seen = unique.get(key)
+        # two patterns may see one dependency, one of them with its version: keep that
         if seen is None or s.version or not seen.version:
             unique[key] = s
-    decided = {(s.name_range, s.entity) for s in unique.values() if s.role is not Role.REFERENCE}
-    kept = [
-        s
-        for s in unique.values()
-        if s.role is not Role.REFERENCE or (s.name_range, s.entity) not in decided
-    ]
-    # plain tuples of the ranges' fields order exactly as the Range objects do, but
-    # compare in C instead of through Range's generated __lt__
+    decided = {key[:5] for key in unique if key[5] != _REFERENCE}
+    kept = [(key, s) for key, s in unique.items() if key[5] != _REFERENCE or key[:5] not in decided]
     kept.sort(key=_position_key)
-    return kept
+    return [s for _, s in kept]
 
 
-def _position_key(s: Symbol) -> tuple[int, int, int, int, int, int, int, int, str, str]:
-    n = s.name_range
+# Roles ranked in the order of their values ("introduce" < "reference" < "remove"), so
+# sorting on the rank is sorting on `role.value`.
+_REFERENCE = 1
+
+
+def _rank(s: Symbol) -> int:
+    role = s.role
+    return 0 if role is Role.INTRODUCE else _REFERENCE if role is Role.REFERENCE else 2
+
+
+def _position_key(
+    entry: tuple[tuple[int, int, int, int, str, int], Symbol],
+) -> tuple[int, int, int, int, int, int, int, int, str, int]:
+    """(name range, range, entity, role): the order of the Range objects' own fields."""
+    key, s = entry
     r = s.range
-    return (
-        n.start_line,
-        n.start_character,
-        n.end_line,
-        n.end_character,
-        r.start_line,
-        r.start_character,
-        r.end_line,
-        r.end_character,
-        s.entity,
-        s.role.value,
-    )
+    return (*key[:4], r.start_line, r.start_character, r.end_line, r.end_character, *key[4:])
 
 
 def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol:
