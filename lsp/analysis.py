@@ -78,7 +78,7 @@ async def analyse(
     if not current():
         return None
     severities = server.settings.severity
-    if _same_inputs(previous, snapshot.symbols, statuses, severities):
+    if same_inputs(previous, snapshot.symbols, statuses, severities):
         found = previous.findings[: previous.from_statuses]
         shown = previous.diagnostics[: previous.from_statuses]
     else:
@@ -107,7 +107,7 @@ async def analyse(
     )
 
 
-def _same_inputs(
+def same_inputs(
     previous: Analysis,
     symbols: tuple[Symbol, ...],
     statuses: Mapping[str, EntityStatus],
