@@ -396,7 +396,7 @@ def verify(
     all_ids = _Known((good, found.unproven), prefix_keys)
     new_keys = found.keys
     report.events = len(good) + (len(record.keys) - len(new_keys & prefix_keys) if record else 0)
-    report.ids = list(good)
+    report.ids = found.ids
     report.keys = prefix_keys | new_keys
     _check_links(found, report, all_ids)
     _check_redactions(found.unredacted, report)
@@ -426,14 +426,11 @@ def verify(
         )
 
     def named(ident: str) -> bool:
-        """Whether a proven line names `ident` as a parent."""
-        if ident in found.named_outside:
-            return True
-        where = good.get(ident)
-        return where is not None and ident not in found.heads[where]
+        """Whether a proven line names `ident` as a parent (see verify_ranges)."""
+        return ident in found.named_outside or (ident in good and ident not in found.heads)
 
-    # A head is an id no proven line names: each range knows its own; only those can be.
-    fresh = {h for heads in found.heads.values() for h in heads}
+    # A head is an id no proven line names: only those no line in their range names can be.
+    fresh = found.heads
     if prefix_keys:
         fresh = {i for i in fresh if _key(i) not in prefix_keys}  # a copy of an old line
     candidates = set(record.heads) | fresh if record else fresh

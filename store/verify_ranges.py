@@ -61,28 +61,35 @@ class Chunk:
     keys: bytes = b""  # _key of each distinct proven id, as 64-bit integers
 
 
-def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> Chunk:
+def _scan_range(
+    data: bytes, start: int, end: int, earlier: frozenset[str], careful: bool = False
+) -> Chunk:
     """Read the whole lines in data[start:end]: prove every event's id, report malformed
     lines and ids that do not match, and keep what the checks across the log need.
 
     Most lines are proven by `proven` from their bytes; anything it declines is read
     the full way, which decides every finding. `earlier` are the ids a previous verify
     saw redacted (a full copy of one appended since is a problem).
+
+    Unless `careful`, no set of the ids is kept while reading (at a million ids each
+    insertion misses the cache): a copy of a line would then be counted twice, which
+    `_join` notices (`distinct`), and the caller reads the log again, carefully.
     """
     out = Chunk()
     findings, proven_ids, pending = out.findings, out.proven, out.pending
     redacted_at: set[int] = set()  # positions in `proven_ids` of redacted lines
-    good: set[str] = set()  # every proven id so far
-    # Instead of every named parent: the proven ids nothing named so far, and the names
-    # of ids not proven when named. What is left of both at the end is what the heads
-    # and the links between ranges need.
+    good: set[str] = set()  # when careful: every proven id so far
+    # Instead of every named parent: the proven ids nothing named since they were read,
+    # and the names of ids that were not among those when named (ids further back, in
+    # another range, or nowhere). The heads and the links across ranges need no more.
     unnamed: set[str] = set()
     early: set[str] = set()
+    last = ""  # the last proven id: a writer's line usually names just that one
     # Line numbers of proven ids: index + lines skipped before; (index, skipped) each
     # time a line is skipped (blank, malformed, unproven), which is rare.
     breaks: list[tuple[int, int]] = []
     skipped = blank = 0
-    keep, known, prove = proven_ids.append, good.add, proven
+    keep, prove = proven_ids.append, proven
     view, find = memoryview(data), data.find
     pos = start
     while pos < end:
@@ -92,19 +99,25 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
             pos = nl + 1
             ident, parents, supersedes, reverts = hit
             keep(ident)
-            if ident in good:
-                continue  # a copy: the first one's links are checked (they are the same)
-            known(ident)
+            if careful:
+                if ident in good:
+                    continue  # a copy: the first one's links are checked (they are the same)
+                good.add(ident)
             if ident not in early:
                 unnamed.add(ident)
-            if parents:
-                unnamed.difference_update(parents)
-                if not good.issuperset(parents):
-                    early.update(p for p in parents if p not in good)
-                    pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
-                    continue
-            if (supersedes and supersedes not in good) or (reverts and reverts not in good):
+            if parents and not (len(parents) == 1 and parents[0] == last):
+                for parent in parents:
+                    if parent in unnamed:
+                        unnamed.discard(parent)
+                    else:
+                        early.add(parent)
                 pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
+            else:
+                if parents:
+                    unnamed.discard(last)
+                if supersedes or reverts:
+                    pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
+            last = ident
             continue
         # Everything the shortcut declines is read the full way, which decides findings.
         this = len(proven_ids) + skipped
@@ -131,20 +144,26 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
         if redacted:
             redacted_at.add(len(proven_ids))
         keep(eid)
-        if eid in good:
-            continue
-        known(eid)
+        if careful:
+            if eid in good:
+                continue
+            good.add(eid)
         if eid not in early:
             unnamed.add(eid)
         links: Any = event.get("parents") or ()
-        unnamed.difference_update(links)
-        early.update(p for p in links if p not in good)
+        for parent in links:
+            if parent in unnamed:
+                unnamed.discard(parent)
+            else:
+                early.add(parent)
         # A hand-made line: whatever its links hold, the full check looks at them.
         pending.append(
             (len(proven_ids) - 1, eid, links, event.get("supersedes"), event.get("reverts"))
         )
+        last = eid
     out.newlines = len(proven_ids) + skipped
-    out.lines, out.distinct = out.newlines - blank, len(good)
+    out.lines = out.newlines - blank
+    out.distinct = len(good) if careful else len(proven_ids)
     number = _numbering(breaks)
     out.pending = [(number(i), *rest) for i, *rest in pending]
     red = earlier.union(out.redacted)
@@ -153,8 +172,8 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
             if ident in red and i not in redacted_at:
                 out.unredacted.append((number(i), ident))
     out.heads = list(unnamed)
-    out.named_outside = list(early - good)
-    out.keys = _keys(good)
+    out.named_outside = list(early)
+    out.keys = _keys(good if careful else proven_ids)
     return out
 
 
@@ -225,29 +244,33 @@ class Scan:
     lines: int
     # What the lines themselves showed (malformed, mismatch): (code, message, line, id).
     findings: list[tuple[str, str, int, str]]
-    good: dict[str, int]  # proven ids in log order (first copy) -> the range holding them
+    good: set[str]  # the proven ids
+    ids: list[str]  # the same, in log order (first copy)
     unproven: set[str]
     redacted: set[str]
     pending: list[tuple[int, str, Any, Any, Any]]
     unredacted: list[tuple[int, str]]
-    heads: dict[int, set[str]]  # per range: proven ids nothing in it names
-    named_outside: set[str]
+    heads: set[str]  # proven ids that nothing in their own range names
+    named_outside: set[str]  # names of ids a range did not hold when it named them
     keys: set[int]
     end_line: int  # the line number after the last whole line
 
 
 def _join(chunks: list[Chunk], first: int) -> Scan | None:
-    """The ranges' findings as one log's, or None when an id is proven in two ranges
-    (a copy far from its original) or a redaction in one range names a line proven in
-    another: the caller then reads the log in one range, where both are plain."""
-    joined = Scan(0, [], {}, set(), set(), [], [], {}, set(), set(), first)
+    """The ranges' findings as one log's, or None when an id is proven twice without
+    the range having looked (a copy of a line) or a redaction in one range names a line
+    proven in another: the caller then reads the log carefully in one range."""
+    joined = Scan(0, [], set(), [], set(), set(), [], [], set(), set(), set(), first)
     good = joined.good
-    for n, chunk in enumerate(chunks):
+    for chunk in chunks:
         base = joined.end_line
         before = len(good)
-        good.update(dict.fromkeys(chunk.proven, n))
+        good.update(chunk.proven)
         if len(good) - before != chunk.distinct:
             return None
+        joined.ids.extend(
+            chunk.proven if chunk.distinct == len(chunk.proven) else dict.fromkeys(chunk.proven)
+        )
         joined.lines += chunk.lines
         joined.findings.extend(
             (code, message, base + line, event) for code, message, line, event in chunk.findings
@@ -256,13 +279,19 @@ def _join(chunks: list[Chunk], first: int) -> Scan | None:
         joined.redacted.update(chunk.redacted)
         joined.pending.extend((base + line, *rest) for line, *rest in chunk.pending)
         joined.unredacted.extend((base + line, ident) for line, ident in chunk.unredacted)
-        joined.heads[n] = set(chunk.heads)
+        joined.heads.update(chunk.heads)
         joined.named_outside.update(chunk.named_outside)
         joined.keys.update(array("Q", chunk.keys))
         joined.end_line = base + chunk.newlines
-    if len(chunks) > 1:
+    if len(chunks) > 1 and joined.redacted:
+        # Each range checked its own copies of what it saw redacted; a full copy in
+        # another range is beyond it.
+        holders: dict[str, set[int]] = {}
         for n, chunk in enumerate(chunks):
-            if any(good.get(ident, n) != n for ident in chunk.redacted):
+            for ident in joined.redacted.intersection(chunk.proven):
+                holders.setdefault(ident, set()).add(n)
+        for n, chunk in enumerate(chunks):
+            if any(holders.get(ident, {n}) - {n} for ident in chunk.redacted):
                 return None
     return joined
 
@@ -288,11 +317,10 @@ def scan(
         chunks = _collect(data, jobs, earlier)
     finally:
         feed.join()
-    joined = _join(chunks, first) if len(chunks) > 1 else None
+    joined = _join(chunks, first)
     if joined is None:
-        whole = chunks if len(chunks) == 1 else [_scan_range(data, start, end, earlier)]
-        joined = _join(whole, first)
-        assert joined is not None  # one range cannot disagree with itself
+        joined = _join([_scan_range(data, start, end, earlier, careful=True)], first)
+        assert joined is not None  # one careful range cannot disagree with itself
     return joined
 
 

@@ -60,21 +60,24 @@ def _same(reports: list[VerifyReport]) -> None:
 
 
 @pytest.fixture
-def parent_scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """The ranges this process read itself (a worker's reads happen in the worker)."""
-    seen: list[tuple[int, int]] = []
+def parent_scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """The ranges this process read itself (a worker's reads happen in the worker):
+    (start, careful)."""
+    seen: list[tuple[int, bool]] = []
     real = ranges._scan_range
 
-    def spy(data: bytes, start: int, end: int, earlier: frozenset[str]) -> Any:
-        seen.append((start, end))
-        return real(data, start, end, earlier)
+    def spy(
+        data: bytes, start: int, end: int, earlier: frozenset[str], careful: bool = False
+    ) -> Any:
+        seen.append((start, careful))
+        return real(data, start, end, earlier, careful)
 
     monkeypatch.setattr(ranges, "_scan_range", spy)
     return seen
 
 
 def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
-    tmp_path: Path, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     lines[5] = lines[5].replace("decision 5", "decision five")  # edited: id-mismatch
@@ -100,12 +103,12 @@ def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
         ("partial-tail", 241),
     ]
     _same(reports)
-    # Each parallel run read its own first range here and nothing more: the ranges agreed.
-    assert [start for start, _ in parent_scans] == [0, 0, 0, 0]
+    # Each run read its own first range here and nothing more: the ranges agreed.
+    assert parent_scans == [(0, False)] * 4
 
 
 def test_copies_and_redactions_across_ranges_are_read_again_in_one(
-    tmp_path: Path, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     full_copy = lines[40]
@@ -117,11 +120,12 @@ def test_copies_and_redactions_across_ranges_are_read_again_in_one(
     assert [f.code for f in reports[0].problems] == ["unredacted-copy"]
     assert reports[0].events == 240
     _same(reports)
-    assert len(parent_scans) == 1 + 2 * 2  # each parallel run read the log again, whole
+    # Each run then read the whole log again here, carefully (the copies are seen).
+    assert parent_scans == [(0, False), (0, True)] * 3
 
 
 def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     lines[7] = lines[7].replace("decision 7", "decision seven")
