@@ -8,11 +8,11 @@ ranges into one `Scan`; when two ranges would have to look at each other's lines
 of a line far from its original, a redaction and a full copy in different ranges) it
 reads the log again in one range, so the result is always the one-process result.
 
-Workers are forked (the log's bytes are shared, not copied) and only from a process
-running one thread; without multiprocessing, on one core, or when a worker fails, its
-range is read here. Most lines are proven by `cairn.store.fastproof.proven` from their
-bytes; anything it declines is read the full way (`loads`, `proves_id`, `line_id`),
-which decides every finding.
+Each process reads only its own range from the file (`LogBytes`), and workers are
+forked only from a process running one thread; without multiprocessing, on one core,
+or when a worker fails, its range is read here. Most lines are proven by
+`cairn.store.fastproof.proven` from their bytes; anything it declines is read the full
+way (`loads`, `proves_id`, `line_id`), which decides every finding.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from itertools import pairwise
 from typing import Any
@@ -33,7 +33,7 @@ from cairn.store.fastproof import proven
 from cairn.store.gcpause import gc_paused
 from cairn.store.model import line_id
 
-__all__ = ["PARALLEL_BYTES", "Scan", "scan"]
+__all__ = ["PARALLEL_BYTES", "LogBytes", "Scan", "scan"]
 
 
 @dataclass(slots=True)
@@ -252,7 +252,7 @@ class Scan:
     unredacted: list[tuple[int, str]]
     heads: set[str]  # proven ids that nothing in their own range names
     named_outside: set[str]  # names of ids a range did not hold when it named them
-    keys: set[int]
+    key_parts: list[bytes]  # each range's packed 64-bit keys (`Chunk.keys`)
     end_line: int  # the line number after the last whole line
 
 
@@ -260,7 +260,7 @@ def _join(chunks: list[Chunk], first: int) -> Scan | None:
     """The ranges' findings as one log's, or None when an id is proven twice without
     the range having looked (a copy of a line) or a redaction in one range names a line
     proven in another: the caller then reads the log carefully in one range."""
-    joined = Scan(0, [], set(), [], set(), set(), [], [], set(), set(), set(), first)
+    joined = Scan(0, [], set(), [], set(), set(), [], [], set(), set(), [], first)
     good = joined.good
     for chunk in chunks:
         base = joined.end_line
@@ -281,7 +281,7 @@ def _join(chunks: list[Chunk], first: int) -> Scan | None:
         joined.unredacted.extend((base + line, ident) for line, ident in chunk.unredacted)
         joined.heads.update(chunk.heads)
         joined.named_outside.update(chunk.named_outside)
-        joined.keys.update(array("Q", chunk.keys))
+        joined.key_parts.append(chunk.keys)
         joined.end_line = base + chunk.newlines
     if len(chunks) > 1 and joined.redacted:
         # Each range checked its own copies of what it saw redacted; a full copy in
@@ -296,8 +296,77 @@ def _join(chunks: list[Chunk], first: int) -> Scan | None:
     return joined
 
 
+class LogBytes:
+    """The log read on demand through one open file: each process reads only the range
+    it proves (`os.pread` keeps no shared offset, so a forked worker reads beside this
+    process), the whole-file hash streams it in pieces, and no process holds all of it.
+
+    The size is taken once: lines appended meanwhile are for the next verify. A file
+    that shrinks meanwhile reads short, as a truncated log does.
+    """
+
+    PIECE = 16 << 20
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+        self.size = os.fstat(fd).st_size if fd is not None else 0
+
+    def read(self, lo: int, hi: int) -> bytes:
+        """The bytes in [lo, hi)."""
+        if self.fd is None or hi <= lo:
+            return b""
+        parts = []
+        while lo < hi:
+            piece = os.pread(self.fd, min(hi - lo, 1 << 30), lo)
+            if not piece:
+                break
+            parts.append(piece)
+            lo += len(piece)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def pieces(self, lo: int, hi: int) -> Iterator[bytes]:
+        """The bytes in [lo, hi), a piece at a time."""
+        for at in range(lo, hi, self.PIECE):
+            piece = self.read(at, min(hi, at + self.PIECE))
+            if not piece:
+                return
+            yield piece
+
+    def feed(self, hasher: Any, lo: int, hi: int) -> None:
+        """Hash [lo, hi) into `hasher` (hashlib lets go of the GIL for large pieces)."""
+        for piece in self.pieces(lo, hi):
+            hasher.update(piece)
+
+    def count_newlines(self, lo: int, hi: int) -> int:
+        return sum(piece.count(b"\n") for piece in self.pieces(lo, hi))
+
+    def newline_after(self, at: int, hi: int) -> int:
+        """The offset of the first line break in [at, hi), or -1."""
+        window = 1 << 16
+        while at < hi:
+            piece = self.read(at, min(hi, at + window))
+            found = piece.find(b"\n")
+            if found >= 0:
+                return at + found
+            if not piece:
+                break
+            at += len(piece)
+        return -1
+
+    def last_newline(self) -> int:
+        """The offset of the log's last line break, or -1."""
+        window, hi = 1 << 16, self.size
+        while hi > 0:
+            lo = max(0, hi - window)
+            found = self.read(lo, hi).rfind(b"\n")
+            if found >= 0:
+                return lo + found
+            hi = lo
+        return -1
+
+
 def scan(
-    data: bytes,
+    log: LogBytes,
     start: int,
     end: int,
     first: int,
@@ -305,21 +374,22 @@ def scan(
     hasher: Any,
     workers: int | None,
 ) -> Scan:
-    """Read data[start:end] (whole lines; line `first` at `start`), in ranges across
-    worker processes when the log is large enough to repay starting them, while a
-    thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
+    """Read the log's [start, end) (whole lines; line `first` at `start`), in ranges
+    across worker processes when the log is large enough to repay starting them, while
+    a thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
     inputs, so that hash costs no time here)."""
     count = workers if workers is not None else _workers(end - start)
-    jobs = _start_workers(data, _split(data, start, end, count), earlier)
-    feed = threading.Thread(target=hasher.update, args=(memoryview(data)[start:end],))
+    jobs = _start_workers(log, _split(log, start, end, count), earlier)
+    feed = threading.Thread(target=log.feed, args=(hasher, start, end))
     feed.start()
     try:
-        chunks = _collect(data, jobs, earlier)
+        chunks = _collect(log, jobs, earlier)
     finally:
         feed.join()
     joined = _join(chunks, first)
     if joined is None:
-        joined = _join([_scan_range(data, start, end, earlier, careful=True)], first)
+        data = log.read(start, end)
+        joined = _join([_scan_range(data, 0, len(data), earlier, careful=True)], first)
         assert joined is not None  # one careful range cannot disagree with itself
     return joined
 
@@ -341,11 +411,11 @@ def _workers(size: int) -> int:
     return max(1, min(cores, size // (PARALLEL_BYTES // 2)))
 
 
-def _split(data: bytes, start: int, end: int, parts: int) -> list[int]:
-    """Byte offsets cutting data[start:end] into `parts` runs of whole lines."""
+def _split(log: LogBytes, start: int, end: int, parts: int) -> list[int]:
+    """Byte offsets cutting [start, end) into `parts` runs of whole lines."""
     bounds = [start]
     for i in range(1, parts):
-        cut = data.find(b"\n", start + (end - start) * i // parts, end) + 1
+        cut = log.newline_after(start + (end - start) * i // parts, end) + 1
         if bounds[-1] < cut < end:
             bounds.append(cut)
     bounds.append(end)
@@ -355,9 +425,8 @@ def _split(data: bytes, start: int, end: int, parts: int) -> list[int]:
 def _fork() -> Any:
     """multiprocessing's fork context, or None where there is none or it is unsafe.
 
-    Forking shares the log's bytes with the workers without copying them. It is only
-    safe while this process runs one thread: a fork copies only the calling thread,
-    and a lock another thread held stays held in the child forever.
+    A fork is only safe while this process runs one thread: it copies only the calling
+    thread, and a lock another thread held stays held in the child forever.
     """
     if threading.active_count() > 1:
         return None
@@ -369,7 +438,7 @@ def _fork() -> Any:
         return None
 
 
-def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> list[_Job]:
+def _start_workers(log: LogBytes, bounds: list[int], earlier: frozenset[str]) -> list[_Job]:
     """One job per range: the first is read here, the others by forked workers (or here
     too when no worker can be started)."""
     ranges = list(pairwise(bounds))
@@ -380,7 +449,7 @@ def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> l
             try:
                 reader, writer = context.Pipe(duplex=False)
                 process = context.Process(
-                    target=_work, args=(writer, data, lo, hi, earlier), daemon=True
+                    target=_work, args=(writer, log, lo, hi, earlier), daemon=True
                 )
                 process.start()
                 writer.close()
@@ -392,7 +461,12 @@ def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> l
     return jobs
 
 
-def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chunk]:
+def _read_range(log: LogBytes, lo: int, hi: int, earlier: frozenset[str]) -> Chunk:
+    data = log.read(lo, hi)
+    return _scan_range(data, 0, len(data), earlier)
+
+
+def _collect(log: LogBytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chunk]:
     """Each job's chunk, in log order; a range whose worker failed is read here."""
     chunks = []
     try:
@@ -403,7 +477,7 @@ def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chu
                     values = reader.recv()
                 except (EOFError, OSError):
                     values = None
-            chunks.append(Chunk(*values) if values else _scan_range(data, lo, hi, earlier))
+            chunks.append(Chunk(*values) if values else _read_range(log, lo, hi, earlier))
     finally:
         for process, reader, _, _ in jobs:
             if reader is not None:
@@ -412,12 +486,12 @@ def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chu
     return chunks
 
 
-def _work(conn: Any, data: bytes, start: int, end: int, earlier: frozenset[str]) -> None:
+def _work(conn: Any, log: LogBytes, start: int, end: int, earlier: frozenset[str]) -> None:
     """A worker: read one range and send its chunk back as plain values."""
     values = None
     try:
         with gc_paused():
-            chunk = _scan_range(data, start, end, earlier)
+            chunk = _read_range(log, start, end, earlier)
         values = [getattr(chunk, f.name) for f in fields(Chunk)]
     except Exception:  # the parent reads the range itself and meets the same error
         values = None

@@ -158,10 +158,20 @@ def test_the_incremental_verify_agrees_too(tmp_path: Path) -> None:
     _same(reports)
 
 
-def test_workers_are_started_only_for_a_large_log() -> None:
+def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
     assert ranges._workers(1_000_000) == 1
     assert ranges._workers(ranges.PARALLEL_BYTES * 4) >= 1
-    data = b"".join(b'{"n":%d}\n' % i for i in range(1000))
-    bounds = ranges._split(data, 0, len(data), 4)
-    assert bounds[0] == 0 and bounds[-1] == len(data) and len(bounds) == 5
-    assert all(data[b - 1 : b] == b"\n" for b in bounds[1:])  # whole lines
+    data = b"".join(b'{"n":%d}\n' % i for i in range(100_000)) + b'{"cut'
+    (tmp_path / "log").write_bytes(data)
+    with (tmp_path / "log").open("rb") as handle:
+        log = ranges.LogBytes(handle.fileno())
+        end = log.last_newline() + 1
+        assert end == data.rfind(b"\n") + 1 and log.read(end, log.size) == b'{"cut'
+        bounds = ranges._split(log, 0, end, 4)
+        assert bounds[0] == 0 and bounds[-1] == end and len(bounds) == 5
+        assert all(data[b - 1 : b] == b"\n" for b in bounds[1:])  # whole lines
+        assert log.count_newlines(0, end) == 100_000
+        log.PIECE = 4096  # several pieces
+        assert b"".join(log.pieces(3, log.size)) == data[3:]
+        assert log.count_newlines(0, end) == 100_000
+    assert ranges.LogBytes(None).read(0, 10) == b"" and ranges.LogBytes(None).last_newline() == -1
