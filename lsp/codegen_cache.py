@@ -39,12 +39,19 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-# The modules whose generated code the server's start-up compiles (attrs' class
-# builder; cattrs' hook generators).
-MODULES = ("attr._make", "cattrs.gen", "cattrs.gen.typeddicts")
+# The modules whose generated code the server's start-up compiles, and the builtin each
+# compiles it with: attrs' class builder and cattrs' hook generators call `compile`;
+# dataclasses hands its methods' source to `exec`.
+MODULES = (
+    ("attr._make", "compile"),
+    ("cattrs.gen", "compile"),
+    ("cattrs.gen.typeddicts", "compile"),
+    ("dataclasses", "exec"),
+)
 FORMAT = b"cairn-codegen 1\n"
 REWRITE_AFTER = 8  # misses under known names that make a save worth it (see `save`)
 _compile = builtins.compile
+_exec = builtins.exec
 
 Key = tuple[str, str, str, int]
 
@@ -87,7 +94,7 @@ class CodeCache:
             if type(source) is not str or flags or optimize != -1 or kwargs:
                 return _compile(source, filename, mode, effective, True, optimize, **kwargs)
             key = (source, str(filename), mode, effective)
-            code = self.stored.get(key)
+            code = self.stored.get(key) or self.used.get(key)
             if code is None:
                 code = _compile(source, filename, mode, effective, True)
                 self.misses += 1
@@ -98,6 +105,18 @@ class CodeCache:
             return code
 
         return cached_compile
+
+    def executor(self, module_flags: int) -> Any:
+        """An `exec` for a module whose own future imports set `module_flags`: source
+        text is compiled through the cache (as `exec` would, file name `<string>`)."""
+        compile_ = self.compiler(module_flags)
+
+        def cached_exec(source: Any, *args: Any, **kwargs: Any) -> Any:
+            if type(source) is str:
+                source = compile_(source, "<string>", "exec")
+            return _exec(source, *args, **kwargs)
+
+        return cached_exec
 
     def save(self) -> bool:
         """Write what this process used, if that would help the next one; True if written.
@@ -130,7 +149,8 @@ _installed: CodeCache | None = None
 
 
 def install(path: Path | None = None) -> CodeCache | None:
-    """Shadow `compile` in the code-generating modules (once per process); the cache.
+    """Shadow `compile` (or `exec`) in the code-generating modules (once per process);
+    the cache.
 
     Must run before `lsprotocol.types` is imported to help. None when none of the
     modules can be imported (then nothing changes).
@@ -140,14 +160,17 @@ def install(path: Path | None = None) -> CodeCache | None:
         return _installed
     cache = CodeCache(path or cache_path())
     patched = 0
-    for name in MODULES:
+    for name, builtin in MODULES:
         try:
             module = import_module(name)
         except ImportError:
             continue
-        if module.__dict__.get("compile", builtins.compile) is not builtins.compile:
-            continue  # the module defines its own `compile`: not ours to shadow
-        module.compile = cache.compiler(future_flags(module))  # type: ignore[attr-defined]
+        original = getattr(builtins, builtin)
+        if module.__dict__.get(builtin, original) is not original:
+            continue  # the module defines its own: not ours to shadow
+        flags = future_flags(module)
+        shim = cache.compiler(flags) if builtin == "compile" else cache.executor(flags)
+        setattr(module, builtin, shim)
         patched += 1
     if not patched:
         return None

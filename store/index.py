@@ -446,6 +446,10 @@ class Index:
             raise ValueError("the log is shorter than the index says")
         return data
 
+    def raw(self, off: int, length: int) -> bytes:
+        """The unparsed line at a byte span of the log."""
+        return self._read(off, length)
+
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
         result: dict[str, Any] = parse_line(self._read(off, length))
