@@ -280,6 +280,41 @@ def _event_from_line(raw: dict[str, Any]) -> Event:
     return event
 
 
+def new_event(
+    id: str, type: EventType, entity: str, parents: tuple[str, ...], entity_kind: str,
+    reasoning: str, alternative: str, diff: str, supersedes: str, reverts: str, author: str,
+    agent: str, session: str, commit: str, recorded_at: str, occurred_at: str,
+    revisit_after: str, expires_when: str, stale_when: str, metadata: dict[str, Any],
+) -> Event:  # fmt: skip
+    """`Event(...)` of a new (not redacted) event with every field given, setting the
+    slots one by one as `Event.from_line` does: the write path makes one per event of a
+    bulk load, where the frozen `__init__` cost as much as hashing it."""
+    event: Event = _new(Event)
+    _ID(event, id)
+    _TYPE(event, type)
+    _ENTITY(event, entity)
+    _PARENTS(event, parents)
+    _ENTITY_KIND(event, entity_kind)
+    _REASONING(event, reasoning)
+    _ALTERNATIVE(event, alternative)
+    _DIFF(event, diff)
+    _SUPERSEDES(event, supersedes)
+    _REVERTS(event, reverts)
+    _AUTHOR(event, author)
+    _AGENT(event, agent)
+    _SESSION(event, session)
+    _COMMIT(event, commit)
+    _RECORDED_AT(event, recorded_at)
+    _OCCURRED_AT(event, occurred_at)
+    _REVISIT_AFTER(event, revisit_after)
+    _EXPIRES_WHEN(event, expires_when)
+    _STALE_WHEN(event, stale_when)
+    _METADATA(event, metadata)
+    _REDACTED(event, False)
+    _CONTENT_DIGEST(event, "")
+    return event
+
+
 @lru_cache(maxsize=1 << 18)  # an editor's batches at 1M events name 100k entities
 def _inferred_kind(entity: str) -> str:
     """The grammar's kind for a path (cached: reads rebuild many events per entity)."""

@@ -111,3 +111,21 @@ def test_logged_events_read_back_equal_to_what_was_written(store: Store) -> None
 
 def _fields(event: Event) -> dict[str, Any]:
     return {f.name: getattr(event, f.name) for f in fields(Event)}
+
+
+def test_new_event_builds_what_the_constructor_builds() -> None:
+    from cairn.store.model import new_event
+
+    values = {
+        f.name: (f"v-{f.name}" if f.type in ("str", str) else None)
+        for f in fields(Event)
+        if f.name not in ("redacted", "content_digest")
+    }
+    values.update(type=EventType.REJECT, parents=("p1", "p2"), metadata={"k": [1, "x"]})
+    made = new_event(**values)
+    assert made == Event(**values)
+    assert [getattr(made, f.name) for f in fields(Event)] == [
+        getattr(Event(**values), f.name) for f in fields(Event)
+    ]
+    with pytest.raises(AttributeError):
+        made.id = "changed"  # type: ignore[misc]
