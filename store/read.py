@@ -6,11 +6,12 @@ no lock and does not catch up: the `Store` does both around every call.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import lru_cache
+
+import orjson
 
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
@@ -125,7 +126,7 @@ class Reader:
             if detail is None:
                 out[path] = EntityStatus(path, status, event_count=count)
             else:
-                details.append((path, status, count, json.loads(detail)))
+                details.append((path, status, count, orjson.loads(detail)))  # our own JSON
         if unknown and len(out) + len(details) < len(paths):
             for path in paths:
                 if path not in out:
