@@ -68,9 +68,12 @@ class Reader:
                 if p != path and covers(path, p)
             ]
             if children:
-                for child, st in self._status_many(children).items():
-                    if st.status not in (Status.ACTIVE, Status.UNKNOWN):
-                        rollup[child] = st.status
+                # Only the children's statuses: their stored rows, no event read.
+                states = {p: st for p, st, _, _ in self.index.status_rows(children)}
+                for child in children:
+                    state = states.get(child, Status.UNKNOWN)
+                    if state not in (Status.ACTIVE, Status.UNKNOWN):
+                        rollup[child] = state
         if not rollup:
             return found
         return EntityStatus(
