@@ -40,7 +40,11 @@ class Reader:
 
     def event(self, row: Row) -> Event:
         """The event a row points at, read from its line."""
-        return Event.from_line(self.index.line(row.off, row.len))
+        return self.index.event_at(row.off, row.len)
+
+    def events(self, rows: Iterable[Row]) -> list[Event]:
+        """The events of many rows, in their order (their lines read together)."""
+        return self.index.events_at([(r.off, r.len) for r in rows])
 
     def keyed(self, key: str) -> Event | None:
         """The event a writer's idempotency key names, if the log holds one."""
@@ -50,7 +54,7 @@ class Reader:
     def events_on(self, entity: str) -> list[Event]:
         """Every event on one canonical entity, in ingest order (the writer's lookups)."""
         ent = self.index.ent_of(entity)
-        return [self.event(r) for r in self.index.rows_for(ent)] if ent is not None else []
+        return self.events(self.index.rows_for(ent)) if ent is not None else []
 
     def status(self, entity: str) -> EntityStatus:
         """See `Store.status`."""
@@ -139,10 +143,8 @@ class Reader:
         texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
         pairs = {x for d in details for pair in d[3][2] for x in pair}
         spans = index.spans_by_seq(sorted(texts | pairs))
-        events = {}
-        for seq in sorted(texts, key=lambda s: spans[s][1]):  # ascending offsets
-            _, off, length = spans[seq]
-            events[seq] = Event.from_line(index.line(off, length))
+        ordered = sorted(texts)
+        events = dict(zip(ordered, index.events_at([spans[s][1:] for s in ordered]), strict=True))
         ids = {seq: index.id_at(*spans[seq]) for seq in pairs}
         for path, status, count, (open_v, conflict, reopened) in details:
             out[path] = EntityStatus(
@@ -175,7 +177,8 @@ class Reader:
         conflicts = derived.conflicts
         latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
         wanted = {*derived.open_verdicts, *conflicts, latest_seq}
-        events = {seq: self.event(by_seq[seq]) for seq in wanted}
+        ordered = sorted(wanted)
+        events = dict(zip(ordered, self.events(by_seq[s] for s in ordered), strict=True))
         ids = self.index.event_id_at
         return EntityStatus(
             entity=path,
@@ -227,7 +230,7 @@ class Reader:
 
     def renames(self) -> list[Event]:
         """See `Store.renames`."""
-        return [self.event(r) for r in self.index.rename_rows()]
+        return self.events(self.index.rename_rows())
 
     def history(self, entity: str, *, limit: int | None, include_children: bool) -> list[Event]:
         """See `Store.history`; `limit` is the `as_of` bound in epoch milliseconds."""
@@ -235,7 +238,7 @@ class Reader:
         if limit is not None:
             rows = [r for r in rows if r.rec <= limit]
         rows.sort(key=lambda r: (r.rec, r.seq))
-        return [self.event(r) for r in rows]
+        return self.events(rows)
 
     def rows_under(self, entity: str, include_children: bool) -> list[Row]:
         """Rows of an entity, or of it and every entity it covers."""
@@ -256,8 +259,8 @@ class Reader:
         """See `Store.prior_attempts`."""
         rows = self.rows_under(entity, include_children)
         by_ent: dict[int, list[Event]] = {}
-        for r in rows:
-            by_ent.setdefault(r.ent, []).append(self.event(r))
+        for r, event in zip(rows, self.events(rows), strict=True):
+            by_ent.setdefault(r.ent, []).append(event)
         out: list[Attempt] = []
         for events in by_ent.values():
             out.extend(pair_attempts(events, include_active=include_active))
