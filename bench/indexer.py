@@ -1,10 +1,14 @@
 """Indexer throughput and incremental re-index latency, side by side with peers.
 
-    PYTHONSAFEPATH=1 .venv/bin/python bench/indexer.py [--repeat 3] [--source DIR]
+    PYTHONSAFEPATH=1 .venv/bin/python bench/indexer.py [--repeat 3] [--cpu]
+        [--source DIR | --git GIT_DIR]
 
-Fetches a real public code base the way a user would (`pip download` of the sympy
-sdist, about 26 MB of Python, into bench/.cache/indexer/; never committed), then times
-over the same files:
+Indexes a real public code base: by default the sympy sdist, about 26 MB of Python only,
+fetched the way a user would (`pip download`, into bench/.cache/indexer/; never
+committed); `--git` exports the newest commit of a local git repository (a bare one
+works) into bench/.cache/indexer/<name>/ instead, which is how a tree of several
+languages is measured (e.g. redash: Python, JavaScript, JSX, TypeScript, TSX, JSON,
+YAML); blobs a partial clone lacks are left out. Then times over the same files:
 
 * bare parse: read + tree-sitter parse, nothing else (the physical limit), of the
   files the scan indexes;
@@ -62,6 +66,45 @@ def fetch(cache: Path) -> Path:
             cache
         )
     return fetch(cache)
+
+
+def export_git(git_dir: Path, cache: Path) -> Path:
+    """The files of `git_dir`'s HEAD written under `cache/<name>/` (once per commit)."""
+    git = ["git", "--git-dir", str(git_dir)]
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+    name = git_dir.resolve().name
+    if name in ("repo", ".git"):  # /work/.mirror/<owner>+<name>/repo, a worktree's .git
+        name = git_dir.resolve().parent.name
+    out = cache / f"{name}-{head[:12]}"
+    if (out / ".exported").exists():
+        return out
+    listing = subprocess.run([*git, "ls-tree", "-r", "-z", "HEAD"], capture_output=True,
+                             check=True).stdout  # fmt: skip
+    blobs: list[tuple[str, str]] = []
+    for entry in listing.split(b"\0"):
+        if not entry:
+            continue
+        meta, path = entry.split(b"\t", 1)
+        mode, kind, sha = meta.decode().split()
+        if kind == "blob" and mode in ("100644", "100755"):
+            blobs.append((sha, path.decode("utf-8", "surrogateescape")))
+    with subprocess.Popen([*git, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as batch:  # fmt: skip
+        assert batch.stdin is not None and batch.stdout is not None
+        for sha, path in blobs:
+            batch.stdin.write(sha.encode() + b"\n")
+            batch.stdin.flush()
+            header = batch.stdout.readline().split()
+            if header[1] == b"missing":
+                continue
+            data = batch.stdout.read(int(header[2]))
+            batch.stdout.read(1)  # the newline after the contents
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    (out / ".exported").write_text(head + "\n")
+    return out
 
 
 def median_time(run: Callable[[], object], repeat: int) -> float:
@@ -186,7 +229,13 @@ def main() -> None:
     """Run the benchmark and print the table."""
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
-    args.add_argument("--source", type=Path, help="scan this folder instead of sympy")
+    where = args.add_mutually_exclusive_group()
+    where.add_argument("--source", type=Path, help="scan this folder instead of sympy")
+    where.add_argument(
+        "--git",
+        type=Path,
+        help="scan the newest commit of this git repository (exported into the cache)",
+    )
     args.add_argument(
         "--cpu",
         action="store_true",
@@ -196,11 +245,22 @@ def main() -> None:
     opts = args.parse_args()
     if opts.cpu:
         CPU["clock"] = time.process_time
-    root = (opts.source or fetch(CACHE)).resolve()
+    if opts.git is not None:
+        root = export_git(opts.git, CACHE).resolve()
+    else:
+        root = (opts.source or fetch(CACHE)).resolve()
     by_name: list[tuple[Path, str]] = []
     files = list(iter_files([root], by_name))
     size = sum(p.stat().st_size for p in files) / 1e6
     print(f"code base: {root.name}: {len(files)} files, {size:.1f} MB; median of {opts.repeat}")
+    languages: dict[str, int] = {}
+    for path in files:
+        language = language_for(path.name) or language_for(str(path)) or "?"
+        languages[language] = languages.get(language, 0) + 1
+    print(
+        "languages: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(languages.items(), key=lambda kv: -kv[1]))
+    )
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print("parse and scan rows in " + ("CPU seconds" if opts.cpu else "wall seconds"))
 

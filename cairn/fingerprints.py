@@ -26,6 +26,7 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "PRINT_KEY",
     "AddedLine",
     "BringBack",
     "RevertPrint",
@@ -41,6 +42,7 @@ __all__ = [
 
 # Share of a revert's fingerprinted lines a change must bring back (bench/recall.py).
 DEFAULT_THRESHOLD = 0.6
+PRINT_KEY = "fingerprint"  # where a revert event's metadata keeps its change's line hashes
 # Below this many matched lines, a match counts only inside the reverted entity.
 MIN_LINES_ANYWHERE = 3
 MAX_HASHES = 400  # per event: a bigger revert is fingerprinted by a sample of its lines
@@ -169,7 +171,7 @@ def prints_from_reverts(reverts: Iterable[Any]) -> list[RevertPrint]:
         if getattr(event, "type", None) != "revert":
             continue
         meta = getattr(event, "metadata", None) or {}
-        raw = meta.get("fingerprint") if isinstance(meta, dict) else None
+        raw = meta.get(PRINT_KEY) if isinstance(meta, dict) else None
         if not isinstance(raw, str) or not raw:
             continue
         key = getattr(event, "commit", None) or event.id

@@ -41,6 +41,8 @@ class Document:
         # symbols as they were before the edits since, for splice() (one edit only)
         self._base: list[Symbol] | None = None
         self._pending: list[EditRecord] = []
+        self._indexable: bool | None = None  # decided per version of the text
+        self._query_list: list[CompiledQuery] | None = None  # chosen per version
         self._set_data(to_bytes(text))
 
     # --- text -------------------------------------------------------------------------
@@ -55,16 +57,25 @@ class Document:
     @property
     def indexable(self) -> bool:
         """False for unknown languages, binary content, files over the size limit and
-        files no query applies to (a `package-lock.json` is never parsed)."""
-        return (
-            self.language is not None
-            and len(self._data) <= MAX_BYTES
-            and not looks_binary(self._data)
-            and (self.language not in GRAMMARS or bool(self._queries()))
-        )
+        files no query applies to (a `package-lock.json` is never parsed). Decided once
+        per version of the text, when it is parsed (or not)."""
+        if self._indexable is None:
+            self._indexable = (
+                self.language is not None
+                and len(self._data) <= MAX_BYTES
+                and not looks_binary(self._data)
+                and (self.language not in GRAMMARS or bool(self._queries()))
+            )
+        return self._indexable
 
     def _queries(self) -> list[CompiledQuery]:
-        """The built-in and user queries with a pattern for this file (compiled once)."""
+        """The built-in and user queries with a pattern for this file (compiled once;
+        chosen once per version of the text)."""
+        if self._query_list is None:
+            self._query_list = self._find_queries()
+        return self._query_list
+
+    def _find_queries(self) -> list[CompiledQuery]:
         if self.language is None or self.language not in GRAMMARS:
             return []
         found: list[CompiledQuery] = []
@@ -78,7 +89,8 @@ class Document:
         if extra is not None:
             found.append(extra)
         name = self.file.rsplit("/", 1)[-1]
-        return [q for q in found if q.applies_to(name)]
+        # only the patterns that apply to this file's name are matched at all
+        return [n for n in (q.for_file(name) for q in found) if n is not None]
 
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""
@@ -169,6 +181,8 @@ class Document:
         self._data = data
         self._text = None
         self._symbols = None
+        self._indexable = None
+        self._query_list = None
         self._lines = lines if lines is not None else LineIndex(data)
         if not keep_tree:
             self._tree = None

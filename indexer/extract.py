@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node, QueryCursor, Tree
 
-from cairn.indexer.capture import Capture, FileContext, literal, node_text
+from cairn.indexer.capture import STRING_TYPES, Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
-from cairn.indexer.model import Range, Role, Symbol
+from cairn.indexer.model import Range, Role, Symbol, make_range, make_symbol
 from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import (
@@ -136,6 +136,9 @@ def _index_chunks(
                     if chunk in wanted:  # else a match reaching into a clean chunk: known
                         captures[chunk].append(capture)
     prefix = file_prefix(ctx.path)
+    together = _build_together(ctx, lines, prefix, chunks, dirty, captures, containers)
+    if together is not None:
+        return together
     return {
         index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
         if captures[index]
@@ -144,18 +147,68 @@ def _index_chunks(
     }
 
 
+def _build_together(
+    ctx: FileContext,
+    lines: LineIndex,
+    prefix: str | None,
+    chunks: list[Node],
+    dirty: list[int],
+    captures: dict[int, list[Capture]],
+    containers: dict[int, list[tuple[Node, str]]],
+) -> dict[int, list[Symbol]] | None:
+    """The dirty chunks' symbols from one `build_symbols` over all of them, split back
+    per chunk; None when a scope reaches outside its chunk (then a single pass could
+    nest one chunk's definitions in another's, and each chunk is built alone).
+
+    Building per chunk cost a 5,000-line migration (250 statements, two symbols each)
+    half its symbol time in per-call set-up. One pass is the same computation: chunks
+    are disjoint, so no definition nests in another chunk's, no two chunks share a
+    name's position (the key duplicates are dropped by), and sorting the union then
+    splitting it by position gives each chunk its own sorted list."""
+    if len(dirty) < 2:
+        return None
+    every: list[Capture] = []
+    scopes: list[tuple[Node, str]] = []
+    for index in dirty:
+        chunk = chunks[index]
+        low, high = chunk.start_byte, chunk.end_byte
+        for capture in captures[index]:
+            if capture.kind in CODE_KINDS:
+                node = capture.range_node
+                if node.start_byte < low or node.end_byte > high:
+                    return None
+        for node, _ in containers[index]:
+            if node.start_byte < low or node.end_byte > high:
+                return None
+        every.extend(captures[index])
+        scopes.extend(containers[index])
+    out: dict[int, list[Symbol]] = {index: [] for index in dirty}
+    if not every:
+        return out
+    ascii = lines.ascii
+    starts: list[tuple[int, int]] = []
+    for index in dirty:
+        row, column = chunks[index].start_point
+        starts.append((row, column if ascii else lines.utf16_column(row, column)))
+    for symbol in build_symbols(ctx, lines, prefix, every, scopes):
+        name = symbol.name_range
+        at = bisect_right(starts, (name.start_line, name.start_character)) - 1
+        out[dirty[max(0, at)]].append(symbol)
+    return out
+
+
 def match_captures(
     compiled: CompiledQuery, pattern: int, nodes: dict[str, list[Node]], ctx: FileContext
 ) -> list[Capture]:
     """The captures one query match yields, after its pattern's file filter and resolver."""
     settings = compiled.settings[pattern]
     files = settings.get("files")
-    if files and not any(fnmatch.fnmatchcase(ctx.basename, g) for g in files.split()):
+    if files and not _file_matches(ctx, files):
         return []
     resolver = settings.get("resolver")
     out: list[Capture] = []
     for capture_name, kind, role in compiled.primaries[pattern]:
-        for capture in _captures(nodes, capture_name, kind, role, settings):
+        for capture in _captures(nodes, capture_name, kind, role, settings, ctx.data):
             if resolver is None:
                 out.append(capture)
             elif compiled.builtin:
@@ -166,6 +219,17 @@ def match_captures(
                 except Exception:
                     continue
     return out
+
+
+def _file_matches(ctx: FileContext, files: str) -> bool:
+    """Whether the file's name matches one of a pattern's `#set! files` globs (asked
+    per match, answered once per file)."""
+    key = ("files", files)
+    found = ctx.memo.get(key)
+    if found is None:
+        basename = ctx.basename
+        found = ctx.memo[key] = any(fnmatch.fnmatchcase(basename, g) for g in files.split())
+    return bool(found)
 
 
 def build_symbols(
@@ -213,6 +277,8 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     """Drop duplicates, and a reference where another pattern saw the same name
     introduced or removed (`ALTER TABLE t RENAME TO u` removes `t`, it does not just
     mention it); then sort by position."""
+    if len(symbols) < 2:
+        return symbols
     unique: dict[tuple[Range, str, Role], Symbol] = {}
     for s in symbols:
         # two patterns may see one dependency, one of them with its version: keep that
@@ -226,8 +292,27 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
         for s in unique.values()
         if s.role is not Role.REFERENCE or (s.name_range, s.entity) not in decided
     ]
-    kept.sort(key=lambda s: (s.name_range, s.range, s.entity, s.role.value))
+    # plain tuples of the ranges' fields order exactly as the Range objects do, but
+    # compare in C instead of through Range's generated __lt__
+    kept.sort(key=_position_key)
     return kept
+
+
+def _position_key(s: Symbol) -> tuple[int, int, int, int, int, int, int, int, str, str]:
+    n = s.name_range
+    r = s.range
+    return (
+        n.start_line,
+        n.start_character,
+        n.end_line,
+        n.end_character,
+        r.start_line,
+        r.start_character,
+        r.end_line,
+        r.end_character,
+        s.entity,
+        s.role.value,
+    )
 
 
 def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol:
@@ -259,6 +344,7 @@ def _captures(
     kind: str,
     role: Role,
     settings: dict[str, str | None],
+    data: bytes,
 ) -> list[Capture]:
     found = nodes.get(capture_name)
     if not found:
@@ -272,7 +358,7 @@ def _captures(
     out: list[Capture] = []
     for name_node in found:
         text_node = override[0] if override else name_node
-        name = _text(text_node)
+        name = _text(text_node, data)
         if name is None or name_node.is_missing:
             continue
         out.append(
@@ -284,10 +370,10 @@ def _captures(
                 range_node=widen(range_nodes[0]) if range_nodes else name_node,
                 nodes=nodes,
                 settings=settings,
-                table=_text(table[0]) if table else None,
+                table=_text(table[0], data) if table else None,
                 method=node_text(method[0]) if method else settings.get("method"),
                 scope=node_text(scope[0]) if scope else None,
-                version=(_text(version[0]) or "") if version else "",
+                version=(_text(version[0], data) or "") if version else "",
             )
         )
     return out
@@ -314,13 +400,16 @@ def widen(node: Node) -> Node:
     return node
 
 
-def _text(node: Node) -> str | None:
-    value = literal(node)
-    if value is not None:
-        return value.strip()  # may be "" (Django's root path); builders reject the rest
-    if node.type in ("string", "template_string"):
-        return None  # an interpolated string names nothing fixed
-    return node_text(node).strip() or None
+def _text(node: Node, data: bytes) -> str | None:
+    """The name a node spells: a literal's value, else its text (sliced from the file's
+    bytes, which is what `node.text` copies out, at half the cost)."""
+    if node.type in STRING_TYPES:
+        value = literal(node)
+        if value is not None:
+            return value.strip()  # may be "" (Django's root path); builders reject the rest
+        if node.type in ("string", "template_string"):
+            return None  # an interpolated string names nothing fixed
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace").strip() or None
 
 
 def _entity(capture: Capture) -> str | None:
@@ -392,7 +481,11 @@ def _code_symbols(
             stack.pop()
         # names declared together (`A, B = 1, 2`, `int X = 1, Y = 2;`) share one range:
         # they are siblings, not one inside the other
-        parent = next((s for s in reversed(stack) if (s[0], s[1]) != (start, end)), None)
+        parent = None
+        for scope in reversed(stack):
+            if scope[0] != start or scope[1] != end:
+                parent = scope
+                break
         if capture is not None and capture.scope:
             qualified = f"{capture.scope}.{name}"
             if kind == "function":
@@ -413,7 +506,7 @@ def _code_symbols(
 
 
 def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, kind: str) -> Symbol:
-    return Symbol(
+    return make_symbol(
         ctx.path,
         entity,
         kind,
@@ -426,13 +519,13 @@ def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, k
 
 def node_range(lines: LineIndex, node: Node) -> Range:
     """The node's LSP range (UTF-16 columns)."""
-    start = node.start_point
-    end = node.end_point
+    start_row, start_column = node.start_point
+    end_row, end_column = node.end_point
     if lines.ascii:
-        return Range(start.row, start.column, end.row, end.column)
-    return Range(
-        start.row,
-        lines.utf16_column(start.row, start.column),
-        end.row,
-        lines.utf16_column(end.row, end.column),
+        return make_range(start_row, start_column, end_row, end_column)
+    return make_range(
+        start_row,
+        lines.utf16_column(start_row, start_column),
+        end_row,
+        lines.utf16_column(end_row, end_column),
     )

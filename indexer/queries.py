@@ -23,7 +23,7 @@ from __future__ import annotations
 import fnmatch
 import re
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -73,6 +73,8 @@ ROLE_OF = {
     "remove": Role.REMOVE,
 }
 
+# for_file answers remembered per query; bounded, since a huge tree has many names
+_NAMES_KEPT = 4096
 _ROW_COL = re.compile(r"row (\d+), column (\d+)")
 _CAPTURE = re.compile(r"@([A-Za-z_][\w.\-]*)")
 
@@ -91,14 +93,83 @@ class CompiledQuery:
     builtin: bool = True
     # whether any pattern names a comment node: if none does, comments hold no symbols
     sees_comments: bool = False
+    # the language and text, from which a narrower query for one kind of file is cut
+    language: str = ""
+    text: str = ""
+    # narrower queries by the patterns they keep, compiled once and kept for the
+    # process's lifetime (py-tree-sitter 0.26 can crash when Query objects are freed
+    # in a loop, and `Query.disable_pattern` crashes outright)
+    _narrowed: dict[tuple[int, ...], CompiledQuery] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    # for_file's answer by file name (a scan asks once or more per file)
+    _by_name: dict[str, CompiledQuery | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""
-        for props in self.settings:
-            files = props.get("files")
-            if not files or any(fnmatch.fnmatchcase(basename, g) for g in files.split()):
-                return True
-        return False
+        return bool(self._applicable(basename))
+
+    def _applicable(self, basename: str) -> tuple[int, ...]:
+        return tuple(
+            index
+            for index, props in enumerate(self.settings)
+            if not (files := props.get("files"))
+            or any(fnmatch.fnmatchcase(basename, g) for g in files.split())
+        )
+
+    def for_file(self, basename: str) -> CompiledQuery | None:
+        """This query with only the patterns that apply to a file of this name, or None
+        when none does. A pattern limited by `#set! files` to other names would still
+        cost its share of every match attempt in every file (the pre-commit pattern
+        made each YAML file's query several times slower than its parse), and the
+        match would then be thrown away; a query without it never tries."""
+        try:
+            return self._by_name[basename]
+        except KeyError:
+            pass
+        keep = self._applicable(basename)
+        found: CompiledQuery | None = None
+        if not keep:
+            found = None
+        elif len(keep) == len(self.settings) or not self.text or not self.language:
+            found = self
+        else:
+            with _lock:
+                found = self._narrowed.get(keep)
+                if found is None:
+                    found = self._narrowed[keep] = self._narrow(keep)
+        if len(self._by_name) >= _NAMES_KEPT:
+            self._by_name.clear()  # bounded: a huge tree has many distinct file names
+        self._by_name[basename] = found
+        return found
+
+    def _narrow(self, keep: tuple[int, ...]) -> CompiledQuery:
+        """A query of the patterns `keep`, cut from the text in their order; the whole
+        query (whose matches are filtered per pattern anyway) if it does not compile
+        to the same patterns."""
+        source = self.text.encode("utf-8")
+        query = self.query
+        parts = [
+            source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)] for i in keep
+        ]
+        try:
+            narrowed = Query(grammar(self.language), b"\n".join(parts).decode("utf-8"))
+        except TSQueryError:
+            return self
+        settings = tuple(_settings(narrowed, i) for i in range(narrowed.pattern_count))
+        if settings != tuple(self.settings[i] for i in keep):
+            return self
+        return replace(
+            self,
+            query=narrowed,
+            settings=settings,
+            primaries=tuple(self.primaries[i] for i in keep),
+            text="",
+            _narrowed={},
+            _by_name={},
+        )
 
 
 _lock = threading.Lock()
@@ -212,7 +283,15 @@ def compile_query(language: str, text: str, source: str) -> CompiledQuery:
             line, column = _line_of_byte(text, query.start_byte_for_pattern(index))
             raise QueryError(source, line, column, what)
     primaries = _primaries(query, text)
-    return CompiledQuery(source, query, settings, primaries, sees_comments="comment" in text)
+    return CompiledQuery(
+        source,
+        query,
+        settings,
+        primaries,
+        sees_comments="comment" in text,
+        language=language,
+        text=text,
+    )
 
 
 def _primaries(query: Query, text: str) -> tuple[tuple[tuple[str, str, Role], ...], ...]:

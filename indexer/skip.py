@@ -42,6 +42,8 @@ _NAME_PATTERNS = (
 LONG_LINE = 5000
 _AVERAGE = 500
 _AVERAGE_FROM = 10_000
+# a newline, then a whole line of LONG_LINE bytes or more
+_LONG_LINE = re.compile(rb"\n[^\n]{%d}" % LONG_LINE)
 _MARKER = re.compile(rb"Code generated .{0,200}DO NOT EDIT|@generated\b")
 
 
@@ -60,16 +62,21 @@ def content_reason(data: bytes) -> str | None:
     size = len(data)
     if size >= _AVERAGE_FROM and size / (data.count(b"\n") + 1) >= _AVERAGE:
         return f"minified (lines average {_AVERAGE}+ characters)"
-    if size > LONG_LINE and _longest_line(data) >= LONG_LINE:
+    if size > LONG_LINE and _has_long_line(data):
         return f"minified or generated (a line of {LONG_LINE}+ characters)"
     return None
 
 
-def _longest_line(data: bytes) -> int:
-    """The longest line's length in bytes. Splitting runs in C; a `[^\\n]{5000}`
-    regular expression restarted at every offset of every line, and cost a quarter of
-    a bare parse's time over a real tree (mitmproxy)."""
-    return max(map(len, data.split(b"\n")))
+def _has_long_line(data: bytes) -> bool:
+    """Whether a line is LONG_LINE bytes or longer. The search jumps from newline to
+    newline (the pattern starts with a literal) and gives up at the end of each short
+    line, so it reads each byte about once: a `[^\\n]{5000}` pattern restarted at every
+    offset of every line (a quarter of a bare parse's time over mitmproxy), and
+    splitting into lines allocated every line (3% of a parse over redash)."""
+    first = data.find(b"\n")
+    if first < 0:
+        return len(data) >= LONG_LINE
+    return first >= LONG_LINE or _LONG_LINE.search(data, first) is not None
 
 
 def load_generated(folder: Path) -> pathspec.PathSpec | None:

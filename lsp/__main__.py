@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from cairn.lsp.server import main
+from cairn.lsp.startup import prepare
 
 if __name__ == "__main__":
+    prepare()  # before the server's imports: see cairn.lsp.startup
+    from cairn.lsp.server import main
+
     sys.exit(main())

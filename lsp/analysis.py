@@ -47,9 +47,18 @@ EMPTY = Analysis()
 
 
 async def analyse(
-    server: CairnServer, snapshot: DocumentSnapshot, current: Callable[[], bool]
+    server: CairnServer,
+    snapshot: DocumentSnapshot,
+    current: Callable[[], bool],
+    early: Callable[[Analysis], None] | None = None,
 ) -> Analysis | None:
-    """The snapshot's analysis; None when the document changed before it was done."""
+    """The snapshot's analysis; None when the document changed before it was done.
+
+    With `early`, an analysis whose bring-back check must first read the open reverts
+    (the first one per log version: their cost grows with the log's reverts) hands
+    what the statuses say to `early` before it waits for them; the result then adds
+    the bring-backs (the same findings when there are none).
+    """
     if snapshot.is_draft:
         _, problems = parse_draft(snapshot.text)
         diagnostics = draft_diagnostics(snapshot.text, problems, refused=snapshot.refused)
@@ -61,16 +70,34 @@ async def analyse(
     if not current():
         return None
     findings = findings_for(snapshot.symbols, statuses, server.settings.severity, removals)
-    findings += await _bring_backs(server, snapshot)
-    if not current():
-        return None
-    return Analysis(
+    analysis = Analysis(
         version=snapshot.version,
         symbols=snapshot.symbols,
         statuses=statuses,
         findings=tuple(findings),
         diagnostics=tuple(to_diagnostic(f) for f in findings),
     )
+    if early is not None and _prints_pending(server, snapshot):
+        early(analysis)
+    more = await _bring_backs(server, snapshot)
+    if not current():
+        return None
+    if not more:
+        return analysis
+    return Analysis(
+        version=snapshot.version,
+        symbols=snapshot.symbols,
+        statuses=statuses,
+        findings=(*analysis.findings, *more),
+        diagnostics=(*analysis.diagnostics, *(to_diagnostic(f) for f in more)),
+    )
+
+
+def _prints_pending(server: CairnServer, snapshot: DocumentSnapshot) -> bool:
+    """True when the bring-back check would wait for the store to read open reverts."""
+    if snapshot.project is None or snapshot.relpath is None or not snapshot.text:
+        return False
+    return server.hub.cached_revert_prints(snapshot.project.cairn_dir) is None
 
 
 def prefetch_hovers(server: CairnServer, snapshot: DocumentSnapshot, analysis: Analysis) -> None:
@@ -110,7 +137,7 @@ async def _removals(
         return {}
     wanted = MappingProxyType({e: statuses[e] for e in gone})
     try:
-        return await server.hub.call(snapshot.project.cairn_dir, lambda s: s.removals(wanted))
+        return await server.hub.removals(snapshot.project.cairn_dir, wanted)
     except StoreUnavailable:
         return {}
 

@@ -22,8 +22,10 @@ Execution model
   client can send them, a cheap `refresh()` poll otherwise) and re-analyses every open
   document of the affected project, then asks the client to refresh code lenses and
   pulled diagnostics.
-* `gc.freeze()` runs once, after start-up imports (`serve`): the LSP types' thousands
-  of long-lived objects are never scanned by the cyclic collector again.
+* Start-up (`cairn.lsp.startup`): the entry points call `prepare()` before importing
+  this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); `serve`
+  calls `settle()` once the server is built (`gc.freeze()`, so the LSP types' thousands
+  of long-lived objects are never scanned by the cyclic collector again).
 """
 
 from __future__ import annotations
@@ -51,12 +53,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
+from cairn.lsp import codegen_cache
 from cairn.lsp.conversions import converter
 from cairn.lsp.frames import FrameReader
 from cairn.lsp.scheduling import Scheduler, Worker
 from cairn.lsp.settings import Settings
+from cairn.lsp.startup import settle
 from cairn.lsp.state import Documents
-from cairn.lsp.stores import StoreHub, settle
+from cairn.lsp.stores import StoreHub
 
 log = logging.getLogger("cairn.lsp")
 
@@ -389,4 +393,7 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
             server.start_io()
     finally:
         server.hub.shutdown()
+        cache = codegen_cache.installed()
+        if cache is not None:
+            cache.save()  # what the session compiled (hooks built after start-up too)
         flush_log()

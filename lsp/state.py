@@ -244,11 +244,22 @@ class Documents:
         def current() -> bool:  # neither edited nor closed (and reopened) meanwhile
             return self._open.get(uri) is doc and doc.version == snapshot.version
 
-        result = await analyse(self._server, snapshot, current)
+        pushing = not self._server.pulls_diagnostics
+        shown: list[Analysis] = []
+
+        def early(analysis: Analysis) -> None:
+            # What the statuses say, while the open reverts are read (see `analyse`);
+            # a pulling client waits for the whole analysis instead.
+            if current():
+                doc.analysis = analysis
+                shown.append(analysis)
+                self._publish(uri, snapshot.version, list(analysis.diagnostics))
+
+        result = await analyse(self._server, snapshot, current, early if pushing else None)
         if result is None or not current():
             return  # the newer analysis publishes
         doc.analysis = result
-        if not self._server.pulls_diagnostics:
+        if pushing and not (shown and shown[-1] is result):
             self._publish(uri, snapshot.version, list(result.diagnostics))
         prefetch_hovers(self._server, snapshot, result)
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import gc
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -35,7 +34,7 @@ from cairn.lsp.scheduling import Worker
 
 if TYPE_CHECKING:
     from cairn.fingerprints import RevertPrint
-    from cairn.store import EntityStatus
+    from cairn.store import EntityStatus, Event
 
 T = TypeVar("T")
 
@@ -87,6 +86,23 @@ class StoreHub:
         if cached is not None:
             return cached
         return await self.call(cairn_dir, lambda s: s.card(entity, newest))
+
+    async def removals(
+        self, cairn_dir: Path, statuses: Mapping[str, EntityStatus]
+    ) -> dict[str, Event | None]:
+        """`Session.removals` (the event that removed each `removed` entity), cached per
+        log version; a hit is answered on the loop."""
+        session = self._sessions.get(cairn_dir)
+        cached = session.cached_removals(statuses) if session is not None else None
+        if cached is not None:
+            return cached
+        return await self.call(cairn_dir, lambda s: s.removals(statuses))
+
+    def cached_revert_prints(self, cairn_dir: Path) -> list[RevertPrint] | None:
+        """`revert_prints` when already read for the log's current version, else None
+        (answered on the loop)."""
+        session = self._sessions.get(cairn_dir)
+        return session.cached_revert_prints() if session is not None else None
 
     async def revert_prints(self, cairn_dir: Path) -> list[RevertPrint]:
         """`Session.revert_prints`: the open reverts' fingerprints, cached per log version
@@ -205,17 +221,6 @@ class StoreHub:
 def _prefetch(session: Session, entities: Sequence[str], newest: int) -> None:
     for entity in entities:
         session.card(entity, newest)
-
-
-def settle() -> None:
-    """Exempt what is alive now (modules, the LSP types' thousands of objects) from the
-    cyclic GC's scans; called once, at start-up (`cairn.lsp.server.serve`).
-
-    A full collection walks every tracked container: with a 1M-event store loaded it
-    took ~40 ms, which showed up as the hover p99. Long-lived state is freed by
-    reference counting when replaced; only cycles among it would wait for exit.
-    """
-    gc.freeze()
 
 
 def _import_store() -> tuple[type[Exception], type[Exception]]:

@@ -1,12 +1,12 @@
 """A shortcut for `verify` and ingest at a million events: prove a line's id quickly.
 
-`proves_id(raw)` encodes the parsed line's header and content with orjson and hashes
-them. orjson's sorted output is byte for byte the canonical encoder's for what the
-writer puts in a line (tests/store/test_canonical.py checks every code point), so a
-match proves the line is what was written. This is only a shortcut, never a second
-definition of an id: anything else returns False and the caller asks `line_id` (the
-one definition, `cairn.store.model`). It replaced cutting the content out of the line's
-text, which spent most of a verify in Python string work.
+`proves_id(raw)` encodes an already parsed line's header and content with orjson and
+hashes them. orjson's sorted output is byte for byte the canonical encoder's for what
+an event holds (tests/store/test_canonical.py checks every code point), so a match
+proves the line is what was written. This is only a shortcut, never a second definition
+of an id: anything else returns False and the caller asks `line_id` (the one
+definition, `cairn.store.model`). Verify's own hot path, which proves a line from its
+bytes without a dict, is `cairn.store.fastproof`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +27,7 @@ from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
+from cairn.store.status_rows import NewEvent, advance, conflict_of
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -56,8 +57,11 @@ TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 _APPLIED_SET = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
 STATUSES: tuple[Status, ...] = tuple(Status)
 _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
+_CODE_OF: dict[EventType, int] = {t: i for i, t in enumerate(TYPES)}
 _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
+_CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+_REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 
 _SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -195,9 +199,11 @@ class Index:
         self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
-        # Entities that got events in this ingest -> how many, or -1 when one of them
-        # was not an applied change (their status rows are derived when it finishes).
-        self._touched_ents: dict[int, int] = {}
+        # Entities that got events since the last flush -> those events, for their status
+        # rows to move forward (`cairn.store.status_rows`); entities whose rows must be
+        # derived from all their events when the ingest finishes.
+        self._touched_ents: dict[int, list[NewEvent]] = {}
+        self._full_ents: set[int] = set()
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
 
@@ -319,6 +325,7 @@ class Index:
         self.dag = dag
         self.ent_ids = {}
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
+        self._full_ents = set()
 
     def reload_state(self) -> None:
         """`load_state` inside a read transaction (another process committed rows)."""
@@ -439,6 +446,10 @@ class Index:
             raise ValueError("the log is shorter than the index says")
         return data
 
+    def raw(self, off: int, length: int) -> bytes:
+        """The unparsed line at a byte span of the log."""
+        return self._read(off, length)
+
     def line(self, off: int, length: int) -> dict[str, Any]:
         """The parsed line at a byte span of the log."""
         result: dict[str, Any] = parse_line(self._read(off, length))
@@ -525,6 +536,91 @@ class Index:
         self.consumed = consumed
         return consumed
 
+    def ingest_written(self, events: Sequence[Event], offset: int, lengths: Sequence[int]) -> bool:
+        """Index events this process has just appended at `offset` (lines of `lengths`
+        bytes, newline included), as one batch; False, with nothing done, unless the index
+        stands where they were prepared: caught up to `offset`, its heads the first
+        event's parents. Caller holds the transaction.
+
+        They are sound by construction (the write path made their ids and lines) and
+        linear (each names the one before it; the first, every head), so they are not
+        parsed, checked for damage or duplicates, or looked up again as `_ingest_one`
+        does for a line of unknown origin; what they add is the same.
+        """
+        if not events or self.consumed != offset or set(events[0].parents) != self.heads:
+            return False
+        batch = _Batch()
+        parents: list[ChainPos] = []
+        for pid in events[0].parents:
+            hit = self._resolve(id_key(pid), batch)
+            if hit is None:
+                return False
+            parents.append(hit[1])
+        dag = self.dag
+        ent_ids = self.ent_ids
+        touched = self._touched_ents
+        full = self._full_ents
+        tip_key = self.tip_key
+        tip_by_key = self.tip_by_key
+        rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+        codes = _CODE_OF
+        seq = self.next_seq
+        off = offset
+        for e, length in zip(events, lengths, strict=True):
+            cp, started, merged = dag.place(parents)
+            if started:
+                batch.chains.append((cp[0], json.dumps(parents)))
+            if merged:
+                batch.merges.append((cp[0], cp[1], json.dumps(parents[1:])))
+            parents = [cp]
+            eid = e.id
+            key = int(eid[:15], 16)
+            chain = cp[0]
+            old_tip = tip_key.get(chain)
+            if old_tip is not None:
+                tip_by_key.pop(old_tip[0], None)
+            tip_key[chain] = (key, seq)
+            tip_by_key[key] = (seq, cp)
+            batch.touched.add(chain)
+            entity = e.entity
+            ent = ent_ids.get(entity)
+            if ent is None:
+                ent = self.entity_id(entity, batch.ents)
+            ty = codes[e.type]
+            ref_id = e.supersedes or e.reverts
+            rec = to_ms(e.recorded_at)
+            if ent not in full:
+                news = touched.get(ent)
+                if news is None:
+                    touched[ent] = [(seq, ty, rec, chain, True)]
+                else:
+                    news.append((seq, ty, rec, chain, True))
+            rows.append(
+                (
+                    seq, ent, key, ty, chain, cp[1], int(ref_id[:15], 16) if ref_id else None,
+                    rec, to_ms(e.occurred_at) if e.occurred_at else None, off, length - 1,
+                )
+            )  # fmt: skip
+            fts.append((seq, fts_body(entity, e.reasoning, e.alternative)))
+            if e.revisit_after or e.expires_when:
+                reviews.append((seq, e.revisit_after or None, e.expires_when or None))
+            if e.metadata:
+                _writer_keys(e.metadata, seq, batch)
+            seq += 1
+            off += length
+            if len(rows) >= FLUSH_EVERY:
+                self.next_seq = seq
+                self._flush(batch)  # settles the statuses: a fresh `touched`
+                batch = _Batch()
+                rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+                touched = self._touched_ents
+        self.next_seq = seq
+        self.heads = {events[-1].id}
+        self._flush(batch)
+        full, self._full_ents = self._full_ents, set()
+        self.derive_statuses(full)
+        return True
+
     def _session(self, dedupe: bool) -> _Session:
         session = _Session(dedupe)
         # With no event indexed yet (a rebuild), every earlier copy of a line is in
@@ -558,40 +654,42 @@ class Index:
                         rec.damage = "missing-parent"
                     session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
-        touched, self._touched_ents = self._touched_ents, {}
-        self.derive_statuses(self._still_active(touched))
+        full, self._full_ents = self._full_ents, set()
+        self.derive_statuses(full)
         return session.count
 
-    def _still_active(self, touched: dict[int, int]) -> list[int]:
-        """Write the status rows that need no derivation; return the entities that do.
-
-        An entity that was `active` (no verdict, open or superseded; no removal that
-        descends from all its changes) and got only applied changes stays `active`: a
-        child is always ingested after its parents, so no earlier removal descends from
-        the new changes. Most of a bulk load is such changes; deriving each of their
-        entities again from all its rows grew with the log (37 us an event at 200k).
-        """
-        quick = {e: n for e, n in touched.items() if n > 0}
-        slow = [e for e, n in touched.items() if n <= 0]
-        rows = []
-        ents = list(quick)
-        active = _STATUS_CODES[Status.ACTIVE]
+    def _settle_statuses(self) -> None:
+        """Move the status rows of the entities touched since the last flush forward
+        by their new events (`status_rows.advance`); the ones it cannot settle wait for
+        a full derivation when the ingest finishes. Caller holds the transaction and
+        has flushed the events' rows."""
+        touched, self._touched_ents = self._touched_ents, {}
+        if not touched:
+            return
+        out = []
+        full = self._full_ents
+        ents = list(touched)
+        sql = "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
         for i in range(0, len(ents), 10_000):
             chunk = ents[i : i + 10_000]
-            sql = (
-                "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
-            )
             stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
+            # Where each stored conflict stands (recorded time, chain): a new change must
+            # beat it to be shown instead.
+            wanted = [conflict_of(row[2]) for row in stored.values() if row[0] == _CONFLICT_CODE]
+            at: dict[int, tuple[int, int]] = {}
+            if wanted:
+                for seq, rec, ch in self.db.execute(_REC_SQL, (json.dumps(wanted),)):
+                    at[seq] = (rec, ch)
             for ent in chunk:
-                old = stored.get(ent)
-                if old is None:  # its first events
-                    rows.append((ent, active, quick[ent], None))
-                elif old[0] == active and old[2] is None:
-                    rows.append((ent, active, old[1] + quick[ent], None))
+                row = stored.get(ent)
+                where = at.get(conflict_of(row[2]), (0, -1)) if row and row[2] else (0, -1)
+                moved = advance(row, touched[ent], where)
+                if moved is None:
+                    full.add(ent)
                 else:
-                    slow.append(ent)
-        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
-        return slow
+                    out.append((ent, *moved))
+        if out:
+            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", out)
 
     def derive_statuses(self, ents: Iterable[int]) -> None:
         """Recompute the stored status row of these entities (caller holds the transaction).
@@ -729,35 +827,34 @@ class Index:
             session.damaged[key] = eid
             return key
         session.good.add(key)
+        heads = self.heads
+        # Linear: it descends from every event indexed before it (its parents include
+        # every head), so its entity's stored status row can move forward by it.
+        linear = not heads or heads.issubset(parent_ids)
         for parent in parent_ids:
-            self.heads.discard(parent)
-        self.heads.add(eid)
+            heads.discard(parent)
+        heads.add(eid)
         ref_id = raw.get("supersedes") or raw.get("reverts")
         ref = id_key(ref_id) if ref_id else None
         ent = self.entity_id(entity, batch.ents)
-        touched = self._touched_ents
-        before = touched.get(ent, 0)
-        touched[ent] = before + 1 if before >= 0 and ty in _APPLIED_SET else -1
+        if ent not in self._full_ents:
+            news = self._touched_ents.get(ent)
+            if news is None:
+                self._touched_ents[ent] = [(seq, ty, recorded, cp[0], linear)]
+            else:
+                news.append((seq, ty, recorded, cp[0], linear))
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
         body = entity
         if not raw.get("redacted"):
-            reasoning, alternative = raw.get("reasoning"), raw.get("alternative")
-            if alternative and isinstance(alternative, str):
-                body = f"{alternative} {body}"
-            if reasoning and isinstance(reasoning, str):
-                body = f"{reasoning} {body}"
+            body = fts_body(entity, raw.get("reasoning"), raw.get("alternative"))
         batch.fts.append((seq, body))
         if raw.get("revisit_after") or raw.get("expires_when"):
             batch.reviews.append((seq, raw.get("revisit_after"), raw.get("expires_when")))
         meta = raw.get("metadata")
-        if isinstance(meta, dict):
-            if isinstance(meta.get("source_key"), str):
-                batch.srckeys.append((meta["source_key"],))
-            idem = meta.get("idempotency")
-            if isinstance(idem, dict) and isinstance(idem.get("key"), str):
-                batch.ikeys.append((idem["key"], seq))
+        if isinstance(meta, dict) and meta:
+            _writer_keys(meta, seq, batch)
         return key
 
     def _take_seq(self) -> int:
@@ -860,6 +957,7 @@ class Index:
         ]
         if tips:
             db.executemany("UPDATE chain SET tip_seq=?, tip_pos=?, tip_h=? WHERE ch=?", tips)
+        self._settle_statuses()
 
     def record_position(self, consumed: int, st: os.stat_result) -> None:
         """Remember how far the log was ingested, its stat, tail hash and heads."""
@@ -1101,6 +1199,25 @@ def names_a_summarised_change(rows: list[Row]) -> bool:
     the latest of its chain: earlier ones in that chain were folded away."""
     refs = {r.ref for r in rows if r.ty is EventType.REVERT and r.ref is not None}
     return any(r.h in refs for r in rows if r.ty.is_applied)
+
+
+def fts_body(entity: str, reasoning: object, alternative: object) -> str:
+    """What full-text search indexes of an event: its why, the approach and the path."""
+    body = entity
+    if alternative and isinstance(alternative, str):
+        body = f"{alternative} {body}"
+    if reasoning and isinstance(reasoning, str):
+        body = f"{reasoning} {body}"
+    return body
+
+
+def _writer_keys(meta: dict[str, Any], seq: int, batch: _Batch) -> None:
+    """An importer's source key and a writer's idempotency key, from `metadata`."""
+    if isinstance(meta.get("source_key"), str):
+        batch.srckeys.append((meta["source_key"],))
+    idem = meta.get("idempotency")
+    if isinstance(idem, dict) and isinstance(idem.get("key"), str):
+        batch.ikeys.append((idem["key"], seq))
 
 
 @dataclass(slots=True)

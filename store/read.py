@@ -6,6 +6,7 @@ no lock and does not catch up: the `Store` does both around every call.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timezone
@@ -15,8 +16,18 @@ import orjson
 
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
+from cairn.store.fastid import loads as parse_line
 from cairn.store.index import Index, Row
-from cairn.store.model import Attempt, EntityStatus, Event, EventType, Review, SearchHit, Status
+from cairn.store.model import (
+    Attempt,
+    EntityStatus,
+    Event,
+    EventType,
+    Review,
+    SearchHit,
+    Status,
+    event_from_bytes,
+)
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
 from cairn.store.times import parse_ts, to_ms
@@ -228,9 +239,30 @@ class Reader:
         rows.update((r.seq, r) for r in later if r.ref in kept)
         return sorted(rows.values(), key=_seq)
 
-    def renames(self) -> list[Event]:
+    def renames(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.renames`."""
-        return self.events(self.index.rename_rows())
+        return [e for _, e in self._carrying(self.index.rename_rows(), carrying)]
+
+    def _carrying(self, rows: Iterable[Row], keys: tuple[str, ...]) -> list[tuple[Row, Event]]:
+        """The events of `rows` whose metadata has one of `keys` (all of them when none).
+
+        A line without the key's quoted name cannot have it in its metadata (canonical
+        JSON writes an ASCII key as it is), so it is not parsed: the editor asks for the
+        few reverts that carry a fingerprint among tens of thousands that do not.
+        """
+        if not keys:
+            rows = list(rows)
+            return list(zip(rows, self.events(rows), strict=True))
+        marks = tuple(json.dumps(k).encode() for k in keys)
+        out: list[tuple[Row, Event]] = []
+        for row in rows:
+            raw = self.index.raw(row.off, row.len)
+            if not any(m in raw for m in marks):
+                continue
+            event = event_from_bytes(raw, parse_line)
+            if isinstance(event.metadata, dict) and any(k in event.metadata for k in keys):
+                out.append((row, event))
+        return out
 
     def history(self, entity: str, *, limit: int | None, include_children: bool) -> list[Event]:
         """See `Store.history`; `limit` is the `as_of` bound in epoch milliseconds."""
@@ -295,17 +327,20 @@ class Reader:
                     break
         return out
 
-    def open_reverts(self) -> list[Event]:
+    def open_reverts(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.open_reverts`: revert rows the entity's stored status counts as open."""
-        out: list[Event] = []
         open_by_ent: dict[int, set[int]] = {}
-        for row in self.index.revert_rows():
+
+        def is_open(row: Row) -> bool:
             seqs = open_by_ent.get(row.ent)
             if seqs is None:
                 seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
-            if row.seq in seqs:
-                out.append(self.event(row))
-        return out
+            return row.seq in seqs
+
+        # The key first when there is one: a byte search, where openness is a query per
+        # entity.
+        found = self._carrying(self.index.revert_rows(), carrying)
+        return [e for r, e in found if is_open(r)]
 
     def due_reviews(self, today: date | None) -> list[Review]:
         """See `Store.due_reviews`."""

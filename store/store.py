@@ -295,11 +295,12 @@ class Store:
             rows.sort(key=lambda r: (r.rec, r.seq))
             return self._reader.events(rows)
 
-    def renames(self) -> list[Event]:
-        """Every `rename` event (`metadata.renamed_to` / `renamed_from`), in log order."""
+    def renames(self, *, carrying: tuple[str, ...] = ()) -> list[Event]:
+        """Every `rename` event, in log order; with `carrying`, only those whose metadata
+        has one of these keys (`renamed_to`, `renamed_from`: the ones that link names)."""
         with self._lock:
             self.refresh()
-            return self._reader.renames()
+            return self._reader.renames(carrying)
 
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False
@@ -342,15 +343,17 @@ class Store:
             self.refresh()
             return self._reader.recent_verdicts(limit)
 
-    def open_reverts(self) -> list[Event]:
-        """Every open `revert` (no supersede names it) project-wide, grouped by entity.
+    def open_reverts(self, *, carrying: tuple[str, ...] = ()) -> list[Event]:
+        """Every open `revert` (no supersede names it) project-wide, grouped by entity;
+        with `carrying`, only those whose metadata has one of these keys.
 
         What change fingerprints are matched against (`cairn check`, the diagnostics):
-        the cost is the reverts, not the size of the log.
+        the cost is the reverts, not the size of the log, and with `carrying` it is
+        mostly a byte search of the reverts' lines.
         """
         with self._lock:
             self.refresh()
-            return self._reader.open_reverts()
+            return self._reader.open_reverts(carrying)
 
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""

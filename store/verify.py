@@ -12,18 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.store.canonical import CONTENT_FIELDS
 from cairn.store.errors import StoreError
-from cairn.store.fastid import loads, proves_id
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import INDEX_NAME, TAIL_BYTES, read_meta, write_meta
 from cairn.store.log import LOG_NAME, QUARANTINE_NAME
-from cairn.store.model import line_id
+from cairn.store.verify_ranges import Scan, scan
 
 __all__ = [
     "Anchor",
@@ -167,157 +165,56 @@ def _log_extends(data: bytes, anchor: Anchor) -> bool:
     return hashlib.sha256(data[start : anchor.consumed]).hexdigest() == anchor.tail
 
 
-@dataclass(slots=True)
-class _Line:
-    """What the later checks need of one event line (not the parsed line: at a million
-    events holding every parsed line cost gigabytes)."""
-
-    number: int
-    event_id: str
-    parents: Any  # as the line holds it (a list of ids when sound)
-    supersedes: Any
-    reverts: Any
-    redacted: bool
-    verified: bool = False  # its id is proven
-
-
-def _parse(data: bytes, report: VerifyReport, start: int = 0, first: int = 1) -> list[_Line]:
-    """Read the log from byte `start` (line `first`): every event line with its id checked,
-    reporting malformed lines, ids that do not match and a partial tail."""
-    parsed: list[_Line] = []
-    end = max(start, data.rfind(b"\n") + 1)
-    find = data.find
-    findings = report.findings
-    pos, number = start, first
-    while pos < end:
-        nl = find(b"\n", pos)
-        chunk = data[pos:nl]
-        this, number, pos = number, number + 1, nl + 1
-        if not chunk or chunk.isspace():
-            continue
-        report.lines += 1
-        try:
-            raw = loads(chunk)
-        except ValueError:  # UnicodeDecodeError is one
-            findings.append(
-                Finding("malformed", "not a JSON object (garbled or hand-edited)", this)
-            )
-            continue
-        ident = raw.get("id") if isinstance(raw, dict) else None
-        if not isinstance(ident, str) or not raw.get("type") or not raw.get("entity"):
-            findings.append(Finding("malformed", "not an event (missing id, type or entity)", this))
-            continue
-        line = _Line(
-            this,
-            ident,
-            raw.get("parents") or (),
-            raw.get("supersedes"),
-            raw.get("reverts"),
-            bool(raw.get("redacted")),
-        )
-        parsed.append(line)
-        problem = _id_problem(raw, ident)
-        if problem is None:
-            line.verified = True
-        else:
-            findings.append(Finding(problem[0], problem[1], this, ident))
-    tail = data[end:]
-    if tail.strip():
-        findings.append(
-            Finding(
-                "partial-tail",
-                f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
-                f"write moves them to {QUARANTINE_NAME}",
-                number,
-                severity=NOTICE,
-            )
-        )
-    return parsed
-
-
-def _id_problem(raw: dict[str, Any], ident: str) -> tuple[str, str] | None:
-    """(code, message) when a line's id is not proven by its contents, else None."""
-    if raw.get("redacted") and any(raw.get(k) for k in CONTENT_FIELDS):
-        return (
-            "redacted-with-content",
-            f"event {ident} is marked redacted but carries content its id "
-            "does not cover (added after the redaction)",
-        )
-    if proves_id(raw):
-        return None
-    try:
-        actual = line_id(raw)
-    except (TypeError, ValueError) as exc:
-        return "malformed", f"event {ident}: {exc}"
-    if actual != ident:
-        return (
-            "id-mismatch",
-            f"event {ident}: its id does not match its contents (the line was "
-            f"edited after it was written; the contents hash to {actual[:12]})",
-        )
-    return None
-
-
-def _verified(lines: Iterable[_Line]) -> dict[str, _Line]:
-    """The lines whose ids are proven, by id (the first copy wins)."""
-    good: dict[str, _Line] = {}
-    for line in lines:
-        if line.verified:
-            good.setdefault(line.event_id, line)
-    return good
-
-
-def _check_links(good: dict[str, _Line], report: VerifyReport, all_ids: _Known) -> None:
-    """Every parent and every referenced verdict must be in the log."""
-    for line in good.values():
-        for parent in line.parents:
+def _check_links(found: Scan, report: VerifyReport, all_ids: _Known) -> None:
+    """Every parent and every referenced verdict must be in the log (only the lines
+    whose links were not all seen before them can miss one)."""
+    for number, ident, parents, supersedes, reverts in found.pending:
+        for parent in parents:
             if parent not in all_ids:
                 report.findings.append(
                     Finding(
                         "missing-parent",
-                        f"event {line.event_id} names parent {parent}, which is not in the log "
+                        f"event {ident} names parent {parent}, which is not in the log "
                         "(a line was deleted, or this line was forged)",
-                        line.number,
-                        line.event_id,
+                        number,
+                        ident,
                     )
                 )
-        for name, target in (("supersedes", line.supersedes), ("reverts", line.reverts)):
+        for name, target in (("supersedes", supersedes), ("reverts", reverts)):
             if target and target not in all_ids:
                 report.findings.append(
                     Finding(
                         "missing-reference",
-                        f"event {line.event_id} {name} {target}, which is not in the log",
-                        line.number,
-                        line.event_id,
+                        f"event {ident} {name} {target}, which is not in the log",
+                        number,
+                        ident,
                     )
                 )
 
 
-def _check_redactions(lines: list[_Line], report: VerifyReport, earlier: set[str]) -> None:
+def _check_redactions(unredacted: list[tuple[int, str]], report: VerifyReport) -> None:
     """A redacted event must not survive in full elsewhere (a merge can bring a copy back)."""
-    redacted = earlier | {line.event_id for line in lines if line.redacted}
-    for line in lines:
-        if line.event_id in redacted and not line.redacted and line.verified:
-            report.findings.append(
-                Finding(
-                    "unredacted-copy",
-                    f"event {line.event_id} was redacted but this copy still carries its content "
-                    f"(a merge brought it back); run `cairn redact {line.event_id[:12]}` again",
-                    line.number,
-                    line.event_id,
-                )
+    for number, ident in unredacted:
+        report.findings.append(
+            Finding(
+                "unredacted-copy",
+                f"event {ident} was redacted but this copy still carries its content "
+                f"(a merge brought it back); run `cairn redact {ident[:12]}` again",
+                number,
+                ident,
             )
+        )
 
 
 class _Known:
-    """Membership in the whole log: ids parsed now plus (incrementally) the verified prefix."""
+    """Membership in the whole log: ids read now plus (incrementally) the verified prefix."""
 
-    def __init__(self, ids: set[str], prefix: set[int]) -> None:
+    def __init__(self, ids: tuple[Container[str], ...], prefix: set[int]) -> None:
         self.ids = ids
         self.prefix = prefix
 
     def __contains__(self, ident: object) -> bool:
-        if ident in self.ids:
+        if any(ident in ids for ids in self.ids):
             return True
         if not self.prefix or not isinstance(ident, str) or len(ident) < 16:
             return False
@@ -432,6 +329,7 @@ def verify(
     full: bool = False,
     accept: bool = False,
     refs_holding: RefsHolding | None = None,
+    workers: int | None = None,
 ) -> VerifyReport:
     """Verify `.cairn/decisions.jsonl` against itself and against `anchor` (default: what
     the index recorded).
@@ -441,7 +339,8 @@ def verify(
     bytes still hash the same, is not parsed again: only the lines appended since are.
     Any change inside the prefix (an edit, a deletion, a rewrite) means a full check.
     `refs_holding` says which missing heads another branch still holds (a notice, not
-    a problem); without it every missing head is one.
+    a problem); without it every missing head is one. `workers` is how many processes
+    read the log (default: one per core when the log is large enough to repay them).
     """
     log = cairn_dir / LOG_NAME
     report = VerifyReport(log=log)
@@ -460,24 +359,48 @@ def verify(
     else:
         record = None
     start = record.offset if record else 0
+    end = max(start, data.rfind(b"\n") + 1)
     report.proven_from = (record.offset, record.sha256) if record else None
+    prefix_redacted = frozenset(record.redacted) if record else frozenset()
     with gc_paused():
-        lines = _parse(data, report, start, data.count(b"\n", 0, start) + 1)
-    new_redacted = {line.event_id for line in lines if line.redacted}
+        found = scan(
+            data, start, end, data.count(b"\n", 0, start) + 1, prefix_redacted, hasher, workers
+        )
     prefix_keys = record.keys if record else set()
-    if record and any(_key(i) in prefix_keys for i in new_redacted):
+    if record and any(_key(i) in prefix_keys for i in found.redacted):
         # A redacted copy appended after a full one: the full copy sits in the prefix.
-        return verify(cairn_dir, anchor=anchor, full=True, accept=accept, refs_holding=refs_holding)
-    all_ids = _Known({line.event_id for line in lines}, prefix_keys)
-    good = _verified(lines)
-    new_keys = {_key(i) for i in good}
+        return verify(
+            cairn_dir,
+            anchor=anchor,
+            full=True,
+            accept=accept,
+            refs_holding=refs_holding,
+            workers=workers,
+        )
+    report.lines = found.lines
+    report.findings.extend(
+        Finding(code, message, line, event or None) for code, message, line, event in found.findings
+    )
+    tail = data[end:]
+    if tail.strip():
+        report.findings.append(
+            Finding(
+                "partial-tail",
+                f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
+                f"write moves them to {QUARANTINE_NAME}",
+                found.end_line,
+                severity=NOTICE,
+            )
+        )
+    good = found.good
+    all_ids = _Known((good, found.unproven), prefix_keys)
+    new_keys = found.keys
     report.events = len(good) + (len(record.keys) - len(new_keys & prefix_keys) if record else 0)
     report.ids = list(good)
     report.keys = prefix_keys | new_keys
-    _check_links(good, report, all_ids)
-    prefix_redacted = set(record.redacted) if record else set()
-    _check_redactions(lines, report, prefix_redacted)
-    report.redacted = prefix_redacted | new_redacted
+    _check_links(found, report, all_ids)
+    _check_redactions(found.unredacted, report)
+    report.redacted = set(prefix_redacted) | found.redacted
     missing = [h for h in (seen.heads if seen else ()) if h not in all_ids]
     if missing and seen is not None and _log_extends(data, seen):
         # The log only grew since the index read it, so nothing it saw can have gone:
@@ -501,13 +424,21 @@ def verify(
                 severity=NOTICE,
             )
         )
-    named = {p for line in good.values() for p in line.parents}
-    heads = set(record.heads) if record else set()
-    fresh = {i for i in good if _key(i) not in prefix_keys}  # a copy of an old line is no head
-    report.heads = sorted(h for h in heads | fresh if h not in named)
+
+    def named(ident: str) -> bool:
+        """Whether a proven line names `ident` as a parent."""
+        if ident in found.named_outside:
+            return True
+        where = good.get(ident)
+        return where is not None and ident not in found.heads[where]
+
+    # A head is an id no proven line names: each range knows its own; only those can be.
+    fresh = {h for heads in found.heads.values() for h in heads}
+    if prefix_keys:
+        fresh = {i for i in fresh if _key(i) not in prefix_keys}  # a copy of an old line
+    candidates = set(record.heads) | fresh if record else fresh
+    report.heads = sorted(h for h in candidates if not named(h))
     report.lines += record.lines if record else 0
-    end = data.rfind(b"\n") + 1
-    hasher.update(memoryview(data)[start:end])
     report.proven_to = (end, hasher.hexdigest())
     report.findings.sort(key=lambda f: (f.severity != PROBLEM, f.line or 0))
     return report

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from cairn.store.author import AuthorLookup, default_author
-from cairn.store.canonical import canonical_bytes, prune
+from cairn.store.canonical import canonical_bytes
 from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
@@ -49,6 +49,9 @@ MIN_PREFIX = 6
 HEX = re.compile(r"^[0-9a-f]+$")
 _TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
 _KINDS = frozenset(k.value for k in EntityKind)
+_VALUES = {t: t.value for t in EventType}  # `Enum.value` is a slow descriptor
+# The types a later draft of the same batch may name (a supersede, a revert's change).
+_REF_TYPES = frozenset(t for t in EventType if t.is_verdict or t.is_applied) | {EventType.SUPERSEDE}
 
 # An entity's events as the log holds them (the read path answers it).
 EventsOn = Callable[[str], list[Event]]
@@ -77,7 +80,7 @@ class BatchContext:
         return hit
 
     def add(self, event: Event) -> None:
-        if event.type.is_verdict or event.type.is_applied or event.type is EventType.SUPERSEDE:
+        if event.type in _REF_TYPES:
             self.by_entity.setdefault(event.entity, []).append(event)
 
 
@@ -138,30 +141,57 @@ class Preparer:
         if key:
             metadata = {**metadata, IDEMPOTENCY: {"key": key, "request": request_digest(draft)}}
         author = (draft.author or "").strip() or self._default_author()
-        header: dict[str, Any] = {
-            "parents": parents,
-            "type": etype.value,
-            "entity": entity,
-            "entity_kind": "" if kind in ("", inferred_kind) else kind,
-            "supersedes": supersedes,
-            "reverts": reverts,
-            "author": author,
-            "agent": (draft.agent or "").strip(),
-            "session": (draft.session or "").strip(),
-            "commit": commit_id(draft.commit or ""),
-            "recorded_at": recorded_at,
-            "occurred_at": occurred_at,
-            "revisit_after": revisit,
-            "expires_when": expires,
-            "stale_when": (draft.stale_when or "").strip(),
-        }
-        content: dict[str, Any] = {
-            "reasoning": reasoning,
-            "alternative": alternative,
-            "diff": draft.diff or "",
-            "metadata": metadata,
-        }
-        check_sizes(header, content)
+        agent = (draft.agent or "").strip()
+        session = (draft.session or "").strip()
+        commit = commit_id(draft.commit) if draft.commit else ""
+        stale = (draft.stale_when or "").strip()
+        diff = draft.diff or ""
+        # Both halves built pruned (absent and empty are one; see `canonical.prune`).
+        header: dict[str, Any] = {"type": _VALUES[etype], "entity": entity}
+        if parents:
+            header["parents"] = parents
+        if kind and kind != inferred_kind:
+            header["entity_kind"] = kind
+        if supersedes:
+            header["supersedes"] = supersedes
+        if reverts:
+            header["reverts"] = reverts
+        if author:
+            header["author"] = author
+        if agent:
+            header["agent"] = agent
+        if session:
+            header["session"] = session
+        if commit:
+            header["commit"] = commit
+        header["recorded_at"] = recorded_at
+        if occurred_at:
+            header["occurred_at"] = occurred_at
+        if revisit:
+            header["revisit_after"] = revisit
+        if expires:
+            header["expires_when"] = expires
+        if stale:
+            header["stale_when"] = stale
+        content: dict[str, Any] = {"reasoning": reasoning}
+        if alternative:
+            content["alternative"] = alternative
+        if diff:
+            content["diff"] = diff
+        if metadata:
+            content["metadata"] = metadata
+        if (
+            len(reasoning) > _SHORT_TEXT
+            or len(alternative) > _SHORT_TEXT
+            or len(stale) > _SHORT_TEXT
+            or len(expires) > _SHORT_TEXT
+            or len(author) > _SHORT_LABEL
+            or len(agent) > _SHORT_LABEL
+            or len(session) > _SHORT_LABEL
+            or not isinstance(diff, str)
+            or len(diff) > _SHORT_DIFF
+        ):
+            check_sizes(header, content)  # short text is under every limit: no need
         refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
         header, content = mask_event(header, content, masked)
         if key and content["metadata"][IDEMPOTENCY]["key"] != key:
@@ -169,30 +199,30 @@ class Preparer:
                 "--key looks like it holds a secret; use a random id such as a UUID"
             )
         try:
-            header = prune(header)
-            eid, line = encode_event(header, prune(content))
+            eid, line = encode_event(header, content)
         except (ValueError, TypeError) as exc:
             raise ValidationError(f"cannot encode the event: {exc}") from None
+        get = header.get
         event = Event(
             id=eid,
             type=etype,
             entity=entity,
             parents=tuple(parents),
             entity_kind=kind or inferred_kind,
-            reasoning=content.get("reasoning", ""),
+            reasoning=content["reasoning"],
             alternative=content.get("alternative", ""),
             diff=content.get("diff", ""),
             supersedes=supersedes,
             reverts=reverts,
-            author=header.get("author", ""),
-            agent=header.get("agent", ""),
-            session=header.get("session", ""),
-            commit=header.get("commit", ""),
+            author=get("author", ""),
+            agent=get("agent", ""),
+            session=get("session", ""),
+            commit=commit,
             recorded_at=recorded_at,
             occurred_at=occurred_at,
             revisit_after=revisit,
-            expires_when=header.get("expires_when", ""),
-            stale_when=header.get("stale_when", ""),
+            expires_when=get("expires_when", ""),
+            stale_when=get("stale_when", ""),
             metadata=content.get("metadata") or {},
         )
         ctx.add(event)
@@ -361,22 +391,27 @@ def write_prepared(
 def _index_written(
     log: LogFile, index: Index, prepared: list[Pending], seen_db: object, offset: int
 ) -> None:
-    records = []
-    for p in prepared:
-        records.append(Record(offset, len(p.line) - 1, _line_dict(p.event)))
-        offset += len(p.line)
+    start = offset
+    lengths = [len(p.line) for p in prepared]
+    end = start + sum(lengths)
     st = log.stat()
     assert st is not None
     with index.write_transaction():
         if index.recorded_stat() != seen_db or index.changed_elsewhere():
             # A reader in another process indexed (part of) our lines meanwhile.
             index.load_state()
-        if index.consumed == records[0].off:
+        if index.ingest_written([p.event for p in prepared], start, lengths):
+            pass  # the normal path: the index stood where the batch was prepared
+        elif index.consumed == start:
+            records = []
+            for p, length in zip(prepared, lengths, strict=True):
+                records.append(Record(offset, length - 1, _line_dict(p.event)))
+                offset += length
             index.ingest(records, dedupe=False)
-        elif index.consumed < offset:
-            # Lines before or among ours are not indexed yet: the normal path.
-            index.catch_up(index.consumed, offset)
-        index.record_position(offset, st)
+        elif index.consumed < end:
+            # Lines before or among ours are not indexed yet.
+            index.catch_up(index.consumed, end)
+        index.record_position(end, st)
     index.close_log()
 
 
@@ -436,6 +471,11 @@ _LIMITS = {
     "agent": MAX_LABEL_BYTES,
     "session": MAX_LABEL_BYTES,
 }
+# Characters below which a text is under its limit whatever it holds (at most 4 bytes
+# a character), so `check_sizes` need not look.
+_SHORT_TEXT = MAX_REASONING_BYTES // 4
+_SHORT_DIFF = MAX_DIFF_BYTES // 4
+_SHORT_LABEL = MAX_LABEL_BYTES // 4
 # The limits by half of the event, in the order they are checked (content first).
 _CONTENT_LIMITS = tuple((k, _LIMITS[k]) for k in ("reasoning", "alternative", "diff"))
 _HEADER_LIMITS = tuple(

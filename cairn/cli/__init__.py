@@ -1,21 +1,20 @@
 """The `cairn` command line.
 
-Commands live in one module per area and are registered here, in one place.
-Exit codes: 0 ok, 1 findings (verify problems, `check` hits), 2 bad input,
-3 an internal error (a bug: please report it; CAIRN_DEBUG=1 shows the traceback).
+Commands live in one module per area and are registered in one place (`COMMANDS`,
+below; the click application is `cairn.cli.app`). Exit codes: 0 ok, 1 findings (verify
+problems, `check` hits), 2 bad input, 3 an internal error (a bug: please report it;
+CAIRN_DEBUG=1 shows the traceback).
+
+`cairn serve` as editors run it (no options, or only `--stdio` and `--log-level`) goes
+straight to the language server without importing click or the command table: its
+start-up is what an editor waits for. Anything else, including every error, goes
+through the click application, so both paths behave the same.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
-import sqlite3
 import sys
-from typing import NoReturn
-
-import click
-
-from cairn.cli._common import CairnError, report_error
+from typing import Any
 
 # Which module defines each command, in the order `cairn --help` lists them. Each
 # module defines `register(group: click.Group) -> None`. Modules are imported only
@@ -50,91 +49,61 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def load_module_commands(module: str) -> dict[str, click.Command]:
-    """The commands one module registers, by name."""
-    holder = click.Group()
-    importlib.import_module(module).register(holder)
-    return dict(holder.commands)
-
-
-class LazyGroup(click.Group):
-    """A root group that imports a command's module only when the command is used."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module = COMMANDS.get(cmd_name)
-        if module is None:
-            return None
-        return load_module_commands(module).get(cmd_name)
-
-
-@click.group(
-    cls=LazyGroup,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
-@click.version_option(package_name="cairn-lsp", prog_name="cairn")
-def cli() -> None:
-    """Cairn: decision memory for code. Record what was decided, tried, reverted or
-    rejected against named entities, and see it where you work."""
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")  # `cairn serve --log-level`
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one-line errors, meaningful exit codes, no tracebacks."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    level = plain_serve(args)
+    if level is None:
+        from cairn.cli.app import main as run
+
+        run(args)
+        return
     try:
-        code = cli.main(args=argv, prog_name="cairn", standalone_mode=False)
-    except CairnError as exc:
-        report_error(str(exc))
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        report_error("aborted")
-        sys.exit(130)
-    except click.ClickException as exc:
-        hint = ""
-        ctx = getattr(exc, "ctx", None)
-        if ctx is not None:
-            hint = f" (see `{ctx.command_path} --help`)"
-        report_error(exc.format_message() + hint)
-        sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
-    except BrokenPipeError:
-        # `cairn history x | head`: the reader left; that is not an error.
-        sys.stderr.close()
-        sys.exit(0)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except OSError as exc:
-        # Permissions, a read-only disk, a folder where a file should be: the user's to fix.
-        where = f" {exc.filename}" if exc.filename else ""
-        report_error(
-            f"cannot use{where}: {exc.strerror or exc}; check that .cairn/ and its files are "
-            "writable regular files (the index, .cairn/index.db, may be deleted: it is rebuilt)"
-        )
-        sys.exit(2)
-    except sqlite3.Error as exc:
-        report_error(
-            f"cannot use the index .cairn/index.db: {exc}; make it a writable file, or delete "
-            "it (it is rebuilt from decisions.jsonl)"
-        )
-        sys.exit(2)
-    except ValueError as exc:
-        if "null byte" not in str(exc):
-            _internal(exc)
-        # The OS takes no NUL in a path or an environment value (`cairn check $'\0'`):
-        # whichever command met it, that is the user's input, not a bug.
-        report_error("an argument holds a NUL character (\\0), which no path or name can hold")
-        sys.exit(2)
-    except Exception as exc:
-        _internal(exc)
-    sys.exit(code if isinstance(code, int) else 0)
+        from cairn.lsp.startup import prepare
+
+        prepare()  # before the server's imports: see cairn.lsp.startup
+        from cairn.lsp.server import serve
+
+        serve(tcp=None, log_level=level)
+    except (Exception, KeyboardInterrupt) as exc:
+        from cairn.cli.app import exit_for
+
+        exit_for(exc)
+    sys.exit(0)
 
 
-def _internal(exc: Exception) -> NoReturn:
-    """A bug: one line (the traceback with CAIRN_DEBUG=1), exit 3."""
-    if os.environ.get("CAIRN_DEBUG"):
-        raise exc
-    report_error(
-        f"internal error: {type(exc).__name__}: {exc} "
-        "(this is a bug; rerun with CAIRN_DEBUG=1 for the traceback)"
-    )
-    sys.exit(3)
+def plain_serve(args: list[str]) -> str | None:
+    """The log level when `args` are `serve` with at most `--stdio` and one valid
+    `--log-level`, as `cairn serve` would read them; None for anything else."""
+    if not args or args[0] != "serve":
+        return None
+    level: str | None = None
+    stdio = False
+    rest = iter(args[1:])
+    for arg in rest:
+        if arg == "--stdio" and not stdio:
+            stdio = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name != "--log-level" or level is not None:
+            return None
+        if not eq:
+            value = next(rest, "")
+        matches = [choice for choice in LOG_LEVELS if choice.lower() == value.lower()]
+        if not matches:
+            return None  # click reports it
+        level = matches[0]
+    return level or "WARNING"
+
+
+def __getattr__(name: str) -> Any:
+    """The click application's names (`cli`, `LazyGroup`, `load_module_commands`),
+    imported when first asked for."""
+    if name in {"cli", "LazyGroup", "load_module_commands"}:
+        from cairn.cli import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

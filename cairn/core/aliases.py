@@ -1,7 +1,7 @@
 """Former names: the one place that says which paths an entity had before it was renamed
 or moved, so what was decided under an old name still holds under the new one.
 
-    aliases = Aliases.from_events(store.renames())
+    aliases = Aliases.from_events(store.renames(carrying=LINK_KEYS))
     aliases.formerly("src/session.py::login")
     # (Former("src/auth.py::login", until_ms=...),)  nearest first
 
@@ -31,7 +31,7 @@ from cairn.store.times import to_ms
 if TYPE_CHECKING:
     from cairn.store import Event, EventDraft
 
-__all__ = ["MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link", "rename_drafts"]
+__all__ = ["LINK_KEYS", "MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link", "rename_drafts"]
 
 MAX_FORMERS = 32
 MAX_DEPTH = 16
@@ -52,6 +52,10 @@ class Former:
 
     path: str
     until_ms: int
+
+
+# The metadata keys that make a `rename` a link (old path -> new path, new <- old).
+LINK_KEYS = ("renamed_to", "renamed_from")
 
 
 class Aliases:
@@ -75,7 +79,7 @@ class Aliases:
         for event in events:
             meta = event.metadata if isinstance(event.metadata, dict) else {}
             at = _ms(event.when)
-            for key, forward in (("renamed_to", True), ("renamed_from", False)):
+            for key, forward in zip(LINK_KEYS, (True, False), strict=True):
                 other = _canonical(meta.get(key))
                 if other is None:
                     continue

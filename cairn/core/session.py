@@ -170,14 +170,30 @@ class Session:
             out[entity] = version.removals[entity]
         return out
 
+    def cached_removals(
+        self, statuses: Mapping[str, EntityStatus]
+    ) -> dict[str, Event | None] | None:
+        """`removals` if every one is cached for the current log version, else None
+        (safe from another thread, like `cached_statuses`)."""
+        from cairn.core.findings import removed
+
+        version = self._fresh()
+        if version is None:
+            return None
+        found = version.removals
+        wanted = removed(statuses)
+        if not all(e in found for e in wanted):
+            return None
+        return {e: found[e] for e in wanted}
+
     def revert_prints(self) -> list[RevertPrint]:
         """The open reverts' change fingerprints (`cairn.fingerprints`), cached per log
         version: what a bring-back check (the gate, the diagnostics) matches against."""
-        from cairn.fingerprints import prints_from_reverts
+        from cairn.fingerprints import PRINT_KEY, prints_from_reverts
 
         version = self._current()
         if version.prints is None:
-            prints = prints_from_reverts(self.store.open_reverts())
+            prints = prints_from_reverts(self.store.open_reverts(carrying=(PRINT_KEY,)))
             aliases = self._aliases(version)
             if aliases:
                 # A small match counts inside the reverted entity: under its later names too.
@@ -327,9 +343,9 @@ class Session:
 
     def _aliases(self, version: _Version) -> Aliases:
         if version.aliases is None:
-            from cairn.core.aliases import Aliases
+            from cairn.core.aliases import LINK_KEYS, Aliases
 
-            version.aliases = Aliases.from_events(self.store.renames())
+            version.aliases = Aliases.from_events(self.store.renames(carrying=LINK_KEYS))
         return version.aliases
 
     def _formers_of(self, version: _Version, entity: str) -> tuple[Former, ...]:

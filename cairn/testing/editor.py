@@ -40,13 +40,15 @@ def fix_code_action_hook(converter: Any) -> None:
 class Editor:
     """One client session with one server process."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
+        self.command = command or SERVER_COMMAND  # the server to start (bench: the floor)
         self.client = LanguageClient("cairn-editor", "1")
         fix_code_action_hook(self.client.protocol._converter)
         self.env = {**os.environ, "PYTHONSAFEPATH": "1", **(env or {})}
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         self.versions: dict[str, int | None] = {}
         self.publishes: dict[str, int] = {}  # uri -> how many publishes arrived
+        self.published: dict[str, list[list[types.Diagnostic]]] = {}  # uri -> each publish
         self.shown: list[str] = []
         self.messages: list[str] = []
         self._changed = asyncio.Event()
@@ -58,6 +60,7 @@ class Editor:
             self.diagnostics[params.uri] = list(params.diagnostics)
             self.versions[params.uri] = params.version
             self.publishes[params.uri] = self.publishes.get(params.uri, 0) + 1
+            self.published.setdefault(params.uri, []).append(list(params.diagnostics))
             self._changed.set()
 
         @self.client.feature(types.WINDOW_SHOW_DOCUMENT)
@@ -79,7 +82,7 @@ class Editor:
 
     async def start(self, *roots: Path, options: dict[str, Any] | None = None) -> None:
         """Start the server and initialize it for these workspace folders."""
-        await self.client.start_io(*SERVER_COMMAND, env=self.env)
+        await self.client.start_io(*self.command, env=self.env)
         self.spawned_at = time.perf_counter()
         await self.client.initialize_async(
             types.InitializeParams(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from cairn.lsp import codegen_cache
 from cairn.lsp.conversions import uri_path
 from cairn.lsp.server import CairnServer
 from cairn.lsp.settings import Settings
@@ -34,6 +35,9 @@ def register(server: CairnServer) -> None:
         await pull_configuration(server, init_options[0])
         offer_init(server)
         await start_watching(server)
+        cache = codegen_cache.installed()
+        if cache is not None:  # a first start: the next one reuses what it compiled
+            server.scheduler.worker.submit(cache.save)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:

@@ -68,6 +68,23 @@ def test_statuses_carry_due_reviews_and_follow_the_log(tmp_path: Path) -> None:
         assert str(after["orders"].status) == "rejected"
 
 
+def test_removals_are_cached_per_log_version(tmp_path: Path) -> None:
+    init_store(tmp_path)
+    project = find_project(tmp_path, env={})
+    with Session.open(project) as session:
+        session.append(EventDraft(type="add", entity="users.legacy", reasoning="Added."))
+        gone = session.append(
+            EventDraft(type="remove", entity="users.legacy", reasoning="Dropped: unused.")
+        ).event
+        statuses = session.statuses(["users.legacy", "users"])
+        assert session.cached_removals(statuses) is None  # not read yet
+        assert session.removals(statuses) == {"users.legacy": gone}
+        assert session.cached_removals(statuses) == {"users.legacy": gone}
+        assert session.cached_removals({"users": statuses["users"]}) == {}  # none removed
+        session.append(EventDraft(type="add", entity="orders", reasoning="Added."))
+        assert session.cached_removals(statuses) is None  # the log changed
+
+
 def test_the_vocabulary_is_the_stores() -> None:
     assert set(loggable_types()) == {t.value for t in EventType} - {"redact"}
     with pytest.raises(InvalidRequest, match="expected one of add, create"):

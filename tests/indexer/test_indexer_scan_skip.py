@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cairn.indexer import iter_files, scan_paths
 from cairn.indexer.skip import content_reason, name_reason
 
@@ -124,3 +126,30 @@ def test_skip_rules_in_the_library(tmp_path: Path) -> None:
     ]
     [result] = list(scan_paths(found, plain))
     assert result.skipped is None and result.symbols
+
+
+@pytest.mark.parametrize(
+    ("where", "length", "long"),
+    [
+        ("first", 5000, True),
+        ("first", 4999, False),
+        ("middle", 5000, True),
+        ("middle", 4999, False),
+        ("last, no newline", 5000, True),
+        ("last, no newline", 4999, False),
+        ("only, no newline", 6000, True),
+        ("only, no newline", 4999, False),
+    ],
+)
+def test_a_line_of_5000_bytes_anywhere_is_long(where: str, length: int, long: bool) -> None:
+    # short lines keep the average far below the other rule's 500 characters
+    short = "x = 1\n" * 1000
+    line = "y" * length
+    text = {
+        "first": line + "\n" + short,
+        "middle": short + line + "\n" + short,
+        "last, no newline": short + line,
+        "only, no newline": line,
+    }[where]
+    expected = "minified or generated (a line of 5000+ characters)" if long else None
+    assert content_reason(text.encode()) == expected

@@ -150,3 +150,24 @@ def test_open_reverts_are_the_reverts_no_supersede_names(store: Store) -> None:
     put(store, "supersede", "b.py::g", "fast now", "2026-01-07", supersedes=r3.id)
     assert [e.id for e in store.open_reverts()] == [r1.id]
     assert store.open_reverts()[0].metadata["fingerprint"] == "ab"
+
+
+def test_open_reverts_carrying_a_key_are_only_those_whose_metadata_has_it(store: Store) -> None:
+    # The editor reads only the reverts with a fingerprint: the word in the reasoning, or
+    # in another key's value, is not the key.
+    r1 = put(store, "revert", "a.py::f", "broke", "2026-01-01", metadata={"fingerprint": "ab"})
+    put(store, "revert", "a.py::g", "no fingerprint here", "2026-01-02")
+    put(store, "revert", "a.py::h", "x", "2026-01-03", metadata={"note": "fingerprint"})
+    r4 = put(store, "revert", "b.py::k", "slow", "2026-01-04", metadata={"fingerprint": "cd"})
+    put(store, "supersede", "b.py::k", "fast now", "2026-01-05", supersedes=r4.id)
+    assert [e.id for e in store.open_reverts(carrying=("fingerprint",))] == [r1.id]
+    assert len(store.open_reverts()) == 3
+
+
+def test_renames_carrying_link_keys_skip_renames_that_link_nothing(store: Store) -> None:
+    put(store, "rename", "users.mail", "no link recorded", "2026-01-01")
+    to = put(store, "rename", "users.email", "x", "2026-01-02", metadata={"renamed_to": "users.e"})
+    back = put(store, "rename", "t.b", "y", "2026-01-03", metadata={"renamed_from": "t.a"})
+    keys = ("renamed_to", "renamed_from")
+    assert [e.id for e in store.renames(carrying=keys)] == [to.id, back.id]
+    assert len(store.renames()) == 3

@@ -1,0 +1,139 @@
+"""A file runs only the query patterns that apply to its name (`#set! files`).
+
+The narrowed query is cut from the query's own text; these tests hold it to the whole
+query: same patterns, same settings, same symbols on real manifests and sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import test_indexer_manifests as manifests
+import test_indexer_python as python_samples
+import test_indexer_ruby as ruby_samples
+import test_indexer_versions as versions
+
+from cairn.indexer import Document
+from cairn.indexer.capture import FileContext
+from cairn.indexer.extract import extract
+from cairn.indexer.languages import GRAMMARS, language_for
+from cairn.indexer.queries import builtin_query, user_query
+
+# file names (what `for_file` is given), one or more per `#set! files` glob
+NAMES = [
+    "app.py",
+    "urls.py",
+    "pyproject.toml",
+    "Cargo.toml",
+    "Pipfile",
+    "poetry.lock",
+    "settings.toml",
+    "package.json",
+    "tsconfig.json",
+    "Gemfile",
+    "routes.rb",
+    "user.rb",
+    ".pre-commit-config.yaml",
+    "docker-compose.yml",
+]
+
+
+def _samples() -> list[tuple[str, str]]:
+    found = [(path, text) for path, text, _ in versions.CASES]
+    found += [
+        ("pyproject.toml", manifests.PYPROJECT),
+        ("engine/Cargo.toml", manifests.CARGO),
+        ("web/package.json", manifests.PACKAGE_JSON),
+        ("deploy/docker-compose.yml", manifests.COMPOSE),
+        ("shop/urls.py", python_samples.URLS),
+        ("config/routes.rb", ruby_samples.ROUTES),
+    ]
+    # the line formats (requirements, go.mod, Dockerfile) run no query
+    return [(path, text) for path, text in found if language_for(path) in GRAMMARS]
+
+
+@pytest.mark.parametrize("language", sorted(GRAMMARS))
+def test_a_narrowed_query_keeps_exactly_the_patterns_that_apply(language: str) -> None:
+    whole = builtin_query(language)
+    assert whole is not None  # every grammar ships a query
+    for name in NAMES:
+        keep = [
+            i
+            for i, props in enumerate(whole.settings)
+            if not props.get("files") or _matches(props, name)
+        ]
+        narrowed = whole.for_file(name)
+        if not keep:
+            assert narrowed is None
+            continue
+        assert narrowed is not None
+        assert narrowed.query.pattern_count == len(keep)
+        assert narrowed.settings == tuple(whole.settings[i] for i in keep)
+        assert narrowed.primaries == tuple(whole.primaries[i] for i in keep)
+        assert narrowed.builtin and narrowed.sees_comments == whole.sees_comments
+        assert whole.for_file(name) is narrowed  # compiled once, kept
+
+
+def _matches(props: dict[str, str | None], name: str) -> bool:
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(name, g) for g in (props["files"] or "").split())
+
+
+def test_files_limited_patterns_leave_other_files_queries() -> None:
+    yaml = builtin_query("yaml")
+    toml = builtin_query("toml")
+    assert yaml is not None and toml is not None
+    compose = yaml.for_file("docker-compose.yml")
+    assert compose is not None and compose.query.pattern_count == yaml.query.pattern_count - 1
+    assert yaml.for_file(".pre-commit-config.yaml") is yaml  # every pattern applies
+    assert toml.for_file("settings.toml") is None
+
+
+@pytest.mark.parametrize(("path", "text"), _samples(), ids=[p for p, _ in _samples()])
+def test_narrowed_and_whole_queries_find_the_same_symbols(path: str, text: str) -> None:
+    doc = Document(path, text)
+    language = language_for(path)
+    assert language is not None
+    whole = builtin_query(language)
+    assert whole is not None and doc._tree is not None
+    ctx = FileContext(doc.file, language, doc._data)
+    expected = extract(doc._tree, ctx, doc._lines, [whole], None)
+    assert expected, f"the sample {path} should hold symbols"
+    assert doc.symbols == expected
+
+
+def test_user_queries_are_narrowed_too(tmp_path: Path) -> None:
+    (tmp_path / "yaml.scm").write_text(
+        "((block_mapping_pair key: (flow_node) @_k value: (flow_node) @env.reference)\n"
+        '  (#eq? @_k "secret") (#set! files "deploy.yaml"))\n'
+        "((block_mapping_pair key: (flow_node) @_k value: (flow_node) @env.reference)\n"
+        '  (#eq? @_k "token"))\n',
+        "utf-8",
+    )
+    user = user_query("yaml", tmp_path)
+    assert user is not None and not user.builtin
+    other = user.for_file("other.yaml")
+    assert other is not None and other.query.pattern_count == 1 and not other.builtin
+    text = "secret: DB_PASSWORD\ntoken: API_TOKEN\n"
+    assert [s.entity for s in Document("deploy.yaml", text, tmp_path).symbols] == [
+        "env/DB_PASSWORD",
+        "env/API_TOKEN",
+    ]
+    assert [s.entity for s in Document("other.yaml", text, tmp_path).symbols] == ["env/API_TOKEN"]
+
+
+def test_a_query_whose_text_cannot_be_cut_is_used_whole() -> None:
+    yaml = builtin_query("yaml")
+    assert yaml is not None
+    broken = replace(yaml, text="((block_mapping", _narrowed={}, _by_name={})
+    assert broken.for_file("docker-compose.yml") is broken  # its matches are filtered later
+    text = "services:\n  web:\n    environment:\n      DATABASE_URL: x\n"
+    doc = Document("docker-compose.yml", text)
+    assert doc._tree is not None
+    ctx = FileContext(doc.file, "yaml", doc._data)
+    with_broken = extract(doc._tree, ctx, doc._lines, [broken], None)
+    assert [s.entity for s in with_broken] == ["env/DATABASE_URL"]
+    assert with_broken == doc.symbols

@@ -1,0 +1,83 @@
+"""The write path indexes a batch it has just appended without parsing its lines again
+(`Index.ingest_written`): the index it leaves must be the one a rebuild makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cairn.store import EventDraft, Store
+from cairn.store.index import FLUSH_EVERY
+
+
+def _tables(store: Store) -> dict[str, Any]:
+    db = store.index.db
+    out: dict[str, Any] = {}
+    for table in ("ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage"):
+        out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+    out["heads"] = store.heads()
+    for word in ("plan", "rollback", "cards", "email", "stripe"):
+        out[f"search {word}"] = [(h.event.id, round(h.score, 9)) for h in store.search(word)]
+    return out
+
+
+def _drafts(first: int, n: int) -> list[EventDraft]:
+    kinds = ["add", "modify", "reject", "revert", "remove", "add", "annotate"]
+    out = []
+    for i in range(first, first + n):
+        kind = kinds[i % len(kinds)]
+        out.append(
+            EventDraft(
+                type=kind,
+                entity=f"t{i % 5}.c{i % 3}" if i % 4 else f"deps/stripe{i % 2}",
+                reasoning=f"plan {i} rollback the email cards" if i % 2 else f"step {i}",
+                alternative="raw cards" if kind == "reject" else "",
+                diff=f"-a{i}\n+b{i}" if i % 3 else "",
+                recorded_at=f"2026-0{1 + i % 9}-1{i % 10}T10:00:00Z",
+                occurred_at="2020-01-02" if i % 5 == 0 else "",
+                revisit_after="2027-01-01" if i % 6 == 0 else "",
+                expires_when="manual:stripe v3 ships" if i % 7 == 0 else "",
+                metadata={"source_key": f"git:{i}"} if i % 8 == 0 else {},
+                key=f"k-{i}" if i % 9 == 0 else "",
+            )
+        )
+    return out
+
+
+def test_a_written_batch_indexes_as_a_rebuild_of_its_log_does(cairn_dir: Path) -> None:
+    with Store.open(cairn_dir) as store:
+        store.append_many(_drafts(0, 40))
+        store.append(EventDraft(type="supersede", entity="t1.c1", reasoning="reopen"))
+        store.append_many(_drafts(40, 30))
+        written = _tables(store)
+    assert written["review"] and written["srckey"] and written["ikey"]
+    Store.rebuild(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        assert _tables(store) == written
+
+
+def test_a_batch_larger_than_a_flush_indexes_as_a_rebuild_does(cairn_dir: Path) -> None:
+    with Store.open(cairn_dir) as store:
+        drafts = [
+            EventDraft(type="add", entity=f"t.c{i % 7}", reasoning=f"change {i}")
+            for i in range(FLUSH_EVERY + 5)
+        ]
+        store.append_many(drafts)
+        written = _tables(store)
+        assert len(written["ev"]) == FLUSH_EVERY + 5
+    Store.rebuild(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        assert _tables(store) == written
+
+
+def test_a_batch_not_prepared_on_the_current_heads_is_refused(cairn_dir: Path) -> None:
+    with Store.open(cairn_dir) as store:
+        first = store.append(EventDraft(type="add", entity="t.a", reasoning="one")).event
+        second = store.append(EventDraft(type="add", entity="t.a", reasoning="two")).event
+        index = store.index
+        size = store.log.path.stat().st_size
+        before = index.event_count()
+        # `first` is no head any more, and the index does not stand at offset 0.
+        assert not index.ingest_written([first], size, [10])
+        assert not index.ingest_written([second], 0, [10])
+        assert index.event_count() == before

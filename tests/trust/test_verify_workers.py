@@ -1,0 +1,163 @@
+"""Verify reads a large log in ranges, across worker processes: whatever the log holds,
+the report is the one a single process gives, with or without a way to fork."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import cairn.store.verify_ranges as ranges
+from cairn.store import EventDraft, Store, init_store, line_id
+from cairn.store.canonical import canonical_json
+from cairn.store.redact import redacted_line
+from cairn.store.verify import VerifyReport, reconcile_index, verify
+
+
+def _log(root: Path, events: int = 240) -> tuple[Path, list[str]]:
+    cairn_dir = init_store(root)
+    drafts = []
+    for i in range(events):
+        kind = "reject" if i % 7 == 0 else "modify" if i % 3 else "add"
+        drafts.append(
+            EventDraft(
+                type=kind,
+                entity=f"users.c{i % 13}",
+                reasoning=f"decision {i} — naïve ✓",
+                alternative="drop it" if kind == "reject" else "",
+                metadata={"n": i, "tag": f"t{i % 5}"} if i % 4 == 0 else {},
+            )
+        )
+    with Store.open(cairn_dir) as store:
+        store.append_many(drafts)
+    lines = (cairn_dir / "decisions.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+    return cairn_dir, lines
+
+
+def _write(cairn_dir: Path, lines: list[str], tail: str = "") -> None:
+    text = "".join(line + "\n" for line in lines) + tail
+    (cairn_dir / "decisions.jsonl").write_text(text, encoding="utf-8")
+
+
+def _hand_made(line: str, **changes: Any) -> str:
+    """The line changed and given the id its new fields hash to (a valid event)."""
+    raw = {**json.loads(line), **changes}
+    raw["id"] = line_id(raw)
+    return json.dumps(raw, indent=1).replace("\n", "")  # not the writer's spacing
+
+
+def _same(reports: list[VerifyReport]) -> None:
+    first = reports[0]
+    for other in reports[1:]:
+        assert other.to_dict() == first.to_dict()
+        assert [str(f) for f in other.findings] == [str(f) for f in first.findings]
+        assert other.ids == first.ids
+        assert other.keys == first.keys
+        assert other.redacted == first.redacted
+        assert other.proven_to == first.proven_to
+
+
+@pytest.fixture
+def parent_scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The ranges this process read itself (a worker's reads happen in the worker)."""
+    seen: list[tuple[int, int]] = []
+    real = ranges._scan_range
+
+    def spy(data: bytes, start: int, end: int, earlier: frozenset[str]) -> Any:
+        seen.append((start, end))
+        return real(data, start, end, earlier)
+
+    monkeypatch.setattr(ranges, "_scan_range", spy)
+    return seen
+
+
+def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
+    tmp_path: Path, parent_scans: list[tuple[int, int]]
+) -> None:
+    cairn_dir, lines = _log(tmp_path)
+    lines[5] = lines[5].replace("decision 5", "decision five")  # edited: id-mismatch
+    lines[30] = "not json at all"
+    lines[31] = ""
+    lines[60] = json.dumps({"id": "x", "entity": "users.a"})  # not an event
+    lines[90] = _hand_made(lines[90], metadata={"ratio": 0.5})  # a float: the full path
+    del lines[130]  # its child names a parent that is gone
+    lines[200] = _hand_made(lines[200], agent="someone", parents=["f" * 64])
+    lines.insert(150, "   ")
+    _write(cairn_dir, lines, tail='{"id": "cut sho')
+    reports = [verify(cairn_dir, full=True, workers=n) for n in (1, 2, 3, 5)]
+    assert [(f.code, f.line) for f in reports[0].findings] == [
+        ("id-mismatch", 6),
+        ("malformed", 31),
+        ("missing-parent", 33),  # the children of lines that are no longer events
+        ("malformed", 61),
+        ("missing-parent", 62),
+        ("missing-parent", 92),  # a hand-made line took a new id
+        ("missing-parent", 131),  # the deleted line
+        ("missing-parent", 202),  # the hand-made line names a parent nobody wrote
+        ("missing-parent", 203),
+        ("partial-tail", 241),
+    ]
+    _same(reports)
+    # Each parallel run read its own first range here and nothing more: the ranges agreed.
+    assert [start for start, _ in parent_scans] == [0, 0, 0, 0]
+
+
+def test_copies_and_redactions_across_ranges_are_read_again_in_one(
+    tmp_path: Path, parent_scans: list[tuple[int, int]]
+) -> None:
+    cairn_dir, lines = _log(tmp_path)
+    full_copy = lines[40]
+    lines[40] = canonical_json(redacted_line(json.loads(lines[40])))
+    lines.append(full_copy)  # a merge brought the full line back, far from the redaction
+    lines.append(lines[3])  # a duplicate (union merge), in another range
+    _write(cairn_dir, lines)
+    reports = [verify(cairn_dir, full=True, workers=n) for n in (1, 2, 4)]
+    assert [f.code for f in reports[0].problems] == ["unredacted-copy"]
+    assert reports[0].events == 240
+    _same(reports)
+    assert len(parent_scans) == 1 + 2 * 2  # each parallel run read the log again, whole
+
+
+def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_scans: list[tuple[int, int]]
+) -> None:
+    cairn_dir, lines = _log(tmp_path)
+    lines[7] = lines[7].replace("decision 7", "decision seven")
+    _write(cairn_dir, lines)
+    expected = verify(cairn_dir, full=True, workers=1)
+    monkeypatch.setattr(ranges, "_fork", lambda: None)  # no multiprocessing here
+    without_fork = verify(cairn_dir, full=True, workers=3)
+    assert len(parent_scans) == 1 + 3
+    monkeypatch.undo()
+    monkeypatch.setattr(ranges, "_work", _failing_worker)
+    failed = verify(cairn_dir, full=True, workers=2)
+    _same([expected, without_fork, failed])
+    assert [f.code for f in expected.problems] == ["id-mismatch"]
+
+
+def _failing_worker(conn: Any, *args: Any) -> None:
+    conn.send(None)  # what a worker sends when reading its range raised
+    conn.close()
+
+
+def test_the_incremental_verify_agrees_too(tmp_path: Path) -> None:
+    cairn_dir, _ = _log(tmp_path)
+    reconcile_index(cairn_dir, verify(cairn_dir, full=True))  # records the proven prefix
+    with Store.open(cairn_dir) as store:
+        for i in range(60):
+            store.append(EventDraft(type="add", entity=f"orders.c{i}", reasoning="later"))
+    reports = [verify(cairn_dir, workers=n) for n in (1, 2)]
+    assert reports[0].ok and reports[0].events == 300
+    assert reports[0].proven_from is not None  # only the appended lines were read
+    _same(reports)
+
+
+def test_workers_are_started_only_for_a_large_log() -> None:
+    assert ranges._workers(1_000_000) == 1
+    assert ranges._workers(ranges.PARALLEL_BYTES * 4) >= 1
+    data = b"".join(b'{"n":%d}\n' % i for i in range(1000))
+    bounds = ranges._split(data, 0, len(data), 4)
+    assert bounds[0] == 0 and bounds[-1] == len(data) and len(bounds) == 5
+    assert all(data[b - 1 : b] == b"\n" for b in bounds[1:])  # whole lines
