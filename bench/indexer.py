@@ -42,6 +42,7 @@ from pathlib import Path
 
 from cairn.indexer import Document, index_text, iter_files, language_for
 from cairn.indexer.languages import GRAMMARS, parser
+from cairn.indexer.scan import relative_name
 from cairn.indexer.skip import content_reason
 
 HERE = Path(__file__).resolve().parent
@@ -149,7 +150,7 @@ def parse_and_scan(files: list[Path], root: Path) -> tuple[float, float, int, li
             skipped.append(path)
             scan_s += clock() - start
             continue
-        symbols += len(index_text(data, path.relative_to(root).as_posix()))
+        symbols += len(index_text(data, relative_name(path, root)))
         scan_s += clock() - start
         if not n % 2:
             parse_s += bare()

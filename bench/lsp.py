@@ -329,28 +329,42 @@ class Split:
         }
 
 
+class _Sink:
+    """Where the in-process server writes its messages (the bytes are dropped)."""
+
+    def write(self, data: bytes) -> None:
+        self.size = len(data)
+
+    def close(self) -> None:
+        return None
+
+
 def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
     """Where a full-file analysis and an edit's spend their time, without the transport:
     the indexer's share, the store's, and the server's own (findings, LSP types, the
-    publish's encoding, as pygls does it)."""
+    publish's encoding by the server's protocol), each step as the server does it."""
     from lsprotocol import types
 
-    from cairn.core.findings import findings_for
+    from cairn.core.findings import Severities, findings_for
     from cairn.indexer import Document
-    from cairn.lsp.conversions import converter, to_diagnostic
+    from cairn.lsp.analysis import Analysis, same_inputs
+    from cairn.lsp.conversions import to_diagnostic
+    from cairn.lsp.server import build_server
 
-    conv = converter()
+    server = build_server()
+    server.protocol.set_writer(_Sink())  # type: ignore[arg-type]
+    severities = Severities()
 
-    def encode(uri: str, version: int, diagnostics: list[types.Diagnostic]) -> str:
-        message = types.PublishDiagnosticsNotification(
-            params=types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
+    def publish(uri: str, version: int, diagnostics: list[types.Diagnostic]) -> None:
+        server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
         )
-        return json.dumps(conv.unstructure(message))  # what pygls' _send_data does
 
     opened, edited = Split(), Split()
     with Store.open(root / ".cairn") as store:
         for i in range(rounds):
             name = f"db/migrations/in_process_{i}.sql"
+            uri = (root / name).as_uri()
             opened.start()
             doc = Document(name, text)
             opened.mark("indexer: tree-sitter parse (new document)")
@@ -358,23 +372,26 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
             opened.mark("indexer: symbols")
             status = store.status_many(sorted({s.entity for s in found}))
             opened.mark("store: status_many, 500 entities, " + ("cold" if i == 0 else "warm"))
-            findings = findings_for(found, status)
+            findings = tuple(findings_for(found, status, severities))
             opened.mark("lsp/core: findings")
-            diagnostics = [to_diagnostic(f) for f in findings]
+            diagnostics = tuple(to_diagnostic(f) for f in findings)
             opened.mark("lsp: diagnostics (LSP types)")
-            encode(name, 1, diagnostics)
-            opened.mark("lsp: encode the publish (cattrs + json)")
-            # didChange: one character in a comment, as the stdio rounds do.
+            publish(uri, 1, list(diagnostics))
+            opened.mark("lsp: encode and write the publish")
+            before = Analysis(1, found, status, findings, diagnostics, severities, len(findings))
+            # didChange: one character in a comment, as the stdio rounds do; the server
+            # reuses the findings when no symbol moved (lsp/analysis.py).
             edited.start()
             doc.edit(1, 3, 1, 4, "N")
             again = tuple(doc.symbols)
             edited.mark("indexer: edit, reparse, symbols")
-            findings = findings_for(again, status)
-            edited.mark("lsp/core: findings")
-            diagnostics = [to_diagnostic(f) for f in findings]
-            edited.mark("lsp: diagnostics (LSP types)")
-            encode(name, 2, diagnostics)
-            edited.mark("lsp: encode the publish (cattrs + json)")
+            if same_inputs(before, again, status, severities):
+                reused = before.diagnostics
+            else:
+                reused = tuple(to_diagnostic(f) for f in findings_for(again, status, severities))
+            edited.mark("lsp/core: findings and diagnostics (reused: no symbol moved)")
+            publish(uri, 2, list(reused))
+            edited.mark("lsp: encode and write the publish")
     return {"opened": opened.medians(), "edited": edited.medians()}
 
 

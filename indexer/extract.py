@@ -62,15 +62,17 @@ def extract(
     """All symbols the queries find in `tree`, sorted by position. With a `cache`, only
     chunks whose text is new are queried; the cache is updated in place."""
     root = tree.root_node
-    # Without a cache (a one-shot index) the whole file is one chunk: no bookkeeping.
-    chunks = (root.children or [root]) if cache is not None else [root]
+    if cache is None:
+        # A one-shot index: the whole file is one chunk, and nothing is remembered (no
+        # chunk keys, no file-wide context for them).
+        return _index_chunks(root, [root], [0], ctx, lines, queries)[0]
+    chunks = root.children or [root]
     if len(chunks) > 1 and not any(q.sees_comments for q in queries):
         # No pattern names a comment, so a top-level comment holds no symbol: leave it
         # out of the bookkeeping (a migration is often mostly comment lines).
         chunks = [c for c in chunks if "comment" not in c.type]
         if not chunks:
-            if cache is not None:
-                cache.entries = {}
+            cache.entries = {}
             return []
     data = ctx.data
     # File-wide context some resolvers read (a router's prefix) is part of every key.
@@ -82,7 +84,7 @@ def extract(
     context += root.type.encode() + b"\0"
     keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
     broken = {i for i, c in enumerate(chunks) if c.has_error}
-    old = cache.entries if cache is not None else {}
+    old = cache.entries
     dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
@@ -102,8 +104,7 @@ def extract(
         if index not in broken:
             entries[keys[index]] = (position, symbols)
         out.extend(symbols)
-    if cache is not None:
-        cache.entries = entries
+    cache.entries = entries
     return out
 
 
@@ -279,40 +280,40 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     mention it); then sort by position."""
     if len(symbols) < 2:
         return symbols
-    unique: dict[tuple[Range, str, Role], Symbol] = {}
+    # Keys are plain tuples of ints and strings: equal exactly when the Range fields,
+    # entity and role are, but hashed and compared in C (Range's and Role's own
+    # __hash__ are Python functions, a third of this function's time).
+    unique: dict[tuple[int, int, int, int, str, int], Symbol] = {}
     for s in symbols:
-        # two patterns may see one dependency, one of them with its version: keep that
-        key = (s.name_range, s.entity, s.role)
+        n = s.name_range
+        key = (n.start_line, n.start_character, n.end_line, n.end_character, s.entity, _rank(s))
         seen = unique.get(key)
+        # two patterns may see one dependency, one of them with its version: keep that
         if seen is None or s.version or not seen.version:
             unique[key] = s
-    decided = {(s.name_range, s.entity) for s in unique.values() if s.role is not Role.REFERENCE}
-    kept = [
-        s
-        for s in unique.values()
-        if s.role is not Role.REFERENCE or (s.name_range, s.entity) not in decided
-    ]
-    # plain tuples of the ranges' fields order exactly as the Range objects do, but
-    # compare in C instead of through Range's generated __lt__
+    decided = {key[:5] for key in unique if key[5] != _REFERENCE}
+    kept = [(key, s) for key, s in unique.items() if key[5] != _REFERENCE or key[:5] not in decided]
     kept.sort(key=_position_key)
-    return kept
+    return [s for _, s in kept]
 
 
-def _position_key(s: Symbol) -> tuple[int, int, int, int, int, int, int, int, str, str]:
-    n = s.name_range
+# Roles ranked in the order of their values ("introduce" < "reference" < "remove"), so
+# sorting on the rank is sorting on `role.value`.
+_REFERENCE = 1
+
+
+def _rank(s: Symbol) -> int:
+    role = s.role
+    return 0 if role is Role.INTRODUCE else _REFERENCE if role is Role.REFERENCE else 2
+
+
+def _position_key(
+    entry: tuple[tuple[int, int, int, int, str, int], Symbol],
+) -> tuple[int, int, int, int, int, int, int, int, str, int]:
+    """(name range, range, entity, role): the order of the Range objects' own fields."""
+    key, s = entry
     r = s.range
-    return (
-        n.start_line,
-        n.start_character,
-        n.end_line,
-        n.end_character,
-        r.start_line,
-        r.start_character,
-        r.end_line,
-        r.end_character,
-        s.entity,
-        s.role.value,
-    )
+    return (*key[:4], r.start_line, r.start_character, r.end_line, r.end_character, *key[4:])
 
 
 def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol:

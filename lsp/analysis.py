@@ -12,14 +12,14 @@ analysis will publish. The rules are the core's (`cairn.core.findings`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
-from cairn.core.findings import Finding, findings_for, removed
+from cairn.core.findings import Finding, Severities, findings_for, removed
 from cairn.lsp.conversions import draft_diagnostics, to_diagnostic
 from cairn.lsp.stores import StoreUnavailable
 
@@ -41,6 +41,11 @@ class Analysis:
     statuses: Mapping[str, EntityStatus] = field(default_factory=lambda: MappingProxyType({}))
     findings: tuple[Finding, ...] = ()
     diagnostics: tuple[types.Diagnostic, ...] = ()
+    # How the leading `from_statuses` findings (and diagnostics) were derived: the
+    # severities they used. A later version with equal symbols and the very same
+    # status objects (one log version) derives the same ones, so it reuses them.
+    severities: Severities | None = None
+    from_statuses: int = 0
 
 
 EMPTY = Analysis()
@@ -51,13 +56,16 @@ async def analyse(
     snapshot: DocumentSnapshot,
     current: Callable[[], bool],
     early: Callable[[Analysis], None] | None = None,
+    previous: Analysis = EMPTY,
 ) -> Analysis | None:
     """The snapshot's analysis; None when the document changed before it was done.
 
     With `early`, an analysis whose bring-back check must first read the open reverts
     (the first one per log version: their cost grows with the log's reverts) hands
     what the statuses say to `early` before it waits for them; the result then adds
-    the bring-backs (the same findings when there are none).
+    the bring-backs (the same findings when there are none). The findings the
+    statuses give are `previous`'s when nothing they depend on changed (an edit that
+    moved no symbol: most keystrokes).
     """
     if snapshot.is_draft:
         _, problems = parse_draft(snapshot.text)
@@ -69,13 +77,21 @@ async def analyse(
     removals = await _removals(server, snapshot, statuses)
     if not current():
         return None
-    findings = findings_for(snapshot.symbols, statuses, server.settings.severity, removals)
+    severities = server.settings.severity
+    if same_inputs(previous, snapshot.symbols, statuses, severities):
+        found = previous.findings[: previous.from_statuses]
+        shown = previous.diagnostics[: previous.from_statuses]
+    else:
+        found = tuple(findings_for(snapshot.symbols, statuses, severities, removals))
+        shown = tuple(to_diagnostic(f) for f in found)
     analysis = Analysis(
         version=snapshot.version,
         symbols=snapshot.symbols,
         statuses=statuses,
-        findings=tuple(findings),
-        diagnostics=tuple(to_diagnostic(f) for f in findings),
+        findings=found,
+        diagnostics=shown,
+        severities=severities,
+        from_statuses=len(found),
     )
     if early is not None and _prints_pending(server, snapshot):
         early(analysis)
@@ -84,13 +100,29 @@ async def analyse(
         return None
     if not more:
         return analysis
-    return Analysis(
-        version=snapshot.version,
-        symbols=snapshot.symbols,
-        statuses=statuses,
+    return replace(
+        analysis,
         findings=(*analysis.findings, *more),
         diagnostics=(*analysis.diagnostics, *(to_diagnostic(f) for f in more)),
     )
+
+
+def same_inputs(
+    previous: Analysis,
+    symbols: tuple[Symbol, ...],
+    statuses: Mapping[str, EntityStatus],
+    severities: Severities,
+) -> bool:
+    """True when `findings_for` would derive `previous`'s findings again: the same
+    severities, equal symbols, and each entity's status the very object it had (the
+    session hands out one object per entity and log version, and the removals that
+    the findings quote are read per log version too)."""
+    if previous.version is None or previous.severities != severities:
+        return False
+    if previous.symbols != symbols or len(previous.statuses) != len(statuses):
+        return False
+    before = previous.statuses
+    return all(before.get(entity) is status for entity, status in statuses.items())
 
 
 def _prints_pending(server: CairnServer, snapshot: DocumentSnapshot) -> bool:

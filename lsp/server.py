@@ -23,9 +23,10 @@ Execution model
   document of the affected project, then asks the client to refresh code lenses and
   pulled diagnostics.
 * Start-up (`cairn.lsp.startup`): the entry points call `prepare()` before importing
-  this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); `serve`
-  calls `settle()` once the server is built (`gc.freeze()`, so the LSP types' thousands
-  of long-lived objects are never scanned by the cyclic collector again).
+  this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); the
+  server settles once its first diagnostics are out, or `STARTUP_S` after initialize
+  (`CairnServer.settle`: `gc.freeze()`, so the LSP types' thousands of long-lived
+  objects are never scanned by the cyclic collector again, and the GC resumes).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import inspect
 import logging
 import logging.handlers
 import os
@@ -46,8 +48,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO
 
+import orjson
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
@@ -63,6 +66,8 @@ from cairn.lsp.state import Documents
 from cairn.lsp.stores import StoreHub
 
 log = logging.getLogger("cairn.lsp")
+STARTUP_S = 10.0  # at the latest, start-up is over this long after initialize
+_writes: set[asyncio.Future[Any]] = set()  # writes in flight on an awaiting writer
 
 # One module per LSP method or feature; each has `register(server)`.
 FEATURES = (
@@ -96,6 +101,38 @@ class CairnProtocol(LanguageServerProtocol):
             result.capabilities.diagnostic_provider = None
             server._pull_offered = False
         return result
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' own, encoding with orjson (several times faster than `json.dumps` on a
+        file's hundreds of diagnostics); whatever orjson refuses (a non-string key, an
+        integer beyond 64 bits) takes pygls' path unchanged. The body is UTF-8 as the
+        protocol says, so its length is counted in bytes."""
+        if not data or self.writer is None:
+            super()._send_data(data)  # nothing to send, or pygls logs the missing writer
+            return
+        try:
+            body = orjson.dumps(data, default=self._serialize_message)
+        except TypeError:  # orjson.JSONEncodeError is one
+            super()._send_data(data)
+            return
+        if self._include_headers:
+            header = (
+                f"Content-Length: {len(body)}\r\n"
+                f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            )
+            body = header.encode("ascii") + body
+        try:
+            written = self.writer.write(body)
+            if inspect.isawaitable(written):  # a writer that needs awaiting (not stdio's)
+                task = asyncio.ensure_future(written)
+                _writes.add(task)
+                task.add_done_callback(_writes.discard)
+        except BrokenPipeError:
+            log.error("could not send: the client closed the connection")
+            raise
+        except Exception as error:
+            log.exception("could not send a message")
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def structure_message(self, data: Any) -> Any:
         """Answer a request whose params do not fit the protocol with InvalidParams.
@@ -132,7 +169,19 @@ class CairnServer(LanguageServer):
         self.projects = ProjectFinder()
         self.documents = Documents(self)
         self._warned: set[str] = set()  # one-time messages already shown
+        self._settled = False  # start-up is over (see `settle`)
         self._pull_offered = True  # False once initialize decided to push (no pull provider)
+
+    def settle(self) -> None:
+        """Start-up is over: the first diagnostics are out (or the client took its time).
+
+        The GC stays paused until then (`cairn.lsp.startup`): the first analysis only
+        builds what the session keeps (the document's tree and symbols, the statuses),
+        and collections during it found nothing to free.
+        """
+        if not self._settled:
+            self._settled = True
+            settle()
 
     @property
     def settings(self) -> Settings:
@@ -383,8 +432,7 @@ def log_to_stderr(level: str) -> Callable[[], None]:
 def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
     """Run the server until the client says exit."""
     flush_log = log_to_stderr(log_level)
-    server = build_server()
-    settle()  # once: the LSP types' thousands of objects live as long as the process
+    server = build_server()  # settles after the first diagnostics (CairnServer.settle)
     try:
         if tcp:
             host, port = parse_hostport(tcp)

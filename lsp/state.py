@@ -255,7 +255,9 @@ class Documents:
                 shown.append(analysis)
                 self._publish(uri, snapshot.version, list(analysis.diagnostics))
 
-        result = await analyse(self._server, snapshot, current, early if pushing else None)
+        result = await analyse(
+            self._server, snapshot, current, early if pushing else None, previous=doc.analysis
+        )
         if result is None or not current():
             return  # the newer analysis publishes
         doc.analysis = result
@@ -267,6 +269,7 @@ class Documents:
         self._server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
         )
+        self._server.settle()  # the first diagnostics are out: start-up is over
 
     # --- building and editing the indexer's document -----------------------------------
 

@@ -297,6 +297,22 @@ def event_from_bytes(line: bytes, parse: Callable[[bytes], Any]) -> Event:
     return event
 
 
+def new_event(
+    id: str, type: EventType, entity: str, parents: tuple[str, ...], entity_kind: str,
+    reasoning: str, alternative: str, diff: str, supersedes: str, reverts: str, author: str,
+    agent: str, session: str, commit: str, recorded_at: str, occurred_at: str,
+    revisit_after: str, expires_when: str, stale_when: str, metadata: dict[str, Any],
+) -> Event:  # fmt: skip
+    """`Event(...)` of a new (not redacted) event with every field given, positionally:
+    the write path makes one per event of a bulk load (a frozen dataclass's `__init__`
+    cost as much as hashing it; the struct's is a C call)."""
+    return Event(
+        id, type, entity, parents, entity_kind, reasoning, alternative, diff, supersedes,
+        reverts, author, agent, session, commit, recorded_at, occurred_at, revisit_after,
+        expires_when, stale_when, metadata, False, "",
+    )  # fmt: skip
+
+
 @lru_cache(maxsize=1 << 18)  # an editor's batches at 1M events name 100k entities
 def _inferred_kind(entity: str) -> str:
     """The grammar's kind for a path (cached: reads rebuild many events per entity)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+from array import array
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from cairn.store.errors import StoreError
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import INDEX_NAME, TAIL_BYTES, read_meta, write_meta
 from cairn.store.log import LOG_NAME, QUARANTINE_NAME
-from cairn.store.verify_ranges import Scan, scan
+from cairn.store.verify_ranges import LogBytes, Scan, scan
 
 __all__ = [
     "Anchor",
@@ -85,10 +86,24 @@ class VerifyReport:
     findings: list[Finding] = field(default_factory=list)
     ids: list[str] = field(default_factory=list)
     index_suspect: bool = False
-    keys: set[int] = field(default_factory=set)
+    # The 64-bit keys (`_key`) of every verified event, the record's included, as sets
+    # and packed arrays: `keys` joins them on first use (reconciling the index needs
+    # them, the verify itself does not: at a million events that is ~0.2 s saved).
+    key_parts: list[set[int] | bytes] = field(default_factory=list, repr=False)
     redacted: set[str] = field(default_factory=set)
     proven_to: tuple[int, str] | None = None
     proven_from: tuple[int, str] | None = None
+    _keys: set[int] | None = field(default=None, init=False, repr=False)
+
+    @property
+    def keys(self) -> set[int]:
+        """The 64-bit keys of every verified event (see `key_parts`)."""
+        if self._keys is None:
+            keys: set[int] = set()
+            for part in self.key_parts:
+                keys.update(array("Q", part) if isinstance(part, bytes) else part)
+            self._keys = keys
+        return self._keys
 
     @property
     def problems(self) -> list[Finding]:
@@ -155,14 +170,14 @@ def recorded_heads(cairn_dir: Path) -> list[str] | None:
     return anchor.heads if anchor is not None else None
 
 
-def _log_extends(data: bytes, anchor: Anchor) -> bool:
+def _log_extends(log: LogBytes, anchor: Anchor) -> bool:
     """True when the log still starts with what the index read (it only grew since)."""
-    if anchor.consumed > len(data):
+    if anchor.consumed > log.size:
         return False
     if anchor.consumed == 0:
         return True
     start = max(0, anchor.consumed - TAIL_BYTES)
-    return hashlib.sha256(data[start : anchor.consumed]).hexdigest() == anchor.tail
+    return hashlib.sha256(log.read(start, anchor.consumed)).hexdigest() == anchor.tail
 
 
 def _check_links(found: Scan, report: VerifyReport, all_ids: _Known) -> None:
@@ -342,30 +357,56 @@ def verify(
     a problem); without it every missing head is one. `workers` is how many processes
     read the log (default: one per core when the log is large enough to repay them).
     """
-    log = cairn_dir / LOG_NAME
-    report = VerifyReport(log=log)
-    seen = anchor if anchor is not None else recorded_anchor(cairn_dir)
+    path = cairn_dir / LOG_NAME
     try:
-        data = log.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
-        data = b""
+        handle = None
+    try:
+        return _verify(
+            path,
+            LogBytes(handle.fileno() if handle else None),
+            cairn_dir,
+            anchor=anchor,
+            full=full,
+            accept=accept,
+            refs_holding=refs_holding,
+            workers=workers,
+        )
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def _verify(
+    path: Path,
+    log: LogBytes,
+    cairn_dir: Path,
+    *,
+    anchor: Anchor | None,
+    full: bool,
+    accept: bool,
+    refs_holding: RefsHolding | None,
+    workers: int | None,
+) -> VerifyReport:
+    report = VerifyReport(log=path)
+    seen = anchor if anchor is not None else recorded_anchor(cairn_dir)
     proven = _read_record(cairn_dir)
     record = None if full else proven
     hasher = hashlib.sha256()
-    if record is not None and 0 < record.offset <= len(data):
-        hasher.update(memoryview(data)[: record.offset])
+    if record is not None and 0 < record.offset <= log.size:
+        log.feed(hasher, 0, record.offset)
         if hasher.hexdigest() != record.sha256:
             record, hasher = None, hashlib.sha256()
     else:
         record = None
     start = record.offset if record else 0
-    end = max(start, data.rfind(b"\n") + 1)
+    end = max(start, log.last_newline() + 1)
     report.proven_from = (record.offset, record.sha256) if record else None
     prefix_redacted = frozenset(record.redacted) if record else frozenset()
+    first = log.count_newlines(0, start) + 1
     with gc_paused():
-        found = scan(
-            data, start, end, data.count(b"\n", 0, start) + 1, prefix_redacted, hasher, workers
-        )
+        found = scan(log, start, end, first, prefix_redacted, hasher, workers)
     prefix_keys = record.keys if record else set()
     if record and any(_key(i) in prefix_keys for i in found.redacted):
         # A redacted copy appended after a full one: the full copy sits in the prefix.
@@ -381,7 +422,7 @@ def verify(
     report.findings.extend(
         Finding(code, message, line, event or None) for code, message, line, event in found.findings
     )
-    tail = data[end:]
+    tail = log.read(end, log.size)
     if tail.strip():
         report.findings.append(
             Finding(
@@ -394,15 +435,21 @@ def verify(
         )
     good = found.good
     all_ids = _Known((good, found.unproven), prefix_keys)
-    new_keys = found.keys
-    report.events = len(good) + (len(record.keys) - len(new_keys & prefix_keys) if record else 0)
-    report.ids = list(good)
-    report.keys = prefix_keys | new_keys
+    report.events = len(good)
+    if record:
+        new_keys: set[int] = set()
+        for part in found.key_parts:
+            new_keys.update(array("Q", part))
+        report.events += len(record.keys) - len(new_keys & prefix_keys)
+        report.key_parts = [prefix_keys, new_keys]
+    else:
+        report.key_parts = list(found.key_parts)
+    report.ids = found.ids
     _check_links(found, report, all_ids)
     _check_redactions(found.unredacted, report)
     report.redacted = set(prefix_redacted) | found.redacted
     missing = [h for h in (seen.heads if seen else ()) if h not in all_ids]
-    if missing and seen is not None and _log_extends(data, seen):
+    if missing and seen is not None and _log_extends(log, seen):
         # The log only grew since the index read it, so nothing it saw can have gone:
         # the index itself is wrong (edited by hand); it is rebuilt, the log is fine.
         report.index_suspect = True
@@ -426,14 +473,11 @@ def verify(
         )
 
     def named(ident: str) -> bool:
-        """Whether a proven line names `ident` as a parent."""
-        if ident in found.named_outside:
-            return True
-        where = good.get(ident)
-        return where is not None and ident not in found.heads[where]
+        """Whether a proven line names `ident` as a parent (see verify_ranges)."""
+        return ident in found.named_outside or (ident in good and ident not in found.heads)
 
-    # A head is an id no proven line names: each range knows its own; only those can be.
-    fresh = {h for heads in found.heads.values() for h in heads}
+    # A head is an id no proven line names: only those no line in their range names can be.
+    fresh = found.heads
     if prefix_keys:
         fresh = {i for i in fresh if _key(i) not in prefix_keys}  # a copy of an old line
     candidates = set(record.heads) | fresh if record else fresh

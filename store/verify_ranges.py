@@ -8,11 +8,11 @@ ranges into one `Scan`; when two ranges would have to look at each other's lines
 of a line far from its original, a redaction and a full copy in different ranges) it
 reads the log again in one range, so the result is always the one-process result.
 
-Workers are forked (the log's bytes are shared, not copied) and only from a process
-running one thread; without multiprocessing, on one core, or when a worker fails, its
-range is read here. Most lines are proven by `cairn.store.fastproof.proven` from their
-bytes; anything it declines is read the full way (`loads`, `proves_id`, `line_id`),
-which decides every finding.
+Each process reads only its own range from the file (`LogBytes`), and workers are
+forked only from a process running one thread; without multiprocessing, on one core,
+or when a worker fails, its range is read here. Most lines are proven by
+`cairn.store.fastproof.proven` from their bytes; anything it declines is read the full
+way (`loads`, `proves_id`, `line_id`), which decides every finding.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from itertools import pairwise
 from typing import Any
@@ -33,7 +33,7 @@ from cairn.store.fastproof import proven
 from cairn.store.gcpause import gc_paused
 from cairn.store.model import line_id
 
-__all__ = ["PARALLEL_BYTES", "Scan", "scan"]
+__all__ = ["PARALLEL_BYTES", "LogBytes", "Scan", "scan"]
 
 
 @dataclass(slots=True)
@@ -61,28 +61,35 @@ class Chunk:
     keys: bytes = b""  # _key of each distinct proven id, as 64-bit integers
 
 
-def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> Chunk:
+def _scan_range(
+    data: bytes, start: int, end: int, earlier: frozenset[str], careful: bool = False
+) -> Chunk:
     """Read the whole lines in data[start:end]: prove every event's id, report malformed
     lines and ids that do not match, and keep what the checks across the log need.
 
     Most lines are proven by `proven` from their bytes; anything it declines is read
     the full way, which decides every finding. `earlier` are the ids a previous verify
     saw redacted (a full copy of one appended since is a problem).
+
+    Unless `careful`, no set of the ids is kept while reading (at a million ids each
+    insertion misses the cache): a copy of a line would then be counted twice, which
+    `_join` notices (`distinct`), and the caller reads the log again, carefully.
     """
     out = Chunk()
     findings, proven_ids, pending = out.findings, out.proven, out.pending
     redacted_at: set[int] = set()  # positions in `proven_ids` of redacted lines
-    good: set[str] = set()  # every proven id so far
-    # Instead of every named parent: the proven ids nothing named so far, and the names
-    # of ids not proven when named. What is left of both at the end is what the heads
-    # and the links between ranges need.
+    good: set[str] = set()  # when careful: every proven id so far
+    # Instead of every named parent: the proven ids nothing named since they were read,
+    # and the names of ids that were not among those when named (ids further back, in
+    # another range, or nowhere). The heads and the links across ranges need no more.
     unnamed: set[str] = set()
     early: set[str] = set()
+    last = ""  # the last proven id: a writer's line usually names just that one
     # Line numbers of proven ids: index + lines skipped before; (index, skipped) each
     # time a line is skipped (blank, malformed, unproven), which is rare.
     breaks: list[tuple[int, int]] = []
     skipped = blank = 0
-    keep, known, prove = proven_ids.append, good.add, proven
+    keep, prove = proven_ids.append, proven
     view, find = memoryview(data), data.find
     pos = start
     while pos < end:
@@ -92,19 +99,25 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
             pos = nl + 1
             ident, parents, supersedes, reverts = hit
             keep(ident)
-            if ident in good:
-                continue  # a copy: the first one's links are checked (they are the same)
-            known(ident)
+            if careful:
+                if ident in good:
+                    continue  # a copy: the first one's links are checked (they are the same)
+                good.add(ident)
             if ident not in early:
                 unnamed.add(ident)
-            if parents:
-                unnamed.difference_update(parents)
-                if not good.issuperset(parents):
-                    early.update(p for p in parents if p not in good)
-                    pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
-                    continue
-            if (supersedes and supersedes not in good) or (reverts and reverts not in good):
+            if parents and not (len(parents) == 1 and parents[0] == last):
+                for parent in parents:
+                    if parent in unnamed:
+                        unnamed.discard(parent)
+                    else:
+                        early.add(parent)
                 pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
+            else:
+                if parents:
+                    unnamed.discard(last)
+                if supersedes or reverts:
+                    pending.append((len(proven_ids) - 1, ident, parents, supersedes, reverts))
+            last = ident
             continue
         # Everything the shortcut declines is read the full way, which decides findings.
         this = len(proven_ids) + skipped
@@ -131,20 +144,26 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
         if redacted:
             redacted_at.add(len(proven_ids))
         keep(eid)
-        if eid in good:
-            continue
-        known(eid)
+        if careful:
+            if eid in good:
+                continue
+            good.add(eid)
         if eid not in early:
             unnamed.add(eid)
         links: Any = event.get("parents") or ()
-        unnamed.difference_update(links)
-        early.update(p for p in links if p not in good)
+        for parent in links:
+            if parent in unnamed:
+                unnamed.discard(parent)
+            else:
+                early.add(parent)
         # A hand-made line: whatever its links hold, the full check looks at them.
         pending.append(
             (len(proven_ids) - 1, eid, links, event.get("supersedes"), event.get("reverts"))
         )
+        last = eid
     out.newlines = len(proven_ids) + skipped
-    out.lines, out.distinct = out.newlines - blank, len(good)
+    out.lines = out.newlines - blank
+    out.distinct = len(good) if careful else len(proven_ids)
     number = _numbering(breaks)
     out.pending = [(number(i), *rest) for i, *rest in pending]
     red = earlier.union(out.redacted)
@@ -153,8 +172,8 @@ def _scan_range(data: bytes, start: int, end: int, earlier: frozenset[str]) -> C
             if ident in red and i not in redacted_at:
                 out.unredacted.append((number(i), ident))
     out.heads = list(unnamed)
-    out.named_outside = list(early - good)
-    out.keys = _keys(good)
+    out.named_outside = list(early)
+    out.keys = _keys(good if careful else proven_ids)
     return out
 
 
@@ -225,29 +244,33 @@ class Scan:
     lines: int
     # What the lines themselves showed (malformed, mismatch): (code, message, line, id).
     findings: list[tuple[str, str, int, str]]
-    good: dict[str, int]  # proven ids in log order (first copy) -> the range holding them
+    good: set[str]  # the proven ids
+    ids: list[str]  # the same, in log order (first copy)
     unproven: set[str]
     redacted: set[str]
     pending: list[tuple[int, str, Any, Any, Any]]
     unredacted: list[tuple[int, str]]
-    heads: dict[int, set[str]]  # per range: proven ids nothing in it names
-    named_outside: set[str]
-    keys: set[int]
+    heads: set[str]  # proven ids that nothing in their own range names
+    named_outside: set[str]  # names of ids a range did not hold when it named them
+    key_parts: list[bytes]  # each range's packed 64-bit keys (`Chunk.keys`)
     end_line: int  # the line number after the last whole line
 
 
 def _join(chunks: list[Chunk], first: int) -> Scan | None:
-    """The ranges' findings as one log's, or None when an id is proven in two ranges
-    (a copy far from its original) or a redaction in one range names a line proven in
-    another: the caller then reads the log in one range, where both are plain."""
-    joined = Scan(0, [], {}, set(), set(), [], [], {}, set(), set(), first)
+    """The ranges' findings as one log's, or None when an id is proven twice without
+    the range having looked (a copy of a line) or a redaction in one range names a line
+    proven in another: the caller then reads the log carefully in one range."""
+    joined = Scan(0, [], set(), [], set(), set(), [], [], set(), set(), [], first)
     good = joined.good
-    for n, chunk in enumerate(chunks):
+    for chunk in chunks:
         base = joined.end_line
         before = len(good)
-        good.update(dict.fromkeys(chunk.proven, n))
+        good.update(chunk.proven)
         if len(good) - before != chunk.distinct:
             return None
+        joined.ids.extend(
+            chunk.proven if chunk.distinct == len(chunk.proven) else dict.fromkeys(chunk.proven)
+        )
         joined.lines += chunk.lines
         joined.findings.extend(
             (code, message, base + line, event) for code, message, line, event in chunk.findings
@@ -256,19 +279,94 @@ def _join(chunks: list[Chunk], first: int) -> Scan | None:
         joined.redacted.update(chunk.redacted)
         joined.pending.extend((base + line, *rest) for line, *rest in chunk.pending)
         joined.unredacted.extend((base + line, ident) for line, ident in chunk.unredacted)
-        joined.heads[n] = set(chunk.heads)
+        joined.heads.update(chunk.heads)
         joined.named_outside.update(chunk.named_outside)
-        joined.keys.update(array("Q", chunk.keys))
+        joined.key_parts.append(chunk.keys)
         joined.end_line = base + chunk.newlines
-    if len(chunks) > 1:
+    if len(chunks) > 1 and joined.redacted:
+        # Each range checked its own copies of what it saw redacted; a full copy in
+        # another range is beyond it.
+        holders: dict[str, set[int]] = {}
         for n, chunk in enumerate(chunks):
-            if any(good.get(ident, n) != n for ident in chunk.redacted):
+            for ident in joined.redacted.intersection(chunk.proven):
+                holders.setdefault(ident, set()).add(n)
+        for n, chunk in enumerate(chunks):
+            if any(holders.get(ident, {n}) - {n} for ident in chunk.redacted):
                 return None
     return joined
 
 
+class LogBytes:
+    """The log read on demand through one open file: each process reads only the range
+    it proves (`os.pread` keeps no shared offset, so a forked worker reads beside this
+    process), the whole-file hash streams it in pieces, and no process holds all of it.
+
+    The size is taken once: lines appended meanwhile are for the next verify. A file
+    that shrinks meanwhile reads short, as a truncated log does.
+    """
+
+    PIECE = 16 << 20
+
+    def __init__(self, fd: int | None) -> None:
+        self.fd = fd
+        self.size = os.fstat(fd).st_size if fd is not None else 0
+
+    def read(self, lo: int, hi: int) -> bytes:
+        """The bytes in [lo, hi)."""
+        if self.fd is None or hi <= lo:
+            return b""
+        parts = []
+        while lo < hi:
+            piece = os.pread(self.fd, min(hi - lo, 1 << 30), lo)
+            if not piece:
+                break
+            parts.append(piece)
+            lo += len(piece)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def pieces(self, lo: int, hi: int) -> Iterator[bytes]:
+        """The bytes in [lo, hi), a piece at a time."""
+        for at in range(lo, hi, self.PIECE):
+            piece = self.read(at, min(hi, at + self.PIECE))
+            if not piece:
+                return
+            yield piece
+
+    def feed(self, hasher: Any, lo: int, hi: int) -> None:
+        """Hash [lo, hi) into `hasher` (hashlib lets go of the GIL for large pieces)."""
+        for piece in self.pieces(lo, hi):
+            hasher.update(piece)
+
+    def count_newlines(self, lo: int, hi: int) -> int:
+        return sum(piece.count(b"\n") for piece in self.pieces(lo, hi))
+
+    def newline_after(self, at: int, hi: int) -> int:
+        """The offset of the first line break in [at, hi), or -1."""
+        window = 1 << 16
+        while at < hi:
+            piece = self.read(at, min(hi, at + window))
+            found = piece.find(b"\n")
+            if found >= 0:
+                return at + found
+            if not piece:
+                break
+            at += len(piece)
+        return -1
+
+    def last_newline(self) -> int:
+        """The offset of the log's last line break, or -1."""
+        window, hi = 1 << 16, self.size
+        while hi > 0:
+            lo = max(0, hi - window)
+            found = self.read(lo, hi).rfind(b"\n")
+            if found >= 0:
+                return lo + found
+            hi = lo
+        return -1
+
+
 def scan(
-    data: bytes,
+    log: LogBytes,
     start: int,
     end: int,
     first: int,
@@ -276,23 +374,23 @@ def scan(
     hasher: Any,
     workers: int | None,
 ) -> Scan:
-    """Read data[start:end] (whole lines; line `first` at `start`), in ranges across
-    worker processes when the log is large enough to repay starting them, while a
-    thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
+    """Read the log's [start, end) (whole lines; line `first` at `start`), in ranges
+    across worker processes when the log is large enough to repay starting them, while
+    a thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
     inputs, so that hash costs no time here)."""
     count = workers if workers is not None else _workers(end - start)
-    jobs = _start_workers(data, _split(data, start, end, count), earlier)
-    feed = threading.Thread(target=hasher.update, args=(memoryview(data)[start:end],))
+    jobs = _start_workers(log, _split(log, start, end, count), earlier)
+    feed = threading.Thread(target=log.feed, args=(hasher, start, end))
     feed.start()
     try:
-        chunks = _collect(data, jobs, earlier)
+        chunks = _collect(log, jobs, earlier)
     finally:
         feed.join()
-    joined = _join(chunks, first) if len(chunks) > 1 else None
+    joined = _join(chunks, first)
     if joined is None:
-        whole = chunks if len(chunks) == 1 else [_scan_range(data, start, end, earlier)]
-        joined = _join(whole, first)
-        assert joined is not None  # one range cannot disagree with itself
+        data = log.read(start, end)
+        joined = _join([_scan_range(data, 0, len(data), earlier, careful=True)], first)
+        assert joined is not None  # one careful range cannot disagree with itself
     return joined
 
 
@@ -313,11 +411,11 @@ def _workers(size: int) -> int:
     return max(1, min(cores, size // (PARALLEL_BYTES // 2)))
 
 
-def _split(data: bytes, start: int, end: int, parts: int) -> list[int]:
-    """Byte offsets cutting data[start:end] into `parts` runs of whole lines."""
+def _split(log: LogBytes, start: int, end: int, parts: int) -> list[int]:
+    """Byte offsets cutting [start, end) into `parts` runs of whole lines."""
     bounds = [start]
     for i in range(1, parts):
-        cut = data.find(b"\n", start + (end - start) * i // parts, end) + 1
+        cut = log.newline_after(start + (end - start) * i // parts, end) + 1
         if bounds[-1] < cut < end:
             bounds.append(cut)
     bounds.append(end)
@@ -327,9 +425,8 @@ def _split(data: bytes, start: int, end: int, parts: int) -> list[int]:
 def _fork() -> Any:
     """multiprocessing's fork context, or None where there is none or it is unsafe.
 
-    Forking shares the log's bytes with the workers without copying them. It is only
-    safe while this process runs one thread: a fork copies only the calling thread,
-    and a lock another thread held stays held in the child forever.
+    A fork is only safe while this process runs one thread: it copies only the calling
+    thread, and a lock another thread held stays held in the child forever.
     """
     if threading.active_count() > 1:
         return None
@@ -341,7 +438,7 @@ def _fork() -> Any:
         return None
 
 
-def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> list[_Job]:
+def _start_workers(log: LogBytes, bounds: list[int], earlier: frozenset[str]) -> list[_Job]:
     """One job per range: the first is read here, the others by forked workers (or here
     too when no worker can be started)."""
     ranges = list(pairwise(bounds))
@@ -352,7 +449,7 @@ def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> l
             try:
                 reader, writer = context.Pipe(duplex=False)
                 process = context.Process(
-                    target=_work, args=(writer, data, lo, hi, earlier), daemon=True
+                    target=_work, args=(writer, log, lo, hi, earlier), daemon=True
                 )
                 process.start()
                 writer.close()
@@ -364,7 +461,12 @@ def _start_workers(data: bytes, bounds: list[int], earlier: frozenset[str]) -> l
     return jobs
 
 
-def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chunk]:
+def _read_range(log: LogBytes, lo: int, hi: int, earlier: frozenset[str]) -> Chunk:
+    data = log.read(lo, hi)
+    return _scan_range(data, 0, len(data), earlier)
+
+
+def _collect(log: LogBytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chunk]:
     """Each job's chunk, in log order; a range whose worker failed is read here."""
     chunks = []
     try:
@@ -375,7 +477,7 @@ def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chu
                     values = reader.recv()
                 except (EOFError, OSError):
                     values = None
-            chunks.append(Chunk(*values) if values else _scan_range(data, lo, hi, earlier))
+            chunks.append(Chunk(*values) if values else _read_range(log, lo, hi, earlier))
     finally:
         for process, reader, _, _ in jobs:
             if reader is not None:
@@ -384,12 +486,12 @@ def _collect(data: bytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chu
     return chunks
 
 
-def _work(conn: Any, data: bytes, start: int, end: int, earlier: frozenset[str]) -> None:
+def _work(conn: Any, log: LogBytes, start: int, end: int, earlier: frozenset[str]) -> None:
     """A worker: read one range and send its chunk back as plain values."""
     values = None
     try:
         with gc_paused():
-            chunk = _scan_range(data, start, end, earlier)
+            chunk = _read_range(log, start, end, earlier)
         values = [getattr(chunk, f.name) for f in fields(Chunk)]
     except Exception:  # the parent reads the range itself and meets the same error
         values = None

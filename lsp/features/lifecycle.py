@@ -8,13 +8,14 @@ workspace folder without a `.cairn/` how to start one, and starts the log watche
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from lsprotocol import types
 
 from cairn.lsp import codegen_cache
 from cairn.lsp.conversions import uri_path
-from cairn.lsp.server import CairnServer
+from cairn.lsp.server import STARTUP_S, CairnServer
 from cairn.lsp.settings import Settings
 from cairn.lsp.watch_loop import start_watching
 
@@ -26,6 +27,7 @@ def register(server: CairnServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         init_options[0] = params.initialization_options
+        asyncio.get_running_loop().call_later(STARTUP_S, server.settle)  # at the latest
         apply_settings(server, params.initialization_options, base=Settings())
         if any(server.projects.for_path(p) for p in folder_paths(server)):
             server.hub.preload()  # import the store while the client sends the first file

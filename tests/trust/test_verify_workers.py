@@ -60,21 +60,24 @@ def _same(reports: list[VerifyReport]) -> None:
 
 
 @pytest.fixture
-def parent_scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
-    """The ranges this process read itself (a worker's reads happen in the worker)."""
-    seen: list[tuple[int, int]] = []
+def parent_scans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """The ranges this process read itself (a worker's reads happen in the worker):
+    (start, careful)."""
+    seen: list[tuple[int, bool]] = []
     real = ranges._scan_range
 
-    def spy(data: bytes, start: int, end: int, earlier: frozenset[str]) -> Any:
-        seen.append((start, end))
-        return real(data, start, end, earlier)
+    def spy(
+        data: bytes, start: int, end: int, earlier: frozenset[str], careful: bool = False
+    ) -> Any:
+        seen.append((start, careful))
+        return real(data, start, end, earlier, careful)
 
     monkeypatch.setattr(ranges, "_scan_range", spy)
     return seen
 
 
 def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
-    tmp_path: Path, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     lines[5] = lines[5].replace("decision 5", "decision five")  # edited: id-mismatch
@@ -100,12 +103,12 @@ def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
         ("partial-tail", 241),
     ]
     _same(reports)
-    # Each parallel run read its own first range here and nothing more: the ranges agreed.
-    assert [start for start, _ in parent_scans] == [0, 0, 0, 0]
+    # Each run read its own first range here and nothing more: the ranges agreed.
+    assert parent_scans == [(0, False)] * 4
 
 
 def test_copies_and_redactions_across_ranges_are_read_again_in_one(
-    tmp_path: Path, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     full_copy = lines[40]
@@ -117,11 +120,12 @@ def test_copies_and_redactions_across_ranges_are_read_again_in_one(
     assert [f.code for f in reports[0].problems] == ["unredacted-copy"]
     assert reports[0].events == 240
     _same(reports)
-    assert len(parent_scans) == 1 + 2 * 2  # each parallel run read the log again, whole
+    # Each run then read the whole log again here, carefully (the copies are seen).
+    assert parent_scans == [(0, False), (0, True)] * 3
 
 
 def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_scans: list[tuple[int, int]]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parent_scans: list[tuple[int, bool]]
 ) -> None:
     cairn_dir, lines = _log(tmp_path)
     lines[7] = lines[7].replace("decision 7", "decision seven")
@@ -154,10 +158,20 @@ def test_the_incremental_verify_agrees_too(tmp_path: Path) -> None:
     _same(reports)
 
 
-def test_workers_are_started_only_for_a_large_log() -> None:
+def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
     assert ranges._workers(1_000_000) == 1
     assert ranges._workers(ranges.PARALLEL_BYTES * 4) >= 1
-    data = b"".join(b'{"n":%d}\n' % i for i in range(1000))
-    bounds = ranges._split(data, 0, len(data), 4)
-    assert bounds[0] == 0 and bounds[-1] == len(data) and len(bounds) == 5
-    assert all(data[b - 1 : b] == b"\n" for b in bounds[1:])  # whole lines
+    data = b"".join(b'{"n":%d}\n' % i for i in range(100_000)) + b'{"cut'
+    (tmp_path / "log").write_bytes(data)
+    with (tmp_path / "log").open("rb") as handle:
+        log = ranges.LogBytes(handle.fileno())
+        end = log.last_newline() + 1
+        assert end == data.rfind(b"\n") + 1 and log.read(end, log.size) == b'{"cut'
+        bounds = ranges._split(log, 0, end, 4)
+        assert bounds[0] == 0 and bounds[-1] == end and len(bounds) == 5
+        assert all(data[b - 1 : b] == b"\n" for b in bounds[1:])  # whole lines
+        assert log.count_newlines(0, end) == 100_000
+        log.PIECE = 4096  # several pieces
+        assert b"".join(log.pieces(3, log.size)) == data[3:]
+        assert log.count_newlines(0, end) == 100_000
+    assert ranges.LogBytes(None).read(0, 10) == b"" and ranges.LogBytes(None).last_newline() == -1
