@@ -24,7 +24,7 @@ from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
-from cairn.store.model import Event, EventType, Status
+from cairn.store.model import Event, EventType, Status, event_from_bytes
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.status import derive
 from cairn.store.status_rows import NewEvent, State, advance, conflict_of
@@ -469,6 +469,26 @@ class Index:
         """The parsed line at a byte span of the log."""
         result: dict[str, Any] = parse_line(self._read(off, length))
         return result
+
+    def event_at(self, off: int, length: int) -> Event:
+        """The event whose line is at this span, decoded straight from its bytes."""
+        return event_from_bytes(self._read(off, length), parse_line)
+
+    def events_at(self, spans: list[tuple[int, int]]) -> list[Event]:
+        """The events at many spans (in that order).
+
+        The kernel is told about every span first (`POSIX_FADV_WILLNEED`), so the lines
+        not in the page cache are read from the disk together rather than one blocking
+        read after another: on a machine that pages cold file pages out (a VM), an
+        editor's batch at 1M events waited on ~600 such reads in a row.
+        """
+        if len(spans) > 1 and _advise is not None:
+            if self._fd is None:
+                self._fd = os.open(self.log_path, os.O_RDONLY)
+            fd = self._fd
+            for off, length in sorted(spans):
+                _advise(fd, off, length, _WILLNEED)
+        return [event_from_bytes(self._read(off, length), parse_line) for off, length in spans]
 
     def event_id_at(self, row: Row) -> str:
         """The full id of a row's event, read from its line without parsing all of it."""
@@ -1205,6 +1225,10 @@ class Index:
         sql = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
         return {str(k): int(v) for k, v in self.db.execute(sql)}
 
+
+# Not on every platform (macOS has no posix_fadvise): there, lines are read one by one.
+_advise = getattr(os, "posix_fadvise", None)
+_WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", 0)
 
 _SUMMARY_SQL = (
     "SELECT v.ent, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
