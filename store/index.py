@@ -87,15 +87,6 @@ CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
 """
 
 
-# The event table's indexes a rebuild builds at the end (name -> its CREATE statement,
-# taken from the schema: one definition).
-_DEFERRED = {
-    statement.split()[2]: statement.strip()
-    for statement in _SCHEMA.split(";")
-    if statement.strip().startswith("CREATE INDEX ev_")
-}
-
-
 def _unusable(path: Path, exc: BaseException) -> str:
     """Why the index file cannot be used, for a warning and a refused write."""
     if path.is_dir():
@@ -214,7 +205,6 @@ class Index:
         self._touched_ents: dict[int, list[NewEvent]] = {}
         self._full_ents: set[int] = set()
         self._states: dict[int, State] = {}  # rows moved forward, stored when it ends
-        self._deferred = False  # the event table's indexes are dropped (`_defer_indexes`)
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self.load_state()
@@ -339,7 +329,6 @@ class Index:
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
         self._full_ents = set()
         self._states = {}
-        self._deferred = False  # a rolled-back rebuild's dropped indexes are back
         self._all_ents_known = False  # ent_ids holds every row of `ent`
 
     def reload_state(self) -> None:
@@ -546,7 +535,6 @@ class Index:
         holds the transaction."""
         session = self._session(True)
         if self.next_seq == 1:
-            self._defer_indexes()
             # Every entity this rebuild meets is new or met before in it: none to look up.
             self._all_ents_known = self.next_ent == 1
         consumed = start
@@ -558,22 +546,6 @@ class Index:
             self._finish(session)
         self.consumed = consumed
         return consumed
-
-    def _defer_indexes(self) -> None:
-        """Drop the event table's indexes while an empty index is filled (a rebuild):
-        built once at the end from sorted keys, they cost a fraction of a million random
-        inserts. Nothing reads them while lines are placed, except a parent that is no
-        chain's tip (a fork) or a damaged line's checks: those restore them first. The
-        transaction holds the drop, so a failed rebuild leaves them as they were."""
-        for name in _DEFERRED:
-            self.db.execute(f"DROP INDEX {name}")
-        self._deferred = True
-
-    def _restore_indexes(self) -> None:
-        if self._deferred:
-            self._deferred = False
-            for sql in _DEFERRED.values():
-                self.db.execute(sql)
 
     def ingest_written(self, events: Sequence[Event], offset: int, lengths: Sequence[int]) -> bool:
         """Index events this process has just appended at `offset` (lines of `lengths`
@@ -710,7 +682,6 @@ class Index:
                         rec.damage = "missing-parent"
                     session.count += self._ingest_released(rec, session)
         self._flush(session.batch)
-        self._restore_indexes()
         self._store_states()
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
@@ -803,7 +774,6 @@ class Index:
         hit = batch.placed.get(key) or self.tip_by_key.get(key)
         if hit is not None:
             return hit
-        self._restore_indexes()
         found = self.db.execute("SELECT seq, ch, pos FROM ev WHERE h = ?", (key,)).fetchone()
         if found is None:
             found = self.db.execute(
@@ -931,7 +901,6 @@ class Index:
 
     def _known(self, key: int) -> bool:
         """True when a sound event with this key is already indexed."""
-        self._restore_indexes()
         return self.db.execute("SELECT 1 FROM ev WHERE h = ?", (key,)).fetchone() is not None
 
     @staticmethod
