@@ -14,18 +14,23 @@ just copied, so they are in it). The `fresh connection` row also starts each bat
 new `Store` (SQLite's own page cache empty): an editor's first file.
 
 Every latency row is wall time with the process's CPU time beside it (a shared
-machine: wall time includes waiting for a core, CPU time does not).
+machine: wall time includes waiting for a core, CPU time does not), and what the
+slowest 1% of calls waited on: `io` (the call blocked: a read the page cache missed),
+`preempted` (the scheduler gave its core to another process), `gc` (a collection ran).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
+import resource
 import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,23 +42,42 @@ BATCH_ENTITIES = 500
 BATCHES = 50
 
 
-def _timed(fn: Callable[[Any], Any], args: list[Any]) -> tuple[list[float], list[float]]:
-    """Wall and CPU milliseconds of each call."""
-    wall, cpu = [], []
+_GC_RUNS = [0]
+gc.callbacks.append(lambda phase, _: _GC_RUNS.__setitem__(0, _GC_RUNS[0] + (phase == "start")))
+
+
+def _timed(fn: Callable[[Any], Any], args: list[Any]) -> tuple[list[float], list[float], list[str]]:
+    """Wall and CPU milliseconds of each call, and what it waited on besides the CPU:
+    "io" when it blocked (a voluntary context switch: a read the page cache missed),
+    "preempted" when the scheduler gave its core away, "gc" when a collection ran."""
+    wall, cpu, waits = [], [], []
     for a in args:
+        r0, g0 = resource.getrusage(resource.RUSAGE_SELF), _GC_RUNS[0]
         t0, c0 = time.perf_counter(), time.process_time()
         fn(a)
         cpu.append((time.process_time() - c0) * 1000)
         wall.append((time.perf_counter() - t0) * 1000)
-    return wall, cpu
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
+        why = []
+        if r1.ru_nvcsw > r0.ru_nvcsw:
+            why.append("io")
+        if r1.ru_nivcsw > r0.ru_nivcsw:
+            why.append("preempted")
+        if _GC_RUNS[0] > g0:
+            why.append("gc")
+        waits.append("+".join(why))
+    return wall, cpu, waits
 
 
-def _stats(peer: Any, wall: list[float], cpu: list[float]) -> dict[str, float]:
+def _stats(peer: Any, wall: list[float], cpu: list[float], waits: list[str]) -> dict[str, Any]:
+    slow = sorted(range(len(wall)), key=wall.__getitem__)[-max(1, len(wall) // 100) :]
+    causes = Counter(waits[i] or "none" for i in slow)
     return {
         "p50_ms": round(peer.pct(wall, 50), 3),
         "p99_ms": round(peer.pct(wall, 99), 3),
         "cpu_p50_ms": round(peer.pct(cpu, 50), 3),
         "cpu_p99_ms": round(peer.pct(cpu, 99), 3),
+        "slowest_1pct_waited_on": dict(causes.most_common()),
     }
 
 
@@ -75,13 +99,14 @@ def time_reads(
     ]  # fmt: skip
     store.status_many(batches[0])
 
-    wall, cpu = [], []
+    wall, cpu, waits = [], [], []
     for b in batches[1:]:
         store.clear_caches()  # cold: a file whose entities nobody asked about yet
-        w, c = _timed(store.status_many, [b])
+        w, c, why = _timed(store.status_many, [b])
         wall += w
         cpu += c
-    batch = _stats(peer, wall, cpu)
+        waits += why
+    batch = _stats(peer, wall, cpu, waits)
     # The editor re-analyses the same file on every keystroke.
     again = _stats(peer, *_timed(store.status_many, [batches[-1]] * 20))
     return {
@@ -92,20 +117,21 @@ def time_reads(
     }
 
 
-def time_fresh_batches(cairn_dir: Path, used: list[str], *, seed: int, peer: Any) -> dict:
+def time_fresh_batches(cairn_dir: Path, used: list[str], *, seed: int, peer: Any) -> dict[str, Any]:
     """A file's 500 statuses, each batch on a new `Store` (SQLite's page cache empty);
     opening the store is not timed."""
     from cairn.store import Store
 
     rng = random.Random(seed + 11)
-    wall, cpu = [], []
+    wall, cpu, waits = [], [], []
     for _ in range(20):
         batch = rng.sample(used, min(BATCH_ENTITIES, len(used)))
         with Store.open(cairn_dir) as store:
-            w, c = _timed(store.status_many, [batch])
+            w, c, why = _timed(store.status_many, [batch])
         wall += w
         cpu += c
-    return _stats(peer, wall, cpu)
+        waits += why
+    return _stats(peer, wall, cpu, waits)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,11 +170,15 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print(f"\ncairn store reads: {events:,} events, {len(used):,} entities ({source})\n")
     width = max(len(name) for name, _ in rows)
-    print(f"{'measure':<{width}}  {'p50':>9}  {'p99':>9}  {'CPU p50':>9}  {'CPU p99':>9}")
+    print(
+        f"{'measure':<{width}}  {'p50':>9}  {'p99':>9}  {'CPU p50':>9}  {'CPU p99':>9}  "
+        "the slowest 1% waited on"
+    )
     for name, s in rows:
+        causes = ", ".join(f"{k} {v}" for k, v in s["slowest_1pct_waited_on"].items())
         print(
             f"{name:<{width}}  {s['p50_ms']:>6.3f} ms  {s['p99_ms']:>6.3f} ms  "
-            f"{s['cpu_p50_ms']:>6.3f} ms  {s['cpu_p99_ms']:>6.3f} ms"
+            f"{s['cpu_p50_ms']:>6.3f} ms  {s['cpu_p99_ms']:>6.3f} ms  {causes}"
         )
     load = os.getloadavg()
     print(

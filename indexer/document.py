@@ -12,7 +12,7 @@ from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
-from cairn.indexer.queries import CompiledQuery, builtin_query, user_query
+from cairn.indexer.queries import CompiledQuery, builtin_for_file, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
 from cairn.store.gcpause import gc_paused
@@ -79,19 +79,20 @@ class Document:
     def _find_queries(self) -> list[CompiledQuery]:
         if self.language is None or self.language not in GRAMMARS:
             return []
+        # only the patterns that apply to this file's name are compiled and matched
+        name = self.file.rsplit("/", 1)[-1]
         found: list[CompiledQuery] = []
-        builtin = builtin_query(self.language)
+        builtin = builtin_for_file(self.language, name)
         if builtin is not None:
             found.append(builtin)
         try:
             extra = user_query(self.language, self.user_queries_dir)
         except QueryError:
             extra = None  # reported by user_query_errors(); the built-in queries still run
-        if extra is not None:
-            found.append(extra)
-        name = self.file.rsplit("/", 1)[-1]
-        # only the patterns that apply to this file's name are matched at all
-        return [n for n in (q.for_file(name) for q in found) if n is not None]
+        narrowed = extra.for_file(name) if extra is not None else None
+        if narrowed is not None:
+            found.append(narrowed)
+        return found
 
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""

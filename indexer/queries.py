@@ -187,6 +187,108 @@ def builtin_query(language: str) -> CompiledQuery | None:
         return _builtin[language]
 
 
+def builtin_for_file(language: str, basename: str) -> CompiledQuery | None:
+    """The shipped query for a language, with only the patterns that apply to a file
+    of this name (None when none does).
+
+    Compiling a query costs far more than running it on one file (30-300 ms, mostly
+    tree-sitter's analysis of the grammar, whatever the number of patterns), so the
+    patterns limited by `#set! files` are cut out of the text before compiling: an
+    ordinary Python file never compiles the whole query, only the one it runs. The
+    cut is checked against the compiled query in tests/indexer; if the text cannot be
+    split, the whole query is compiled and narrowed (`CompiledQuery.for_file`)."""
+    stem = _QUERY_FILE.get(language, language)
+    with _lock:
+        split = _splits.get(stem, _UNREAD)
+        if split is _UNREAD:
+            text = _builtin_text(stem)
+            split = _splits[stem] = (text, pattern_spans(text)) if text else None
+    if split is None:
+        return None
+    text, spans = split
+    if spans is None:
+        whole = builtin_query(language)
+        return whole.for_file(basename) if whole is not None else None
+    keep = tuple(
+        index
+        for index, (_, _, files) in enumerate(spans)
+        if files is None or any(fnmatch.fnmatchcase(basename, g) for g in files.split())
+    )
+    if not keep:
+        return None
+    if len(keep) == len(spans):
+        return builtin_query(language)
+    key = (language, keep)
+    with _lock:
+        found = _builtin_parts.get(key)
+    if found is None:
+        source = text.encode("utf-8")
+        part = b"".join(source[spans[i][0] : spans[i][1]] for i in keep).decode("utf-8")
+        found = compile_query(language, part, f"queries/{stem}.scm")
+        with _lock:
+            found = _builtin_parts.setdefault(key, found)  # kept for the process's lifetime
+    return found
+
+
+_UNREAD = ("", None)
+# query file stem -> (its text, its patterns' spans or None), read once
+_splits: dict[str, tuple[str, list[tuple[int, int, str | None]] | None] | None] = {}
+_builtin_parts: dict[tuple[str, tuple[int, ...]], CompiledQuery] = {}
+_SET_FILES = re.compile(rb'\(#set!\s+files\s+"([^"\\]*)"\s*\)')
+
+
+def pattern_spans(text: str) -> list[tuple[int, int, str | None]] | None:
+    """The top-level patterns of a query text as (start byte, end byte, `#set! files`
+    value or None): each runs to the next one's start, as tree-sitter's own pattern
+    offsets do. None when the text is not plainly a list of patterns (unbalanced, or a
+    predicate outside any pattern)."""
+    source = text.encode("utf-8")
+    starts: list[int] = []
+    code = bytearray()  # the text without comments, to read `#set! files` from
+    ends_code: list[int] = []
+    depth = 0
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == 0x3B:  # ; a comment, to the end of the line
+            j = source.find(b"\n", i)
+            i = n if j < 0 else j
+            continue
+        if depth == 0 and c in b'(["' and not (c == 0x28 and source[i + 1 : i + 2] == b"#"):
+            # a new pattern at the top level (captures and quantifiers after a group
+            # belong to it; they start with @ * + ?)
+            starts.append(i)
+            ends_code.append(len(code))
+        elif depth == 0 and c == 0x28:
+            return None  # a top-level predicate: leave it to tree-sitter
+        if c == 0x22:  # a string, with escapes
+            j = i + 1
+            while j < n and source[j] != 0x22:
+                j += 2 if source[j] == 0x5C else 1
+            code += source[i : j + 1]
+            i = j + 1
+            continue
+        if c in b"([":
+            depth += 1
+        elif c in b")]":
+            depth -= 1
+            if depth < 0:
+                return None
+        code.append(c)
+        i += 1
+    if depth != 0 or not starts:
+        return None
+    ends_code.append(len(code))
+    spans: list[tuple[int, int, str | None]] = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else n
+        found = _SET_FILES.findall(bytes(code[ends_code[k] : ends_code[k + 1]]))
+        if len(found) > 1:
+            return None
+        spans.append((start, end, found[0].decode("utf-8") if found else None))
+    return spans
+
+
 def _builtin_text(stem: str) -> str | None:
     """A shipped query file with its `; inherits: a, b` parents prepended."""
     ref = resources.files("cairn.indexer").joinpath("queries").joinpath(f"{stem}.scm")

@@ -11,9 +11,9 @@ file is unreadable) is dropped and reopened on the next call, so the server reco
 by itself once the folder is back.
 
 `cairn.store` is imported on the worker thread by the first call (or by `preload`
-once a workspace turns out to have a `.cairn/`), never at start-up: a workspace
-without decisions never pays for it, and one with decisions imports it while the
-loop reads the first document.
+once a workspace turns out to have a `.cairn/`, which also opens its session), never
+at start-up: a workspace without decisions never pays for it, and one with decisions
+imports and opens it while the loop reads the first document.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -56,9 +57,22 @@ class StoreHub:
         self._sessions: dict[Path, Session] = {}  # written only on the store thread
         self._missing: set[Path] = set()  # folders that vanished: noticed when they return
 
-    def preload(self) -> None:
-        """Import the store on the store thread now, so the first real call is quicker."""
-        self._worker.submit(_import_store)
+    def preload(self, cairn_dirs: Sequence[Path] = ()) -> Future[None]:
+        """Import the store on the store thread now, and open these projects' sessions
+        with what every first answer needs (`Session.warm`: due reviews, rename links),
+        so the first statuses wait for less. Work the first call would do anyway, done
+        while the client is still sending the first file; failures are left for that
+        call to report."""
+
+        def warm() -> None:
+            _import_store()
+            for cairn_dir in cairn_dirs:
+                try:
+                    self._run(cairn_dir, lambda s: s.warm())
+                except StoreUnavailable as exc:
+                    log.debug("preloading %s: %s", cairn_dir, exc)
+
+        return self._worker.submit(warm)
 
     async def call(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """Run `fn(session)` on the worker thread; failures become `StoreUnavailable`."""

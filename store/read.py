@@ -12,11 +12,22 @@ from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import lru_cache
 
+import orjson
+
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
 from cairn.store.index import Index, Row
-from cairn.store.model import Attempt, EntityStatus, Event, EventType, Review, SearchHit, Status
+from cairn.store.model import (
+    Attempt,
+    EntityStatus,
+    Event,
+    EventType,
+    Review,
+    SearchHit,
+    Status,
+    event_from_bytes,
+)
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
 from cairn.store.times import parse_ts, to_ms
@@ -40,7 +51,11 @@ class Reader:
 
     def event(self, row: Row) -> Event:
         """The event a row points at, read from its line."""
-        return Event.from_line(self.index.line(row.off, row.len))
+        return self.index.event_at(row.off, row.len)
+
+    def events(self, rows: Iterable[Row]) -> list[Event]:
+        """The events of many rows, in their order (their lines read together)."""
+        return self.index.events_at([(r.off, r.len) for r in rows])
 
     def keyed(self, key: str) -> Event | None:
         """The event a writer's idempotency key names, if the log holds one."""
@@ -50,7 +65,7 @@ class Reader:
     def events_on(self, entity: str) -> list[Event]:
         """Every event on one canonical entity, in ingest order (the writer's lookups)."""
         ent = self.index.ent_of(entity)
-        return [self.event(r) for r in self.index.rows_for(ent)] if ent is not None else []
+        return self.events(self.index.rows_for(ent)) if ent is not None else []
 
     def status(self, entity: str) -> EntityStatus:
         """See `Store.status`."""
@@ -68,9 +83,12 @@ class Reader:
                 if p != path and covers(path, p)
             ]
             if children:
-                for child, st in self._status_many(children).items():
-                    if st.status not in (Status.ACTIVE, Status.UNKNOWN):
-                        rollup[child] = st.status
+                # Only the children's statuses: their stored rows, no event read.
+                states = {p: st for p, st, _, _ in self.index.status_rows(children)}
+                for child in children:
+                    state = states.get(child, Status.UNKNOWN)
+                    if state not in (Status.ACTIVE, Status.UNKNOWN):
+                        rollup[child] = state
         if not rollup:
             return found
         return EntityStatus(
@@ -126,7 +144,7 @@ class Reader:
             if detail is None:
                 out[path] = EntityStatus(path, status, event_count=count)
             else:
-                details.append((path, status, count, json.loads(detail)))
+                details.append((path, status, count, orjson.loads(detail)))  # our own JSON
         if unknown and len(out) + len(details) < len(paths):
             for path in paths:
                 if path not in out:
@@ -136,10 +154,8 @@ class Reader:
         texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
         pairs = {x for d in details for pair in d[3][2] for x in pair}
         spans = index.spans_by_seq(sorted(texts | pairs))
-        events = {}
-        for seq in sorted(texts, key=lambda s: spans[s][1]):  # ascending offsets
-            _, off, length = spans[seq]
-            events[seq] = Event.from_line(index.line(off, length))
+        ordered = sorted(texts)
+        events = dict(zip(ordered, index.events_at([spans[s][1:] for s in ordered]), strict=True))
         ids = {seq: index.id_at(*spans[seq]) for seq in pairs}
         for path, status, count, (open_v, conflict, reopened) in details:
             out[path] = EntityStatus(
@@ -172,7 +188,8 @@ class Reader:
         conflicts = derived.conflicts
         latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
         wanted = {*derived.open_verdicts, *conflicts, latest_seq}
-        events = {seq: self.event(by_seq[seq]) for seq in wanted}
+        ordered = sorted(wanted)
+        events = dict(zip(ordered, self.events(by_seq[s] for s in ordered), strict=True))
         ids = self.index.event_id_at
         return EntityStatus(
             entity=path,
@@ -234,14 +251,15 @@ class Reader:
         few reverts that carry a fingerprint among tens of thousands that do not.
         """
         if not keys:
-            return [(r, self.event(r)) for r in rows]
+            rows = list(rows)
+            return list(zip(rows, self.events(rows), strict=True))
         marks = tuple(json.dumps(k).encode() for k in keys)
         out: list[tuple[Row, Event]] = []
         for row in rows:
             raw = self.index.raw(row.off, row.len)
             if not any(m in raw for m in marks):
                 continue
-            event = Event.from_line(parse_line(raw))
+            event = event_from_bytes(raw, parse_line)
             if isinstance(event.metadata, dict) and any(k in event.metadata for k in keys):
                 out.append((row, event))
         return out
@@ -252,7 +270,7 @@ class Reader:
         if limit is not None:
             rows = [r for r in rows if r.rec <= limit]
         rows.sort(key=lambda r: (r.rec, r.seq))
-        return [self.event(r) for r in rows]
+        return self.events(rows)
 
     def rows_under(self, entity: str, include_children: bool) -> list[Row]:
         """Rows of an entity, or of it and every entity it covers."""
@@ -273,8 +291,8 @@ class Reader:
         """See `Store.prior_attempts`."""
         rows = self.rows_under(entity, include_children)
         by_ent: dict[int, list[Event]] = {}
-        for r in rows:
-            by_ent.setdefault(r.ent, []).append(self.event(r))
+        for r, event in zip(rows, self.events(rows), strict=True):
+            by_ent.setdefault(r.ent, []).append(event)
         out: list[Attempt] = []
         for events in by_ent.values():
             out.extend(pair_attempts(events, include_active=include_active))

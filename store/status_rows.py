@@ -28,7 +28,7 @@ import json
 
 from cairn.store.model import EventType, Status
 
-__all__ = ["NewEvent", "StoredRow", "advance"]
+__all__ = ["NewEvent", "State", "StoredRow", "advance", "conflict_of"]
 
 _TYPES = tuple(EventType)
 _STATUSES = tuple(Status)
@@ -56,56 +56,70 @@ def conflict_of(detail: str | None) -> int:
     return int(json.loads(detail)[1]) if detail else 0
 
 
-def advance(
-    row: StoredRow | None, events: list[NewEvent], conflict_at: tuple[int, int] = (0, -1)
-) -> StoredRow | None:
-    """The row after `events` (in ingest order), or None when it must be derived in full.
+class State:
+    """A stored row being moved forward (kept in memory for the rest of an ingest, so
+    an entity touched in every flush of a rebuild is parsed and written once)."""
 
-    `row` is the stored row (None for an entity without events); `conflict_at` is the
-    (recorded time, chain) of its stored conflict. The full derivation keeps of each
-    chain's changes only the latest (`index._summarise`) and shows the newest of those
-    that conflict by `(rec, seq)`: a new change replaces its chain's, so when it is
-    older than the stored conflict of its own chain, other chains' may now be newest.
-    """
-    if row is None:
-        st, count = _UNKNOWN, 0
-        open_v: list[int] = []
-        conflict = 0
-        reopened: list[list[int]] = []
-    else:
-        st, count, detail = row
+    __slots__ = ("cch", "conflict", "count", "crec", "open", "reopened", "status")
+
+    def __init__(self, row: StoredRow | None, conflict_at: tuple[int, int] = (0, -1)) -> None:
+        self.crec, self.cch = conflict_at
+        if row is None:
+            self.status, self.count = _UNKNOWN, 0
+            self.open: list[int] = []
+            self.conflict = 0
+            self.reopened: list[list[int]] = []
+            return
+        self.status, self.count, detail = row
         if detail:
-            open_v, conflict, reopened = json.loads(detail)
+            self.open, self.conflict, self.reopened = json.loads(detail)
         else:
-            open_v, conflict, reopened = [], 0, []
-    crec, cch = conflict_at
+            self.open, self.conflict, self.reopened = [], 0, []
+
+    def row(self) -> StoredRow:
+        """The row to store (the detail as `Index.derive_statuses` writes it)."""
+        detail = None
+        if self.open or self.conflict or self.reopened:
+            detail = json.dumps([self.open, self.conflict, self.reopened])
+        return self.status, self.count, detail
+
+
+def advance(state: State, events: list[NewEvent]) -> bool:
+    """Move `state` forward by `events` (in ingest order); False when the entity must be
+    derived in full (`state` is then of no use).
+
+    The full derivation keeps of each chain's changes only the latest
+    (`index._summarise`) and shows the newest of those that conflict by `(rec, seq)`: a
+    new change replaces its chain's, so when it is older than the stored conflict of its
+    own chain, another chain's may now be the newest.
+    """
+    st = state.status
+    open_v = state.open
     for seq, ty, rec, ch, linear in events:
-        count += 1
+        state.count += 1
         if ty in _APPLIED:
             if open_v:
                 if not linear:
-                    return None
-                if not conflict or (rec, seq) > (crec, conflict):
-                    conflict, crec, cch = seq, rec, ch
-                elif ch == cch:
-                    return None
+                    return False
+                if not state.conflict or (rec, seq) > (state.crec, state.conflict):
+                    state.conflict, state.crec, state.cch = seq, rec, ch
+                elif ch == state.cch:
+                    return False
                 st = _CONFLICT
             else:
-                st = _REOPENED if reopened else _ACTIVE
+                st = _REOPENED if state.reopened else _ACTIVE
         elif ty in _VERDICT:
             if not linear:
-                return None
+                return False
             if st != _CONFLICT:
                 st = _REVERTED if ty == _REVERT or (open_v and st == _REVERTED) else _REJECTED
             open_v.append(seq)
         elif ty in _REMOVAL:
             if not open_v:
                 if not linear:
-                    return None
+                    return False
                 st = _REMOVED
         elif ty == _SUPERSEDE:
-            return None
-    detail_out = (
-        json.dumps([open_v, conflict, reopened]) if open_v or conflict or reopened else None
-    )
-    return st, count, detail_out
+            return False
+        state.status = st
+    return True

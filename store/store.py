@@ -293,7 +293,7 @@ class Store:
             if limit is not None:
                 rows = [r for r in rows if r.rec <= limit]
             rows.sort(key=lambda r: (r.rec, r.seq))
-            return [self._reader.event(r) for r in rows]
+            return self._reader.events(rows)
 
     def renames(self, *, carrying: tuple[str, ...] = ()) -> list[Event]:
         """Every `rename` event, in log order; with `carrying`, only those whose metadata

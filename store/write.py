@@ -25,7 +25,7 @@ from cairn.store.canonical import canonical_bytes
 from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
-from cairn.store.model import Event, EventDraft, EventType
+from cairn.store.model import Event, EventDraft, EventType, new_event
 from cairn.store.paths import EntityKind, EntityPathError, parse
 from cairn.store.review import parse_expires_when, parse_revisit_after
 from cairn.store.secrets import mask_secrets, might_hold_secret
@@ -193,7 +193,14 @@ class Preparer:
         ):
             check_sizes(header, content)  # short text is under every limit: no need
         refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
-        header, content = mask_event(header, content, masked)
+        if metadata or not isinstance(diff, str):
+            header, content = mask_event(header, content, masked)
+        elif might_hold_secret(
+            "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+        ):
+            # `mask_event`'s screen, of the texts it would join (everything else is
+            # shaped), without walking the dicts: most events hold only text.
+            header, content = mask_fields(header, masked), mask_fields(content, masked)
         if key and content["metadata"][IDEMPOTENCY]["key"] != key:
             raise ValidationError(
                 "--key looks like it holds a secret; use a random id such as a UUID"
@@ -203,28 +210,13 @@ class Preparer:
         except (ValueError, TypeError) as exc:
             raise ValidationError(f"cannot encode the event: {exc}") from None
         get = header.get
-        event = Event(
-            id=eid,
-            type=etype,
-            entity=entity,
-            parents=tuple(parents),
-            entity_kind=kind or inferred_kind,
-            reasoning=content["reasoning"],
-            alternative=content.get("alternative", ""),
-            diff=content.get("diff", ""),
-            supersedes=supersedes,
-            reverts=reverts,
-            author=get("author", ""),
-            agent=get("agent", ""),
-            session=get("session", ""),
-            commit=commit,
-            recorded_at=recorded_at,
-            occurred_at=occurred_at,
-            revisit_after=revisit,
-            expires_when=get("expires_when", ""),
-            stale_when=get("stale_when", ""),
-            metadata=content.get("metadata") or {},
-        )
+        event = new_event(
+            eid, etype, entity, tuple(parents), kind or inferred_kind, content["reasoning"],
+            content.get("alternative", ""), content.get("diff", ""), supersedes, reverts,
+            get("author", ""), get("agent", ""), get("session", ""), commit, recorded_at,
+            occurred_at, revisit, get("expires_when", ""), get("stale_when", ""),
+            content.get("metadata") or {},
+        )  # fmt: skip
         ctx.add(event)
         return Pending(event, line)
 

@@ -96,6 +96,11 @@ class Session:
         """Catch up with the log; True when it changed underneath."""
         return bool(self.store.refresh())
 
+    def warm(self) -> None:
+        """Read what every first answer of a log version needs (due reviews, the rename
+        links), so a caller can do it before the first question arrives."""
+        self._aliases(self._current())
+
     def status(self, entity: str) -> EntityStatus:
         """The entity's status with its children's rollup and its due reviews, derived
         over its former paths' events too when it was renamed."""

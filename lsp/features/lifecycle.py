@@ -29,8 +29,10 @@ def register(server: CairnServer) -> None:
         init_options[0] = params.initialization_options
         asyncio.get_running_loop().call_later(STARTUP_S, server.settle)  # at the latest
         apply_settings(server, params.initialization_options, base=Settings())
-        if any(server.projects.for_path(p) for p in folder_paths(server)):
-            server.hub.preload()  # import the store while the client sends the first file
+        found = [server.projects.for_path(p) for p in folder_paths(server)]
+        projects = {p.cairn_dir: p for p in found if p is not None}
+        if projects:  # open the store while the client sends the first file
+            server.hub.preload(sorted(projects))
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:

@@ -3,9 +3,9 @@ the indexer's own records (no look-alikes: the rule reads their fields directly)
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+import msgspec
 import pytest
 
 from cairn.core.findings import Severities, Severity, findings_for
@@ -76,7 +76,7 @@ def test_referencing_is_information_and_does_not_ask_for_a_supersede() -> None:
 
 
 def test_each_rejected_approach_is_its_own_finding() -> None:
-    other = dataclasses.replace(REJECT, id="c" * 64, alternative="vendor the SDK")
+    other = msgspec.structs.replace(REJECT, id="c" * 64, alternative="vendor the SDK")
     found = findings_for([sym("deps/stripe", "introduce")], {"deps/stripe": status(REJECT, other)})
     assert [f.verdict_id for f in found] == [REJECT.id, other.id]
     assert "rejected (use stripe for payouts) on 2026-05-01 by claude" in found[0].message

@@ -15,7 +15,7 @@ import test_indexer_python as python_samples
 import test_indexer_ruby as ruby_samples
 import test_indexer_versions as versions
 
-from cairn.indexer import Document
+from cairn.indexer import Document, queries
 from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import extract
 from cairn.indexer.languages import GRAMMARS, language_for
@@ -137,3 +137,62 @@ def test_a_query_whose_text_cannot_be_cut_is_used_whole() -> None:
     with_broken = extract(doc._tree, ctx, doc._lines, [broken], None)
     assert [s.entity for s in with_broken] == ["env/DATABASE_URL"]
     assert with_broken == doc.symbols
+
+
+@pytest.mark.parametrize("language", sorted(GRAMMARS))
+def test_the_text_splitter_finds_tree_sitters_patterns(language: str) -> None:
+    whole = builtin_query(language)
+    assert whole is not None
+    spans = queries.pattern_spans(whole.text)
+    assert spans is not None
+    count = whole.query.pattern_count
+    assert [start for start, _, _ in spans] == [
+        whole.query.start_byte_for_pattern(i) for i in range(count)
+    ]
+    assert [end for _, end, _ in spans[:-1]] == [start for start, _, _ in spans[1:]]
+    assert spans[-1][1] == len(whole.text.encode("utf-8"))
+    assert [files for _, _, files in spans] == [props.get("files") for props in whole.settings]
+
+
+@pytest.mark.parametrize("language", sorted(GRAMMARS))
+def test_a_builtin_query_for_a_file_compiles_only_what_applies(language: str) -> None:
+    whole = builtin_query(language)
+    assert whole is not None
+    for name in NAMES:
+        keep = [i for i, props in enumerate(whole.settings) if _applies(props, name)]
+        found = queries.builtin_for_file(language, name)
+        if not keep:
+            assert found is None
+            continue
+        assert found is not None
+        if len(keep) == len(whole.settings):
+            assert found is whole
+            continue
+        assert found.query.pattern_count == len(keep)
+        assert found.settings == tuple(whole.settings[i] for i in keep)
+        assert found.primaries == tuple(whole.primaries[i] for i in keep)
+        assert queries.builtin_for_file(language, name) is found  # compiled once
+
+
+def _applies(props: dict[str, str | None], name: str) -> bool:
+    return not props.get("files") or _matches(props, name)
+
+
+def test_text_that_is_not_plainly_patterns_is_not_split() -> None:
+    assert queries.pattern_spans("((identifier) @x") is None  # unbalanced
+    assert queries.pattern_spans('(identifier) @x\n(#eq? @x "y")\n') is None
+    assert queries.pattern_spans("; only a comment\n") is None
+    assert queries.pattern_spans('(string) @x ; a ( in a comment\n("(") @y\n') == [
+        (0, 31, None),
+        (31, 40, None),
+    ]
+
+
+def test_without_a_split_the_whole_query_is_narrowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queries, "_splits", {})
+    monkeypatch.setattr(queries, "pattern_spans", lambda text: None)
+    yaml = builtin_query("yaml")
+    assert yaml is not None
+    found = queries.builtin_for_file("yaml", "docker-compose.yml")
+    assert found is yaml.for_file("docker-compose.yml")
+    assert found is not None and found.query.pattern_count == yaml.query.pattern_count - 1

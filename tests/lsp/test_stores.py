@@ -37,6 +37,28 @@ async def test_status_cache_follows_writes_by_another_writer(hub: StoreHub, tmp_
     assert after["users.email_verified"] is not first["users.email_verified"]
 
 
+async def test_preload_opens_the_session_and_answers_stay_the_same(
+    hub: StoreHub, tmp_path: Path
+) -> None:
+    sample = make_sample(tmp_path / "shop")
+    cairn_dir = sample.root / ".cairn"
+    missing = tmp_path / "gone" / ".cairn"
+    hub.preload([missing, cairn_dir]).result(timeout=60)  # a bad folder is left for later
+    session = hub._sessions[cairn_dir]  # opened on the store thread, with its version read
+    assert session._version is not None and session._version.aliases is not None
+    warm = await hub.statuses(cairn_dir, ["users.email_verified", "deps/requests"])
+    other = StoreHub()
+    try:
+        cold = await other.statuses(cairn_dir, ["users.email_verified", "deps/requests"])
+    finally:
+        other.shutdown()
+    assert {e: (str(s.status), s.event_count) for e, s in warm.items()} == {
+        e: (str(s.status), s.event_count) for e, s in cold.items()
+    }
+    with pytest.raises(StoreUnavailable):
+        await hub.statuses(missing, ["users"])
+
+
 async def test_hover_cards_are_cached_until_the_log_changes(hub: StoreHub, tmp_path: Path) -> None:
     sample = make_sample(tmp_path / "shop")
     cairn_dir = sample.root / ".cairn"

@@ -1,16 +1,21 @@
-"""`Event.from_line` sets the frozen dataclass's slots itself (reads build thousands of
-events per editor batch): it must build exactly what the dataclass's constructor does."""
+"""Reading an event from its line: `Event.from_line` (a parsed line) and
+`event_from_bytes` (the bytes decoded straight into the struct, what reads use) must
+agree with each other and with a plain field-by-field construction, on odd lines too."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+import json
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cairn.store import EventDraft, Store
-from cairn.store.model import Event, EventType
+from cairn.store.fastid import loads
+from cairn.store.model import Event, EventType, event_from_bytes
 
 
 def _by_constructor(raw: dict[str, Any]) -> Event:
@@ -87,6 +92,39 @@ def test_from_line_builds_what_the_constructor_builds(raw: dict[str, Any]) -> No
     assert _fields(event) == _fields(expected)  # every slot is set (a missing one raises)
     with pytest.raises(AttributeError):
         event.reasoning = "changed"  # type: ignore[misc]  # still frozen
+    line = orjson.dumps(raw)
+    assert event_from_bytes(line, loads) == event  # decoded straight, or through from_line
+
+
+ODD_LINES = [
+    b'{"id":"%s","type":"add","entity":"t.c","redacted":1}' % (b"4" * 64),
+    b'{"id":"%s","type":"ADD","entity":"t.c","parents":null}' % (b"5" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","metadata":{"n":123456789012345678901234}}'
+    % (b"6" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","metadata":{"x":NaN}}' % (b"7" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","reasoning":"\\ud800 lone"}' % (b"8" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","unknown":{"a":[1,2]},"entity_kind":""}' % (b"9" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","parents":["a",3]}' % (b"a" * 64),
+    b'{"type":"add","entity":"t.c"}',
+    b'{"id":"%s","type":"bogus","entity":"t.c"}' % (b"b" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","reasoning":"caf\\u00e9 \\u2603"}' % (b"c" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","metadata":{"a":[{"b":1e400}],"c":1.5}}' % (b"d" * 64),
+    b'{"id":"%s","type":"add","entity":"t.c","metadata":{"big":18446744073709551616}}'
+    % (b"e" * 64),
+]
+
+
+@pytest.mark.parametrize("line", ODD_LINES)
+def test_decoding_the_bytes_agrees_with_parsing_then_building(line: bytes) -> None:
+    try:
+        expected: Event | type[Exception] = Event.from_line(loads(line))
+    except (KeyError, ValueError) as exc:
+        expected = type(exc)
+    try:
+        got: Event | type[Exception] = event_from_bytes(line, loads)
+    except (KeyError, ValueError) as exc:
+        got = type(exc)
+    assert got == expected
 
 
 def test_from_line_refuses_what_it_always_refused() -> None:
@@ -110,4 +148,55 @@ def test_logged_events_read_back_equal_to_what_was_written(store: Store) -> None
 
 
 def _fields(event: Event) -> dict[str, Any]:
-    return {f.name: getattr(event, f.name) for f in fields(Event)}
+    return {name: getattr(event, name) for name in Event.__struct_fields__}
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(1 << 70), max_value=1 << 70)
+    | st.floats(allow_nan=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+_FIELD = st.sampled_from(
+    ["reasoning", "alternative", "author", "entity_kind", "parents", "metadata", "redacted"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["add", "revert", "Reject", "nonsense"]),
+    extra=st.dictionaries(_FIELD, _JSON, max_size=4),
+)
+def test_any_line_reads_the_same_both_ways(kind: str, extra: dict[str, Any]) -> None:
+    raw = {"id": "f" * 64, "type": kind, "entity": "users.email", **extra}
+    line = json.dumps(raw, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    try:
+        expected: Event | type[Exception] = Event.from_line(loads(line))
+    except (KeyError, ValueError, TypeError) as exc:
+        expected = type(exc)
+    try:
+        got: Event | type[Exception] = event_from_bytes(line, loads)
+    except (KeyError, ValueError, TypeError) as exc:
+        got = type(exc)
+    assert got == expected
+
+
+def test_new_event_builds_what_the_constructor_builds() -> None:
+    from cairn.store.model import new_event
+
+    values = {
+        f.name: (f"v-{f.name}" if f.type in ("str", str) else None)
+        for f in msgspec.structs.fields(Event)
+        if f.name not in ("redacted", "content_digest")
+    }
+    values.update(type=EventType.REJECT, parents=("p1", "p2"), metadata={"k": [1, "x"]})
+    made = new_event(**values)
+    assert made == Event(**values)
+    assert [getattr(made, f.name) for f in msgspec.structs.fields(Event)] == [
+        getattr(Event(**values), f.name) for f in msgspec.structs.fields(Event)
+    ]
+    with pytest.raises(AttributeError):
+        made.id = "changed"  # type: ignore[misc]

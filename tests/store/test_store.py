@@ -142,6 +142,29 @@ def test_table_status_is_not_polluted_by_its_columns(store: Store) -> None:
     assert many["nope"].status is Status.UNKNOWN
 
 
+def test_a_tables_rollup_reads_no_line_of_its_columns(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store.append(EventDraft(type="create", entity="users", reasoning="table"))
+    for column in ("email", "name", "ssn"):
+        store.append(EventDraft(type="add", entity=f"users.{column}", reasoning="col"))
+        store.append(EventDraft(type="reject", entity=f"users.{column}", reasoning="no"))
+    store.append(EventDraft(type="supersede", entity="users.name", reasoning="fine after all"))
+    store.refresh()
+    spans: list[int] = []
+    read = store.index._read
+    monkeypatch.setattr(store.index, "_read", lambda off, n: spans.append(off) or read(off, n))
+    st = store.status("users")
+    assert st.rollup == {
+        "users.email": Status.REJECTED,
+        "users.name": Status.REOPENED,
+        "users.ssn": Status.REJECTED,
+    }
+    assert list(st.rollup) == ["users.email", "users.name", "users.ssn"]  # in path order
+    assert st.status is Status.ACTIVE and st.latest is not None
+    assert len(spans) == 1  # the table's own latest event; the columns' come from their rows
+
+
 def test_rejects_of_different_alternatives_stand_side_by_side(store: Store) -> None:
     store.append(EventDraft(type="add", entity="deps/stripe", reasoning="payments"))
     r1 = store.append(
