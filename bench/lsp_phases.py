@@ -50,11 +50,11 @@ def main() -> None:
     mark("build the server (protocol converter, features)")
 
     from cairn.indexer.languages import language_for
-    from cairn.indexer.queries import builtin_query
+    from cairn.indexer.queries import builtin_for_file
 
     language = language_for(file)
     assert language is not None
-    builtin_query(language)
+    builtin_for_file(language, file.rsplit("/", 1)[-1])  # what Document compiles
     mark("compile the tree-sitter query (the file's language)")
     from cairn.indexer import Document
 

@@ -31,6 +31,7 @@ import logging
 import marshal
 import os
 import sys
+import zlib
 from importlib import import_module
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
@@ -57,10 +58,13 @@ Key = tuple[str, str, str, int]
 
 
 def cache_path() -> Path:
-    """The cache file: `$XDG_CACHE_HOME/cairn/` (or `~/.cache/cairn/`), one per interpreter."""
+    """The cache file: `$XDG_CACHE_HOME/cairn/` (or `~/.cache/cairn/`), one per
+    interpreter and environment (two virtualenvs with other library versions would
+    otherwise rewrite each other's file at every start)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     tag = sys.implementation.cache_tag or "python"
-    return Path(base) / "cairn" / f"lsp-codegen-{tag}.marshal"
+    env = zlib.crc32(sys.prefix.encode("utf-8", "surrogateescape"))
+    return Path(base) / "cairn" / f"lsp-codegen-{tag}-{env:08x}.marshal"
 
 
 class CodeCache:

@@ -250,3 +250,13 @@ async def test_the_server_saves_its_cache_and_the_next_start_answers_the_same(
     assert size > 100_000  # the LSP types' generated methods
     assert await session() == first
     assert cache_file(home).stat().st_size >= size
+
+
+def test_each_environment_has_its_own_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two virtualenvs (other library versions) must not rewrite each other's cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    here = codegen_cache.cache_path()
+    monkeypatch.setattr(codegen_cache.sys, "prefix", str(tmp_path / "other-venv"))
+    there = codegen_cache.cache_path()
+    assert here != there and here.parent == there.parent == tmp_path / "cairn"
+    assert here.name.startswith(f"lsp-codegen-{sys.implementation.cache_tag}-")
