@@ -86,18 +86,19 @@ def extract(
     broken = {i for i, c in enumerate(chunks) if c.has_error}
     old = cache.entries
     dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
+    ascii = lines.ascii
+    positions: list[tuple[int, int]] = []
+    for chunk in chunks:
+        row, column = chunk.start_point
+        positions.append((row, column if ascii else lines.utf16_column(row, column)))
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
-        fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries)
+        fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries, positions)
     entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = {}
     out: list[Symbol] = []
-    ascii = lines.ascii
-    for index, chunk in enumerate(chunks):
-        row, column = chunk.start_point
-        position = (row, column if ascii else lines.utf16_column(row, column))
-        if index in fresh:
-            symbols = fresh[index]
-        else:
+    for index, position in enumerate(positions):
+        symbols = fresh.get(index)
+        if symbols is None:
             cached_position, symbols = old[keys[index]]
             if cached_position != position:
                 symbols = [_shift(s, cached_position, position) for s in symbols]
@@ -115,12 +116,15 @@ def _index_chunks(
     ctx: FileContext,
     lines: LineIndex,
     queries: Sequence[CompiledQuery],
+    positions: list[tuple[int, int]] | None = None,
 ) -> dict[int, list[Symbol]]:
+    """Symbols of the `dirty` chunks (indexes into `chunks`, ascending); `positions`
+    are the chunks' LSP start positions when the caller has them."""
     starts = [c.start_byte for c in chunks]
-    wanted = set(dirty)
-    captures: dict[int, list[Capture]] = {i: [] for i in dirty}
-    containers: dict[int, list[tuple[Node, str]]] = {i: [] for i in dirty}
-    spans = _runs(chunks, dirty) if len(dirty) < len(chunks) else [None]
+    wanted = set(dirty) if len(dirty) < len(chunks) else None  # None: every chunk
+    found: list[tuple[int, Capture]] = []  # (chunk, capture)
+    held: list[tuple[int, Node, str]] = []  # (chunk, container, its name)
+    spans = _runs(chunks, dirty) if wanted is not None else [None]
     for compiled in queries:
         for span in spans:
             cursor = QueryCursor(compiled.query)
@@ -130,16 +134,23 @@ def _index_chunks(
                 if "container" in nodes and "container.name" in nodes:
                     node = nodes["container"][0]
                     chunk = max(0, bisect_right(starts, node.start_byte) - 1)
-                    if chunk in wanted:
-                        containers[chunk].append((node, node_text(nodes["container.name"][0])))
+                    if wanted is None or chunk in wanted:
+                        held.append((chunk, node, node_text(nodes["container.name"][0])))
                 for capture in match_captures(compiled, pattern, nodes, ctx):
                     chunk = max(0, bisect_right(starts, capture.name_node.start_byte) - 1)
-                    if chunk in wanted:  # else a match reaching into a clean chunk: known
-                        captures[chunk].append(capture)
+                    # else a match reaching into a clean chunk: known already
+                    if wanted is None or chunk in wanted:
+                        found.append((chunk, capture))
     prefix = file_prefix(ctx.path)
-    together = _build_together(ctx, lines, prefix, chunks, dirty, captures, containers)
+    together = _build_together(ctx, lines, prefix, chunks, dirty, found, held, positions)
     if together is not None:
         return together
+    captures: dict[int, list[Capture]] = {i: [] for i in dirty}
+    containers: dict[int, list[tuple[Node, str]]] = {i: [] for i in dirty}
+    for chunk, capture in found:
+        captures[chunk].append(capture)
+    for chunk, node, name in held:
+        containers[chunk].append((node, name))
     return {
         index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
         if captures[index]
@@ -154,8 +165,9 @@ def _build_together(
     prefix: str | None,
     chunks: list[Node],
     dirty: list[int],
-    captures: dict[int, list[Capture]],
-    containers: dict[int, list[tuple[Node, str]]],
+    found: list[tuple[int, Capture]],
+    held: list[tuple[int, Node, str]],
+    positions: list[tuple[int, int]] | None = None,
 ) -> dict[int, list[Symbol]] | None:
     """The dirty chunks' symbols from one `build_symbols` over all of them, split back
     per chunk; None when a scope reaches outside its chunk (then a single pass could
@@ -168,33 +180,38 @@ def _build_together(
     splitting it by position gives each chunk its own sorted list."""
     if len(dirty) < 2:
         return None
-    every: list[Capture] = []
-    scopes: list[tuple[Node, str]] = []
-    for index in dirty:
-        chunk = chunks[index]
-        low, high = chunk.start_byte, chunk.end_byte
-        for capture in captures[index]:
-            if capture.kind in CODE_KINDS:
-                node = capture.range_node
-                if node.start_byte < low or node.end_byte > high:
-                    return None
-        for node, _ in containers[index]:
-            if node.start_byte < low or node.end_byte > high:
+    for chunk, capture in found:
+        if capture.kind in CODE_KINDS:
+            node, outer = capture.range_node, chunks[chunk]
+            if node.start_byte < outer.start_byte or node.end_byte > outer.end_byte:
                 return None
-        every.extend(captures[index])
-        scopes.extend(containers[index])
+    for chunk, node, _ in held:
+        outer = chunks[chunk]
+        if node.start_byte < outer.start_byte or node.end_byte > outer.end_byte:
+            return None
     out: dict[int, list[Symbol]] = {index: [] for index in dirty}
-    if not every:
+    if not found:
         return out
-    ascii = lines.ascii
-    starts: list[tuple[int, int]] = []
-    for index in dirty:
-        row, column = chunks[index].start_point
-        starts.append((row, column if ascii else lines.utf16_column(row, column)))
-    for symbol in build_symbols(ctx, lines, prefix, every, scopes):
+    if positions is None:
+        ascii = lines.ascii
+        positions = []
+        for chunk_node in chunks:
+            row, column = chunk_node.start_point
+            positions.append((row, column if ascii else lines.utf16_column(row, column)))
+    symbols = build_symbols(
+        ctx, lines, prefix, [c for _, c in found], [(n, name) for _, n, name in held]
+    )
+    # symbols come sorted by position, and chunks are in order: one walk splits them
+    at = 0
+    last = len(dirty) - 1
+    following = positions[dirty[1]]
+    for symbol in symbols:
         name = symbol.name_range
-        at = bisect_right(starts, (name.start_line, name.start_character)) - 1
-        out[dirty[max(0, at)]].append(symbol)
+        where = (name.start_line, name.start_character)
+        while at < last and following <= where:
+            at += 1
+            following = positions[dirty[at + 1]] if at < last else following
+        out[dirty[at]].append(symbol)
     return out
 
 

@@ -73,8 +73,39 @@ def test_nothing_to_build_gives_every_chunk_an_empty_list() -> None:
     assert doc._tree is not None
     chunks = list(doc._tree.root_node.children)
     ctx = FileContext(doc.file, "python", doc._data)
-    built = _build_together(
-        ctx, doc._lines, "notes.py::", chunks, [0, 1], {0: [], 1: []}, {0: [], 1: []}
-    )
+    built = _build_together(ctx, doc._lines, "notes.py::", chunks, [0, 1], [], [])
     assert built == {0: [], 1: []}
     assert doc.symbols == []
+
+
+def test_two_distant_edits_rebuild_only_their_chunks_in_one_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from indexer_helpers import assert_consistent
+
+    from cairn.indexer import extract as extract_module
+
+    text = s.MIGRATION
+    doc = Document("db/001.sql", text)
+    before = doc.symbols
+    lines = text.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("CREATE TABLE "))
+    last = max(i for i, line in enumerate(lines) if line.startswith("ALTER TABLE "))
+    assert first < last - 2
+    passes: list[list[int]] = []
+    real = extract_module._build_together
+
+    def spy(*args: object) -> object:
+        passes.append(list(args[4]))  # type: ignore[call-overload]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(extract_module, "_build_together", spy)
+    # two edits before the symbols are asked for: the chunk path, two dirty chunks
+    # with clean ones between them (a space after the keywords changes no entity)
+    doc.edit(last, len("ALTER TABLE"), last, len("ALTER TABLE"), " ")
+    doc.edit(first, len("CREATE TABLE"), first, len("CREATE TABLE"), " ")
+    lines[first] = lines[first].replace("CREATE TABLE", "CREATE TABLE ", 1)
+    lines[last] = lines[last].replace("ALTER TABLE", "ALTER TABLE ", 1)
+    assert [sym.entity for sym in doc.symbols] == [sym.entity for sym in before]
+    assert [len(dirty) for dirty in passes] == [2]  # the two edited chunks, in one pass
+    assert_consistent(doc, "\n".join(lines), "db/001.sql")
