@@ -471,13 +471,17 @@ class Index:
         read after another: on a machine that pages cold file pages out (a VM), an
         editor's batch at 1M events waited on ~600 such reads in a row.
         """
+        self.will_read(spans)
+        return [event_from_bytes(self._read(off, length), parse_line) for off, length in spans]
+
+    def will_read(self, spans: list[tuple[int, int]]) -> None:
+        """Tell the kernel these spans of the log are about to be read (see `events_at`)."""
         if len(spans) > 1 and _advise is not None:
             if self._fd is None:
                 self._fd = os.open(self.log_path, os.O_RDONLY)
             fd = self._fd
             for off, length in sorted(spans):
                 _advise(fd, off, length, _WILLNEED)
-        return [event_from_bytes(self._read(off, length), parse_line) for off, length in spans]
 
     def event_id_at(self, row: Row) -> str:
         """The full id of a row's event, read from its line without parsing all of it."""

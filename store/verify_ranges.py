@@ -455,8 +455,8 @@ def _start_workers(log: LogBytes, bounds: list[int], earlier: frozenset[str]) ->
                 writer.close()
                 jobs.append((process, reader, lo, hi))
                 continue
-            except OSError:  # out of processes or memory: read it here
-                context = None
+            except (OSError, AssertionError):  # out of processes or memory, or this is
+                context = None  # a daemonic worker itself (it may not fork): read it here
         jobs.append((None, None, lo, hi))
     return jobs
 

@@ -62,12 +62,15 @@ COMMANDS = [
     ["verify"], ["doctor"], ["digest"], ["export", "markdown"], ["export", "jsonl"],
     ["log", "users.email"], ["log", "users.email", "add"], ["history", "users.email"],
 ]  # fmt: skip
+# Where a fuzzed `export ... --output` may write: one file per test process, so a file
+# left by another run (or another engineer's, in a shared /tmp) is not this run's.
+OUTPUT = Path(tempfile.gettempdir()) / f"cairn-fuzz-out-{os.getpid()}"
 OPTIONS = [
     "-r", "--reason", "--json", "--as-of", "--occurred-at", "--revisit-after", "--author",
     "--agent", "--session", "--commit", "--diff", "--alternative", "--of", "--reverts",
     "--supersedes", "--children", "--all", "--limit", "--kind", "--expires-when",
     "--stale-when", "--today", "--staged", "--stdin-filename", "--status", "--strict",
-    "-h", "--", "-", "--output=/tmp/cairn-fuzz-out", "--key",
+    "-h", "--", "-", f"--output={OUTPUT}", "--key",
 ]  # fmt: skip
 WORDS = [
     "users", "users.email", "deps/stripe", "env/KEY", "route/GET /u/{id}", "src/a.py::f",
@@ -147,7 +150,12 @@ def test_cli_argument_vectors(cli_env: None, argv: list[str]) -> None:
             assert added.endswith(b"\n") and added.count(b"\n") == 1, (argv, added)
             raw = json.loads(added)
             assert line_id(raw) == raw["id"], argv
-        assert not Path("/tmp/cairn-fuzz-out").exists()
+        if OUTPUT.exists():
+            # Only an export told to write there may have, and it writes whole files.
+            assert argv[0] == "export" and f"--output={OUTPUT}" in argv, argv
+            text = OUTPUT.read_bytes()
+            OUTPUT.unlink()
+            assert not text or text.endswith(b"\n"), argv
 
 
 # --- LSP -------------------------------------------------------------------------------
