@@ -17,7 +17,7 @@ import orjson
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
-from cairn.store.index import Index, Row
+from cairn.store.index import MARKED_KEYS, Index, Row
 from cairn.store.model import (
     Attempt,
     EntityStatus,
@@ -37,6 +37,12 @@ __all__ = ["STATUS_CACHE_MAX", "Reader", "canonical"]
 
 STATUS_CACHE_MAX = 50_000
 _ROOT_PREFIXES = ("route/", "deps/", "env/")
+
+
+def _marked(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """`keys` when the index marks every one of them (its rows can be asked for by key),
+    else nothing (every row of the type, then a byte search)."""
+    return keys if keys and MARKED_KEYS.issuperset(keys) else ()
 
 
 class Reader:
@@ -241,14 +247,16 @@ class Reader:
 
     def renames(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.renames`."""
-        return [e for _, e in self._carrying(self.index.rename_rows(), carrying)]
+        rows = self.index.rename_rows(_marked(carrying))
+        return [e for _, e in self._carrying(rows, carrying)]
 
     def _carrying(self, rows: Iterable[Row], keys: tuple[str, ...]) -> list[tuple[Row, Event]]:
         """The events of `rows` whose metadata has one of `keys` (all of them when none).
 
-        A line without the key's quoted name cannot have it in its metadata (canonical
-        JSON writes an ASCII key as it is), so it is not parsed: the editor asks for the
-        few reverts that carry a fingerprint among tens of thousands that do not.
+        The index marks the keys of `MARKED_KEYS` (`_marked` narrows the rows to them
+        before any line is read); for any other key, a line without the key's quoted name
+        cannot have it in its metadata (canonical JSON writes an ASCII key as it is), so
+        it is not parsed.
         """
         if not keys:
             rows = list(rows)
@@ -342,7 +350,7 @@ class Reader:
 
         # The key first when there is one: a byte search, where openness is a query per
         # entity.
-        found = self._carrying(self.index.revert_rows(), carrying)
+        found = self._carrying(self.index.revert_rows(_marked(carrying)), carrying)
         return [e for r, e in found if is_open(r)]
 
     def due_reviews(self, today: date | None) -> list[Review]:

@@ -15,12 +15,21 @@ from cairn.store.index import FLUSH_EVERY
 def _tables(store: Store) -> dict[str, Any]:
     db = store.index.db
     out: dict[str, Any] = {}
-    for table in ("ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage"):
+    for table in (
+        "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark"
+    ):  # fmt: skip
         out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
     out["heads"] = store.heads()
     for word in ("plan", "rollback", "cards", "email", "stripe"):
         out[f"search {word}"] = [(h.event.id, round(h.score, 9)) for h in store.search(word)]
     return out
+
+
+def _metadata(i: int, kind: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"source_key": f"git:{i}"} if i % 8 == 0 else {}
+    if kind == "revert" and i % 2:
+        meta["fingerprint"] = f"ab{i} cd{i}"  # a marked key (`MARKED_KEYS`)
+    return meta
 
 
 def _drafts(first: int, n: int) -> list[EventDraft]:
@@ -39,7 +48,7 @@ def _drafts(first: int, n: int) -> list[EventDraft]:
                 occurred_at="2020-01-02" if i % 5 == 0 else "",
                 revisit_after="2027-01-01" if i % 6 == 0 else "",
                 expires_when="manual:stripe v3 ships" if i % 7 == 0 else "",
-                metadata={"source_key": f"git:{i}"} if i % 8 == 0 else {},
+                metadata=_metadata(i, kind),
                 key=f"k-{i}" if i % 9 == 0 else "",
             )
         )
@@ -52,7 +61,7 @@ def test_a_written_batch_indexes_as_a_rebuild_of_its_log_does(cairn_dir: Path) -
         store.append(EventDraft(type="supersede", entity="t1.c1", reasoning="reopen"))
         store.append_many(_drafts(40, 30))
         written = _tables(store)
-    assert written["review"] and written["srckey"] and written["ikey"]
+    assert written["review"] and written["srckey"] and written["ikey"] and written["mark"]
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _tables(store) == written

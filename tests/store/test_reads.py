@@ -164,6 +164,28 @@ def test_open_reverts_carrying_a_key_are_only_those_whose_metadata_has_it(store:
     assert len(store.open_reverts()) == 3
 
 
+def test_the_index_finds_marked_rows_without_reading_the_log(store: Store) -> None:
+    # Rename links and fingerprinted reverts are marked at ingest: asking for them by key
+    # gives only their rows, and a rebuild marks the same.
+    put(store, "rename", "users.mail", "no link", "2026-01-01")
+    link = put(store, "rename", "users.email", "x", "2026-01-02", metadata={"renamed_to": "u.e"})
+    put(store, "revert", "a.py::f", "no print", "2026-01-03")
+    fp = put(store, "revert", "a.py::g", "p", "2026-01-04", metadata={"fingerprint": "ab"})
+    cairn_dir = store.cairn_dir
+    store.close()
+    for rebuilt in (False, True):
+        if rebuilt:
+            Store.rebuild(cairn_dir)
+        with Store.open(cairn_dir) as fresh:
+            index = fresh.index
+            links = index.rename_rows(("renamed_to", "renamed_from"))
+            assert [index.event_id_at(r) for r in links] == [link.id]
+            assert [index.event_id_at(r) for r in index.revert_rows(("fingerprint",))] == [fp.id]
+            assert len(index.rename_rows()) == 2 and len(index.revert_rows()) == 2
+            with pytest.raises(ValueError, match="marks no metadata key"):
+                index.revert_rows(("source",))
+
+
 def test_renames_carrying_link_keys_skip_renames_that_link_nothing(store: Store) -> None:
     put(store, "rename", "users.mail", "no link recorded", "2026-01-01")
     to = put(store, "rename", "users.email", "x", "2026-01-02", metadata={"renamed_to": "users.e"})
