@@ -3,21 +3,10 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 
 from cairn.indexer import Document, index_text
-
-
-@pytest.fixture
-def collector_state() -> Iterator[None]:
-    was = gc.isenabled()
-    yield
-    if was:
-        gc.enable()
-    else:
-        gc.disable()
 
 
 @pytest.mark.usefixtures("collector_state")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,6 @@ import pytest
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.gcpause import gc_paused
 from cairn.store.verify import verify
-
-
-@pytest.fixture
-def collector_state() -> Iterator[None]:
-    was = gc.isenabled()
-    yield
-    if was:
-        gc.enable()
-    else:
-        gc.disable()
 
 
 def test_the_collector_is_off_inside_and_restored_after_an_error(collector_state: None) -> None:
