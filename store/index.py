@@ -26,6 +26,7 @@ from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes
 from cairn.store.paths import EntityPathError, canonicalise
+from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
 from cairn.store.status_rows import NewEvent, State, advance, conflict_of
 from cairn.store.times import to_ms
@@ -214,6 +215,7 @@ class Index:
         self._states: dict[int, State] = {}  # rows moved forward, stored when it ends
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
+        self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         self.load_state()
 
     # --- connection and state -----------------------------------------------------
@@ -312,6 +314,7 @@ class Index:
     def load_state(self) -> None:
         """Reload what lives in memory (DAG shape, heads, counters) from the database."""
         self.loaded_version = self.db.execute("PRAGMA data_version").fetchone()[0]
+        self._prefix.clear()  # another process may have recorded other digests
         meta = self.meta()
         self.heads = set(json.loads(meta.get("heads", "[]")))
         self.consumed = int(meta.get("consumed", 0))
@@ -369,13 +372,24 @@ class Index:
             return hashlib.sha256(fh.read(upto - start)).hexdigest()
 
     def is_append_of_ingested(self, st: os.stat_result) -> bool:
-        """True when the file only grew since the index caught up (same inode, same tail)."""
+        """True when the file begins with the bytes the index ingested: it only grew
+        (same inode, same tail), or it was replaced by one that starts with the same
+        bytes (git's checkout, pull and merge write a new file; `cairn.store.prefix`)."""
         recorded = self.recorded_stat()
         if recorded is None:
             return self.consumed == 0
-        if st.st_ino != recorded[2] or st.st_size < self.consumed:
+        if st.st_size < self.consumed:
             return False
-        return self.tail_hash(self.consumed) == self.meta().get("tail", "")
+        if st.st_ino == recorded[2]:
+            return self.tail_hash(self.consumed) == self.meta().get("tail", "")
+        try:
+            fd = os.open(self.log_path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            return starts_with_ingested(fd, self.meta(), self.consumed)
+        finally:
+            os.close(fd)
 
     def reset(self) -> None:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
@@ -1021,7 +1035,17 @@ class Index:
             ("heads", json.dumps(sorted(self.heads))),
             ("bad_lines", self.bad_lines),
         ]
-        self.db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", rows)
+        digests: list[tuple[str, str]] = []
+        with contextlib.suppress(OSError):
+            fd = os.open(self.log_path, os.O_RDONLY)
+            try:
+                digests = self._prefix.advance(fd, self.meta(), consumed)
+            finally:
+                os.close(fd)
+        if not digests:  # unreadable: a replaced log must then be rebuilt, not trusted
+            self._prefix.clear()
+            self.db.execute("DELETE FROM meta WHERE k IN ('blocks', 'rest')")
+        self.db.executemany("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", [*rows, *digests])
 
     # --- queries ------------------------------------------------------------------------
 
