@@ -46,8 +46,9 @@ __all__ = [
 ]
 
 # 5: ev_rename, the rename links alias resolution reads; 6: ikey, idempotency keys;
-# 7: ev_revert, the open reverts change fingerprints are read from
-SCHEMA_VERSION = "8"
+# 7: ev_revert, the open reverts change fingerprints are read from; 8: mark;
+# 9: ev_supersede, what due reviews leave out (a scan of every event before)
+SCHEMA_VERSION = "9"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -61,6 +62,7 @@ _STATUS_CODES = {s: i for i, s in enumerate(STATUSES)}
 _CODE_OF: dict[EventType, int] = {t: i for i, t in enumerate(TYPES)}
 _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
+_SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 
@@ -85,6 +87,7 @@ CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
 CREATE INDEX damage_h ON damage(h);
 CREATE INDEX ev_rename ON ev(seq) WHERE ty = {_RENAME_CODE};
 CREATE INDEX ev_revert ON ev(ent, seq) WHERE ty = {_REVERT_CODE};
+CREATE INDEX ev_supersede ON ev(ref) WHERE ty = {_SUPERSEDE_CODE};
 CREATE TABLE mark(k TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(k, seq)) WITHOUT ROWID;
 """
 # Metadata keys whose few events a reader asks for among many: rename links (the
@@ -1187,10 +1190,15 @@ class Index:
         """(seq, revisit_after, expires_when) of every event that asks for a review."""
         return self.db.execute("SELECT seq, revisit, expires FROM review ORDER BY seq").fetchall()
 
-    def superseded_keys(self) -> set[int]:
-        """Id keys of every event some supersede names."""
-        sql = "SELECT ref FROM ev WHERE ty = ? AND ref IS NOT NULL"
-        return {t[0] for t in self.db.execute(sql, (TYPE_CODES["supersede"],))}
+    def superseded_keys(self, among: Collection[int]) -> set[int]:
+        """The id keys in `among` that some supersede names."""
+        # The type as a literal: only then can SQLite prove the partial index covers it
+        # (without it, a scan of every event: 280 ms at 1M).
+        sql = (
+            f"SELECT ref FROM ev WHERE ty = {_SUPERSEDE_CODE} "
+            "AND ref IN (SELECT value FROM json_each(?))"
+        )
+        return {t[0] for t in self.db.execute(sql, (json.dumps(list(among)),))}
 
     def source_keys(self, prefix: str) -> set[str]:
         """Importers' idempotency keys starting with `prefix`."""
