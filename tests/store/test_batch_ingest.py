@@ -106,7 +106,7 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
         created = _indexes(store)
         store.append_many(_drafts(0, 30))
         before = _tables(store)
-    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert"} <= set(created)
+    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _indexes(store) == created
