@@ -364,7 +364,7 @@ class Reader:
         if not found:
             return []
         rows = self.index.rows_by_seq([f[0] for f in found])
-        superseded = self.index.superseded_keys()
+        superseded = self.index.superseded_keys({r.h for r in rows.values()})
         out: list[Review] = []
         for seq, revisit, expires in found:
             row = rows[seq]
