@@ -44,6 +44,12 @@ def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str
     if _WIRE_RE.match(text):  # already UTC with a Z: keep the first three decimals
         try:
             datetime.fromisoformat(text[:19])
+            if text[-1] == "Z":  # (`$` also matches before a final newline)
+                size = len(text)
+                if size == 24:  # exactly milliseconds: the text is its own wire form
+                    return text
+                if size > 24:
+                    return text[:23] + "Z"
             return text[:20] + (text[20:-1] + "00")[:3] + "Z"
         except ValueError:
             pass  # e.g. month 13: the general path below says what is wrong

@@ -50,8 +50,12 @@ HEX = re.compile(r"^[0-9a-f]+$")
 _TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
 _KINDS = frozenset(k.value for k in EntityKind)
 _VALUES = {t: t.value for t in EventType}  # `Enum.value` is a slow descriptor
+# A member is a class attribute lookup through the enum's metaclass: once, not per draft.
+_REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.REVERT
 # The types a later draft of the same batch may name (a supersede, a revert's change).
 _REF_TYPES = frozenset(t for t in EventType if t.is_verdict or t.is_applied) | {EventType.SUPERSEDE}
+
+_ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
 
 # An entity's events as the log holds them (the read path answers it).
 EventsOn = Callable[[str], list[Event]]
@@ -69,19 +73,21 @@ class BatchContext:
     """Per-write caches: canonical entities and the batch's events (for ref lookups)."""
 
     def __init__(self) -> None:
-        self._canon: dict[str, tuple[str, str]] = {}
-        self.by_entity: dict[str, list[Event]] = {}
+        # The batch's events, grouped by entity only when a supersede or revert asks
+        # (most batches never do): a list append per event, not a dict of lists.
+        self.events: list[Event] = []
+        self._by_entity: dict[str, list[Event]] = {}
+        self._grouped = 0
 
-    def entity(self, raw: str) -> tuple[str, str]:
-        hit = self._canon.get(raw)
-        if hit is None:
-            hit = _parsed(raw)
-            self._canon[raw] = hit
-        return hit
-
-    def add(self, event: Event) -> None:
-        if event.type in _REF_TYPES:
-            self.by_entity.setdefault(event.entity, []).append(event)
+    def on(self, entity: str) -> list[Event]:
+        """The batch's events on `entity` that a later draft may name (verdicts, changes,
+        supersedes), in order."""
+        grouped = self._by_entity
+        for event in self.events[self._grouped :]:
+            if event.type in _REF_TYPES:
+                grouped.setdefault(event.entity, []).append(event)
+        self._grouped = len(self.events)
+        return grouped.get(entity, [])
 
 
 class Preparer:
@@ -92,6 +98,9 @@ class Preparer:
         self._events_on = events_on
         self._author_lookup = author
         self._author: str | None = None
+        # raw path -> (canonical path, inferred kind, why the path is refused or ""): a
+        # bulk load names each entity again and again, across batches.
+        self._entities: dict[str, tuple[str, str, str]] = {}
 
     def prepare(
         self, draft: EventDraft, parents: list[str], ctx: BatchContext, masked: list[str]
@@ -103,7 +112,8 @@ class Preparer:
                 etype = EventType.parse(draft.type)
             except ValueError as exc:
                 raise ValidationError(str(exc)) from None
-        entity, inferred_kind = ctx.entity(draft.entity)
+        hit = self._entities.get(draft.entity)
+        entity, inferred_kind, refusal = hit if hit is not None else self._entity(draft.entity)
         reasoning = (draft.reasoning or "").strip()
         if not reasoning:
             raise ValidationError(
@@ -112,16 +122,16 @@ class Preparer:
         # A reject's ENTITY is what was rejected; `alternative` optionally names the
         # approach when the entity alone does not say it.
         alternative = (draft.alternative or "").strip()
-        if etype is EventType.REDACT:
+        if etype is _REDACT:
             _check_redact_target(draft.metadata)
         supersedes = reverts = ""
-        if draft.supersedes and etype is not EventType.SUPERSEDE:
+        if draft.supersedes and etype is not _SUPERSEDE:
             raise ValidationError("--supersedes only goes with type supersede")
-        if draft.reverts and etype is not EventType.REVERT:
+        if draft.reverts and etype is not _REVERT:
             raise ValidationError("--reverts only goes with type revert")
-        if etype is EventType.SUPERSEDE:
+        if etype is _SUPERSEDE:
             supersedes = self._supersede_target(entity, draft.supersedes, ctx)
-        elif etype is EventType.REVERT and draft.reverts:
+        elif etype is _REVERT and draft.reverts:
             reverts = self._revert_target(entity, draft.reverts, ctx)
         recorded_at = parse_ts(draft.recorded_at, field="recorded_at") if draft.recorded_at else ""
         if not recorded_at:
@@ -136,7 +146,8 @@ class Preparer:
         metadata = draft.metadata or {}
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
-        _check_json(metadata, "metadata")
+        if metadata:
+            _check_json(metadata, "metadata")
         key = check_key(draft.key) if draft.key else ""
         if key:
             metadata = {**metadata, IDEMPOTENCY: {"key": key, "request": request_digest(draft)}}
@@ -192,7 +203,8 @@ class Preparer:
             or len(diff) > _SHORT_DIFF
         ):
             check_sizes(header, content)  # short text is under every limit: no need
-        refuse_secret_in(draft.entity if isinstance(draft.entity, str) else "", entity)
+        if refusal:
+            raise ValidationError(refusal)
         if metadata or not isinstance(diff, str):
             header, content = mask_event(header, content, masked)
         elif might_hold_secret(
@@ -206,7 +218,7 @@ class Preparer:
                 "--key looks like it holds a secret; use a random id such as a UUID"
             )
         try:
-            eid, line = encode_event(header, content)
+            eid, line = _encode_owned(header, content)
         except (ValueError, TypeError) as exc:
             raise ValidationError(f"cannot encode the event: {exc}") from None
         get = header.get
@@ -217,8 +229,19 @@ class Preparer:
             occurred_at, revisit, get("expires_when", ""), get("stale_when", ""),
             content.get("metadata") or {},
         )  # fmt: skip
-        ctx.add(event)
+        ctx.events.append(event)
         return Pending(event, line)
+
+    def _entity(self, raw: str) -> tuple[str, str, str]:
+        """(canonical path, inferred kind, refusal) of a raw path; ValidationError when it
+        is no path. The refusal (a credential in the path) is raised by `prepare` after
+        its other checks, so the first error a draft gets does not change."""
+        path, kind = _parse_entity(raw)
+        hit = (path, kind, _path_refusal(raw if isinstance(raw, str) else "", path))
+        if len(self._entities) >= _ENTITY_CACHE:
+            self._entities.clear()
+        self._entities[raw] = hit
+        return hit
 
     def _default_author(self) -> str:
         if self._author is None:
@@ -275,7 +298,7 @@ class Preparer:
         raise ValidationError(f"{given} is not an applied change on {entity}; --reverts names one")
 
     def _entity_events(self, entity: str, ctx: BatchContext) -> list[Event]:
-        return self._events_on(entity) + ctx.by_entity.get(entity, [])
+        return self._events_on(entity) + ctx.on(entity)
 
     def _open_verdict_ids(self, entity: str, ctx: BatchContext) -> list[str]:
         events = self._entity_events(entity, ctx)
@@ -513,17 +536,18 @@ def check_sizes(header: dict[str, Any], content: dict[str, Any]) -> None:
                 )
 
 
-def refuse_secret_in(*paths: str) -> None:
-    """An entity path names a thing; one that holds a credential is refused, not masked
-    (a masked path would be a different entity). Both the path as given and its
+def _path_refusal(*paths: str) -> str:
+    """Why an entity path is refused, or "": one that holds a credential is refused, not
+    masked (a masked path would be a different entity). Both the path as given and its
     canonical form are checked: canonicalising can hide a URL (`//` folds to `/`)."""
     for path in paths:
         kinds = _secret_kinds_in_path(path)
         if kinds:
-            raise ValidationError(
+            return (
                 f"the entity path looks like it holds a secret ({', '.join(kinds)}); "
                 "name the thing the decision is about, not its credential"
             )
+    return ""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -630,14 +654,22 @@ def encode_event(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, 
     (an integer beyond 64 bits, a lone surrogate) takes the standard encoder.
     tests/store/test_canonical.py checks both against the one definition.
     """
+    return _encode_owned(dict(header), content)
+
+
+def _encode_owned(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:
+    """`encode_event` of a header the caller gives away: the one dict becomes the id's
+    header (with `content_digest`) and then the whole line, instead of two copies."""
     try:
-        digest = sha256(_dumps(content, option=_SORTED)).hexdigest()
-        head = dict(header)
-        head["content_digest"] = digest
-        eid = sha256(_dumps(head, option=_SORTED)).hexdigest()
-        whole = {**header, **content, "id": eid}
-        return eid, _dumps(whole, option=_SORTED_LINE)
-    except TypeError:
+        header["content_digest"] = sha256(_dumps(content, option=_SORTED)).hexdigest()
+        eid = sha256(_dumps(header, option=_SORTED)).hexdigest()
+        del header["content_digest"]
+        header.update(content)
+        header["id"] = eid
+        return eid, _dumps(header, option=_SORTED_LINE)
+    except TypeError:  # metadata orjson cannot hold (only content can fail)
+        for name in ("content_digest", "id", *content):
+            header.pop(name, None)
         return encode_event_by_members(header, content)
 
 
@@ -687,12 +719,14 @@ def _check_json(value: Any, where: str) -> None:
         raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
 
 
-@lru_cache(maxsize=1 << 17)
-def _parsed(raw: str) -> tuple[str, str]:
-    """(canonical path, kind) of a raw entity path: parsing was a tenth of a bulk load,
-    and a batch of 10k events names each entity again and again across batches."""
+def _parse_entity(raw: str) -> tuple[str, str]:
+    """(canonical path, kind) of a raw entity path, or ValidationError."""
     try:
         parsed = parse(raw)
     except EntityPathError as exc:
         raise ValidationError(str(exc)) from None
     return parsed.path, parsed.kind.value
+
+
+# For request digests; `Preparer` keeps its own (parsing was a tenth of a bulk load).
+_parsed = lru_cache(maxsize=1 << 12)(_parse_entity)

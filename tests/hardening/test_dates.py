@@ -143,3 +143,25 @@ def test_importer_times_keep_four_digit_years() -> None:
     assert normalise_time("0999-06-01") == "0999-06-01T00:00:00Z"
     with pytest.raises(SourceError):
         normalise_time("0001-01-01T00:00:00+05:00")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    moment=st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    decimals=st.integers(1, 9),
+    tail=st.sampled_from(["", "\n"]),
+)
+def test_a_wire_time_keeps_its_first_three_decimals(
+    moment: datetime, decimals: int, tail: str
+) -> None:
+    # The fast path (a wire time returned as it is, or cut at the millisecond) says what
+    # the general one says: the first three decimals, padded, and a Z.
+    m = moment
+    text = (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}."
+        + f"{m.microsecond:06d}000"[:decimals]
+        + "Z"
+        + tail
+    )
+    expected = text[:20] + (text[20:-1] + "00")[:3] + "Z"
+    assert parse_ts(text) == expected

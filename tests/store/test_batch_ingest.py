@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from cairn.store import EventDraft, Store
-from cairn.store.index import FLUSH_EVERY
+from cairn.store.index import _BY_KEY, _BY_KEY_RANGE, _KEY_SHIFT, FLUSH_EVERY, _Batch, id_key
 
 
 def _tables(store: Store) -> dict[str, Any]:
@@ -106,13 +106,40 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
         created = _indexes(store)
         store.append_many(_drafts(0, 30))
         before = _tables(store)
-    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert"} <= set(created)
+    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _indexes(store) == created
         assert _tables(store) == before
-        plan = store.index.db.execute("EXPLAIN QUERY PLAN SELECT seq FROM ev WHERE h = 5")
-        assert "ev_h" in str(plan.fetchall())
+        for where, args in ((_BY_KEY, (5,)), (_BY_KEY_RANGE, (5, 9))):
+            plan = store.index.db.execute(
+                f"EXPLAIN QUERY PLAN SELECT seq FROM ev WHERE {where}", args
+            )
+            assert "ev_h" in str(plan.fetchall())
+
+
+def test_id_keys_that_share_an_index_bucket_are_told_apart(cairn_dir: Path) -> None:
+    # `ev_h` holds a key's top bits only: two keys in one bucket must still each find
+    # their own row (by key, by key range in key order), and a third none.
+    with Store.open(cairn_dir) as store:
+        events = store.append_many(_drafts(0, 3))
+        index = store.index
+        key = id_key(events[0].id)
+        twin = key ^ 1  # same bucket, another key
+        assert twin >> _KEY_SHIFT == key >> _KEY_SHIFT
+        with index.write_transaction():
+            index.db.execute(
+                "INSERT INTO ev SELECT 1000, ent, ?, ty, ch, pos + 1000, ref, rec, occ, off, len "
+                "FROM ev WHERE seq = 1",
+                (twin,),
+            )
+        assert index._known(key) and index._known(twin) and not index._known(key ^ 2)
+        assert [r.seq for r in index.rows_by_key_range(key, key)] == [1]
+        assert [r.seq for r in index.rows_by_key_range(twin, twin)] == [1000]
+        both = index.rows_by_key_range(key & ~3, key | 3)
+        assert [r.h for r in both] == sorted([key, twin])
+        assert index._resolve(twin, _Batch()) == (1000, (0, 1000))
+        assert store.get(events[0].id) == events[0]
 
 
 def test_a_rebuild_that_meets_a_fork_finds_the_flushed_parent(

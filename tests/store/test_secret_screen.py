@@ -58,3 +58,38 @@ def test_text_the_masker_would_change_always_passes_the_screen(text: str) -> Non
 def test_ordinary_reasoning_is_cleared() -> None:
     assert not might_hold_secret("went with provider tokens instead of raw card data")
     assert not might_hold_secret("keep latency under budget; index covers the hot query")
+
+
+# The screen's first test: text with none of these characters (and no `earer`) is
+# cleared without looking for a marker. Every secret sample, with those characters
+# swapped for others, must then be left alone by the masker too.
+_SCREEN_CHARS = "-:_=AJ"
+_SWAPS = [" ", "x", "a", "B", "0", "9", ".", "/", "@", "+", "~", "\n", "'", '"', "é", "Ａ", "ｊ"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from([text for _, text, _ in SAMPLES] + FRAGMENTS), min_size=1, max_size=4),
+    st.lists(st.sampled_from(_SWAPS), min_size=1, max_size=6),
+)
+def test_text_without_the_screens_characters_is_never_masked(
+    pieces: list[str], swaps: list[str]
+) -> None:
+    text = "".join(pieces)
+    for i, char in enumerate(_SCREEN_CHARS):
+        text = text.replace(char, swaps[i % len(swaps)])
+    if "earer" not in text:
+        assert not might_hold_secret(text)
+    if mask_secrets(text)[0] != text:
+        assert might_hold_secret(text)
+    if not might_hold_secret(text):
+        assert mask_secrets(text) == (text, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters=_SCREEN_CHARS), max_size=80))
+def test_any_text_without_the_screens_characters_is_left_alone(text: str) -> None:
+    for prefix in ("", "Bearer ", "bearer\t"):
+        probe = prefix + text
+        if not might_hold_secret(probe):
+            assert mask_secrets(probe) == (probe, [])
