@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import json
 
+import orjson
+
 from cairn.store.model import EventType, Status
 
-__all__ = ["NewEvent", "State", "StoredRow", "advance", "conflict_of"]
+__all__ = ["NewEvent", "State", "StoredRow", "advance"]
 
 _TYPES = tuple(EventType)
 _STATUSES = tuple(Status)
@@ -51,11 +53,6 @@ NewEvent = tuple[int, int, int, int, bool]
 StoredRow = tuple[int, int, str | None]
 
 
-def conflict_of(detail: str | None) -> int:
-    """The newest conflict's seq in a stored detail (0 when none)."""
-    return int(json.loads(detail)[1]) if detail else 0
-
-
 class State:
     """A stored row being moved forward (kept in memory for the rest of an ingest, so
     an entity touched in every flush of a rebuild is parsed and written once)."""
@@ -72,7 +69,7 @@ class State:
             return
         self.status, self.count, detail = row
         if detail:
-            self.open, self.conflict, self.reopened = json.loads(detail)
+            self.open, self.conflict, self.reopened = orjson.loads(detail)
         else:
             self.open, self.conflict, self.reopened = [], 0, []
 
