@@ -38,6 +38,30 @@ PEER_VERSION = "0.3.17"
 # --- Cairn ------------------------------------------------------------------------------
 
 
+class _WriteClock:
+    """CPU time inside `write_prepared` (append the lines, index them): the rest of a
+    load's CPU is preparing the drafts (validation, masking, encoding, hashing)."""
+
+    def __init__(self) -> None:
+        import cairn.store.store as store_module
+
+        self.cpu = 0.0
+        self._module = store_module
+        self._inner = store_module.write_prepared
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return self._inner(*args, **kwargs)
+            finally:
+                self.cpu += time.process_time() - c0
+
+        store_module.write_prepared = timed  # type: ignore[assignment]
+
+    def close(self) -> None:
+        self._module.write_prepared = self._inner  # type: ignore[assignment]
+
+
 def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
     from cairn.store import Store, init_store
     from cairn.store.index import index_files
@@ -54,6 +78,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         ids: dict[str, tuple[str, str]] = {}  # workload uuid -> (cairn id, type)
         used: set[str] = set()
         load_s = load_cpu = 0.0
+        clock = _WriteClock()
         for batch in peer.batched(gen, args.batch):
             drafts = [to_draft(e, ids) for e in batch]
             used.update(e["entity_path"] for e in batch)
@@ -65,6 +90,9 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
                 ids[e["id"]] = (ev.id, ev.type.value)
             if args.progress:
                 print(f"  cairn loaded {len(ids):>9} events {load_s:7.1f}s", file=sys.stderr)
+        clock.close()
+        if args.keep_log:
+            shutil.copyfile(cairn_dir / "decisions.jsonl", args.keep_log / f"cairn-{n}.jsonl")
         del ids
         gc.collect()
 
@@ -83,6 +111,8 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "load_seconds": round(load_s, 2),
             "load_events_per_s": round(n / load_s),
             "load_cpu_us_per_event": round(load_cpu / n * 1e6, 1),
+            "load_cpu_prepare_us_per_event": round((load_cpu - clock.cpu) / n * 1e6, 1),
+            "load_cpu_write_index_us_per_event": round(clock.cpu / n * 1e6, 1),
             **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),
@@ -259,6 +289,14 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
             ("bulk load events/s", ours["load_events_per_s"], t.get("load_events_per_s"), True, ""),
             ("bulk load seconds", ours["load_seconds"], t.get("load_seconds"), False, " s"),
             ("bulk load CPU µs/event", ours["load_cpu_us_per_event"], None, False, ""),
+            (
+                "of which preparing drafts / writing and indexing",
+                f"{ours.get('load_cpu_prepare_us_per_event', '–')} / "
+                f"{ours.get('load_cpu_write_index_us_per_event', '–')}",
+                None,
+                False,
+                "",
+            ),
             ("prior-attempts p50", *pick("prior_attempts", "p50_ms"), False, " ms"),
             ("prior-attempts p99", *pick("prior_attempts", "p99_ms"), False, " ms"),
             ("status p50", *pick("status", "p50_ms"), False, " ms"),
@@ -305,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--diff-bytes", type=int, default=80)
     ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
     ap.add_argument("--progress", action="store_true")
+    ap.add_argument(
+        "--keep-log",
+        type=Path,
+        default=None,
+        help="copy each size's log here as cairn-N.jsonl (to cmp the bytes across versions)",
+    )
     args = ap.parse_args(argv)
     peer = load_peer()
     rows = []

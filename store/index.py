@@ -28,7 +28,7 @@ from cairn.store.model import Event, EventType, Status, event_from_bytes
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
-from cairn.store.status_rows import NewEvent, State, advance
+from cairn.store.status_rows import NewEvent, State, advance, encode_detail
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -48,8 +48,10 @@ __all__ = [
 # 5: ev_rename, the rename links alias resolution reads; 6: ikey, idempotency keys;
 # 7: ev_revert, the open reverts change fingerprints are read from; 8: mark;
 # 9: ev_supersede, what due reviews leave out (a scan of every event before);
-# 10: ev_h holds the id key's top 31 bits (`_KEY_SHIFT`)
-SCHEMA_VERSION = "10"
+# 10: ev_h holds the id key's top 31 bits (`_KEY_SHIFT`); 11: a status row's detail
+# holds the line spans of the events it names (`status_rows.encode_detail`), so a
+# batch of statuses reads no event row
+SCHEMA_VERSION = "11"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -638,9 +640,9 @@ class Index:
             if ent not in full:
                 news = touched.get(ent)
                 if news is None:
-                    touched[ent] = [(seq, ty, rec, chain, True)]
+                    touched[ent] = [(seq, ty, rec, chain, True, off, length - 1)]
                 else:
-                    news.append((seq, ty, rec, chain, True))
+                    news.append((seq, ty, rec, chain, True, off, length - 1))
             key = int(e.id[:15], 16)
             rows.append(
                 (
@@ -791,9 +793,8 @@ class Index:
             # The editor's batch shows the newest re-applying change (`status` gives all).
             rec = {r.seq: r.rec for r in rows}
             conflict = max(derived.conflicts, key=lambda s: (rec[s], s))
-        detail = None
-        if derived.open_verdicts or conflict or derived.reopened:
-            detail = json.dumps([derived.open_verdicts, conflict, derived.reopened])
+        spans = {r.seq: (r.off, r.len) for r in rows}
+        detail = encode_detail(derived.open_verdicts, conflict, derived.reopened, spans)
         return ent, _STATUS_CODES[derived.status], count, detail
 
     def _ingest_released(self, rec: Record, session: _Session) -> int:
@@ -920,9 +921,9 @@ class Index:
         if ent not in self._full_ents:
             news = self._touched_ents.get(ent)
             if news is None:
-                self._touched_ents[ent] = [(seq, ty, recorded, cp[0], linear)]
+                self._touched_ents[ent] = [(seq, ty, recorded, cp[0], linear, rec.off, rec.len)]
             else:
-                news.append((seq, ty, recorded, cp[0], linear))
+                news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len))
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
@@ -1171,12 +1172,6 @@ class Index:
         """Rows for a list of sequence numbers."""
         sql = _ROW_SQL + " WHERE seq IN (SELECT value FROM json_each(?))"
         return {t[0]: _row(t) for t in self.db.execute(sql, (json.dumps(seqs),))}
-
-    def spans_by_seq(self, seqs: list[int]) -> dict[int, tuple[int, int, int]]:
-        """(id key, offset, length) of events by sequence number: where to read their
-        lines, without building rows (an editor's batch reads hundreds)."""
-        sql = "SELECT seq, h, off, len FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
-        return {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(seqs),))}
 
     def path_of(self, ent: int) -> str:
         """The canonical path for a dictionary id."""

@@ -12,8 +12,6 @@ from dataclasses import replace
 from datetime import date, datetime, timezone
 from functools import lru_cache
 
-import orjson
-
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
@@ -30,6 +28,7 @@ from cairn.store.model import (
 )
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
+from cairn.store.status_rows import decode_detail
 from cairn.store.times import parse_ts, to_ms
 from cairn.store.write import HEX, MIN_PREFIX
 
@@ -140,37 +139,42 @@ class Reader:
         self, paths: list[str], *, unknown: bool = True
     ) -> dict[str, EntityStatus]:
         """Statuses from the index's per-entity rows: one query, then the lines of only
-        the events that explain a non-plain status (open verdicts, a conflict), found by
-        the byte spans of their rows (one more query) and read in log order. Paths the
+        the events that explain a non-plain status (open verdicts, a conflict, re-opened
+        verdicts' ids), at the byte spans the rows keep, read in log order. Paths the
         index does not hold are `unknown`, or left out with `unknown=False`."""
         index = self.index
         out: dict[str, EntityStatus] = {}
         details = []
+        spans: dict[int, tuple[int, int]] = {}
         for path, status, count, detail in index.status_rows(paths):
             if detail is None:
-                out[path] = EntityStatus(path, status, event_count=count)
+                # Positional, fresh containers: a frozen dataclass's defaults cost
+                # twice the rest of its construction (500 per batch).
+                out[path] = EntityStatus(path, status, [], [], {}, count, None, [], {})
             else:
-                details.append((path, status, count, orjson.loads(detail)))  # our own JSON
+                found = decode_detail(detail)
+                spans.update(found[3])
+                details.append((path, status, count, found))
         if unknown and len(out) + len(details) < len(paths):
             for path in paths:
                 if path not in out:
                     out[path] = EntityStatus(path, Status.UNKNOWN)
         if not details:
             return out
-        texts = {s for d in details for s in (*d[3][0], d[3][1]) if s}
-        pairs = {x for d in details for pair in d[3][2] for x in pair}
-        spans = index.spans_by_seq(sorted(texts | pairs))
-        ordered = sorted(texts)
-        events = dict(zip(ordered, index.events_at([spans[s][1:] for s in ordered]), strict=True))
-        ids = {seq: index.id_at(*spans[seq]) for seq in pairs}
-        for path, status, count, (open_v, conflict, reopened) in details:
+        ordered = sorted(spans, key=spans.__getitem__)  # log order
+        read = index.events_at([spans[s] for s in ordered])
+        events = dict(zip(ordered, read, strict=True))
+        for path, status, count, (open_v, conflict, reopened, _) in details:
             out[path] = EntityStatus(
-                entity=path,
-                status=status,
-                open_verdicts=[events[s] for s in open_v],
-                conflicts=[events[conflict]] if conflict else [],
-                reopened={ids[v]: ids[s] for v, s in reopened},
-                event_count=count,
+                path,
+                status,
+                [events[s] for s in open_v],
+                [events[conflict]] if conflict else [],
+                {events[v].id: events[s].id for v, s in reopened},
+                count,
+                None,
+                [],
+                {},
             )
         return out
 

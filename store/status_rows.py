@@ -20,17 +20,32 @@ is enough to apply the rule:
 What the row cannot settle, `advance` refuses (None) and the caller derives from all the
 entity's rows: a supersede (closing a verdict may clear conflicts), or a non-linear verdict
 or removal. tests/store/test_status_rows.py compares the rows with a full derivation.
+
+A row's detail also says where the lines of the events it names are in the log (their
+byte spans), so a batch of statuses is one query on these rows plus the lines it shows,
+with no lookup of those events' rows (`encode_detail`, `decode_detail`: the one format,
+written by both the full derivation and `advance`).
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 
 from cairn.store.model import EventType, Status
 
-__all__ = ["NewEvent", "State", "StoredRow", "advance"]
+__all__ = [
+    "Detail",
+    "NewEvent",
+    "State",
+    "StoredRow",
+    "advance",
+    "conflict_of",
+    "decode_detail",
+    "encode_detail",
+]
 
 _TYPES = tuple(EventType)
 _STATUSES = tuple(Status)
@@ -47,17 +62,59 @@ _REJECTED = _STATUSES.index(Status.REJECTED)
 _CONFLICT = _STATUSES.index(Status.CONFLICT)
 _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 
-# (seq, type code, recorded_at in ms, DAG chain, linear) of an event new to the index.
-NewEvent = tuple[int, int, int, int, bool]
+# (seq, type code, recorded_at in ms, DAG chain, linear, line offset, line length) of an
+# event new to the index.
+NewEvent = tuple[int, int, int, int, bool, int, int]
 # (status code, event count, detail JSON or None): an `est` row without its entity.
 StoredRow = tuple[int, int, str | None]
+# A decoded detail: open verdicts' seqs, the newest conflict's seq (0: none), re-opened
+# (verdict, supersede) seq pairs, and each of those seqs' line span (offset, length).
+Detail = tuple[list[int], int, list[list[int]], dict[int, tuple[int, int]]]
+
+
+def _named(open_v: list[int], conflict: int, reopened: list[Any]) -> list[int]:
+    """The seqs a detail names, in the order their spans are stored."""
+    named = [*open_v, conflict] if conflict else list(open_v)
+    for verdict, supersede in reopened:
+        named += (verdict, supersede)
+    return named
+
+
+def encode_detail(
+    open_v: list[int],
+    conflict: int,
+    reopened: list[Any],
+    spans: Mapping[int, tuple[int, int]],
+) -> str | None:
+    """The stored detail of a status row (None when it names no event): compact JSON
+    `[open, conflict, reopened, where]`, `where` the flat (offset, length) of each named
+    event (`_named` order). `spans` holds at least the named events' spans."""
+    if not (open_v or conflict or reopened):
+        return None
+    where = [n for seq in _named(open_v, conflict, reopened) for n in spans[seq]]
+    return orjson.dumps([open_v, conflict, reopened, where]).decode()
+
+
+def decode_detail(detail: str | bytes) -> Detail:
+    """A stored detail (see `encode_detail`) as its parts, spans by seq."""
+    open_v, conflict, reopened, where = orjson.loads(detail)
+    named = _named(open_v, conflict, reopened)
+    spans = {seq: (where[2 * i], where[2 * i + 1]) for i, seq in enumerate(named)}
+    return open_v, conflict, reopened, spans
+
+
+def conflict_of(detail: str | None) -> int:
+    """The newest conflict's seq in a stored detail (0 when none)."""
+    return int(orjson.loads(detail)[1]) if detail else 0
 
 
 class State:
     """A stored row being moved forward (kept in memory for the rest of an ingest, so
     an entity touched in every flush of a rebuild is parsed and written once)."""
 
-    __slots__ = ("cch", "conflict", "count", "crec", "open", "reopened", "status")
+    # `where` is the stored flat list of spans, kept in `_named` order as events are
+    # added (a rebuild holds a State per entity: no dict of spans each).
+    __slots__ = ("cch", "conflict", "count", "crec", "open", "reopened", "status", "where")
 
     def __init__(self, row: StoredRow | None, conflict_at: tuple[int, int] = (0, -1)) -> None:
         self.crec, self.cch = conflict_at
@@ -66,18 +123,19 @@ class State:
             self.open: list[int] = []
             self.conflict = 0
             self.reopened: list[list[int]] = []
+            self.where: list[int] = []
             return
         self.status, self.count, detail = row
         if detail:
-            self.open, self.conflict, self.reopened = orjson.loads(detail)
+            self.open, self.conflict, self.reopened, self.where = orjson.loads(detail)
         else:
-            self.open, self.conflict, self.reopened = [], 0, []
+            self.open, self.conflict, self.reopened, self.where = [], 0, [], []
 
     def row(self) -> StoredRow:
         """The row to store (the detail as `Index.derive_statuses` writes it)."""
         detail = None
         if self.open or self.conflict or self.reopened:
-            detail = json.dumps([self.open, self.conflict, self.reopened])
+            detail = orjson.dumps([self.open, self.conflict, self.reopened, self.where]).decode()
         return self.status, self.count, detail
 
 
@@ -92,13 +150,16 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     """
     st = state.status
     open_v = state.open
-    for seq, ty, rec, ch, linear in events:
+    where = state.where
+    for seq, ty, rec, ch, linear, off, length in events:
         state.count += 1
         if ty in _APPLIED:
             if open_v:
                 if not linear:
                     return False
                 if not state.conflict or (rec, seq) > (state.crec, state.conflict):
+                    at = 2 * len(open_v)  # the conflict's span follows the open verdicts'
+                    where[at : at + 2 if state.conflict else at] = (off, length)
                     state.conflict, state.crec, state.cch = seq, rec, ch
                 elif ch == state.cch:
                     return False
@@ -110,6 +171,8 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                 return False
             if st != _CONFLICT:
                 st = _REVERTED if ty == _REVERT or (open_v and st == _REVERTED) else _REJECTED
+            at = 2 * len(open_v)
+            where[at:at] = (off, length)
             open_v.append(seq)
         elif ty in _REMOVAL:
             if not open_v:

@@ -55,6 +55,8 @@ _REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.
 # The types a later draft of the same batch may name (a supersede, a revert's change).
 _REF_TYPES = frozenset(t for t in EventType if t.is_verdict or t.is_applied) | {EventType.SUPERSEDE}
 
+_ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
+
 # An entity's events as the log holds them (the read path answers it).
 EventsOn = Callable[[str], list[Event]]
 
@@ -71,24 +73,11 @@ class BatchContext:
     """Per-write caches: canonical entities and the batch's events (for ref lookups)."""
 
     def __init__(self) -> None:
-        # raw path -> (canonical path, kind, why the path is refused or "")
-        self.entities: dict[str, tuple[str, str, str]] = {}
         # The batch's events, grouped by entity only when a supersede or revert asks
         # (most batches never do): a list append per event, not a dict of lists.
         self.events: list[Event] = []
         self._by_entity: dict[str, list[Event]] = {}
         self._grouped = 0
-
-    def entity(self, raw: str) -> tuple[str, str, str]:
-        """(canonical path, inferred kind, refusal) of a raw path; ValidationError when it
-        is no path. The refusal (a credential in the path) is raised by the caller, after
-        its other checks, so the first error a draft gets does not change."""
-        hit = self.entities.get(raw)
-        if hit is None:
-            path, kind = _parsed(raw)
-            hit = (path, kind, _path_refusal(raw if isinstance(raw, str) else "", path))
-            self.entities[raw] = hit
-        return hit
 
     def on(self, entity: str) -> list[Event]:
         """The batch's events on `entity` that a later draft may name (verdicts, changes,
@@ -109,6 +98,9 @@ class Preparer:
         self._events_on = events_on
         self._author_lookup = author
         self._author: str | None = None
+        # raw path -> (canonical path, inferred kind, why the path is refused or ""): a
+        # bulk load names each entity again and again, across batches.
+        self._entities: dict[str, tuple[str, str, str]] = {}
 
     def prepare(
         self, draft: EventDraft, parents: list[str], ctx: BatchContext, masked: list[str]
@@ -120,8 +112,8 @@ class Preparer:
                 etype = EventType.parse(draft.type)
             except ValueError as exc:
                 raise ValidationError(str(exc)) from None
-        hit = ctx.entities.get(draft.entity)
-        entity, inferred_kind, refusal = hit if hit is not None else ctx.entity(draft.entity)
+        hit = self._entities.get(draft.entity)
+        entity, inferred_kind, refusal = hit if hit is not None else self._entity(draft.entity)
         reasoning = (draft.reasoning or "").strip()
         if not reasoning:
             raise ValidationError(
@@ -239,6 +231,17 @@ class Preparer:
         )  # fmt: skip
         ctx.events.append(event)
         return Pending(event, line)
+
+    def _entity(self, raw: str) -> tuple[str, str, str]:
+        """(canonical path, inferred kind, refusal) of a raw path; ValidationError when it
+        is no path. The refusal (a credential in the path) is raised by `prepare` after
+        its other checks, so the first error a draft gets does not change."""
+        path, kind = _parse_entity(raw)
+        hit = (path, kind, _path_refusal(raw if isinstance(raw, str) else "", path))
+        if len(self._entities) >= _ENTITY_CACHE:
+            self._entities.clear()
+        self._entities[raw] = hit
+        return hit
 
     def _default_author(self) -> str:
         if self._author is None:
@@ -716,12 +719,14 @@ def _check_json(value: Any, where: str) -> None:
         raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
 
 
-@lru_cache(maxsize=1 << 17)
-def _parsed(raw: str) -> tuple[str, str]:
-    """(canonical path, kind) of a raw entity path: parsing was a tenth of a bulk load,
-    and a batch of 10k events names each entity again and again across batches."""
+def _parse_entity(raw: str) -> tuple[str, str]:
+    """(canonical path, kind) of a raw entity path, or ValidationError."""
     try:
         parsed = parse(raw)
     except EntityPathError as exc:
         raise ValidationError(str(exc)) from None
     return parsed.path, parsed.kind.value
+
+
+# For request digests; `Preparer` keeps its own (parsing was a tenth of a bulk load).
+_parsed = lru_cache(maxsize=1 << 12)(_parse_entity)
