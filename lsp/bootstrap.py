@@ -29,7 +29,9 @@ Execution model
    Pushing, it writes the `textDocument/publishDiagnostics` the server's first publish
    would be (what the statuses say; the bring-back check comes after it, from the
    server, as it always did). Pulling, it answers the first `textDocument/diagnostic`
-   for that document with the server's full report (bring-backs included).
+   for that document with the server's full report (bring-backs included); requests
+   that change nothing (`READ_ONLY`: VS Code asks for code lenses first) may come
+   before it, and are left to the server.
 4. Then it hands over (`Handover`): the server is imported and built, and it reads every
    byte the bootstrap read, in order, before it reads stdin itself
    (`cairn.lsp.server.StdinReader`), so its state (client capabilities, workspace,
@@ -88,6 +90,22 @@ CODE_ACTION_KINDS = ("quickfix", "refactor.cairn")
 RENAME_FILTERS = {"filters": [{"scheme": "file", "pattern": {"glob": "**/*"}}]}
 PULL_OPTIONS = {"identifier": "cairn", "interFileDependencies": True, "workspaceDiagnostics": False}
 SYNC_INCREMENTAL = 2
+# Requests that change no state: a pulling client may send them between its didOpen and
+# its first pull; the bootstrap leaves them to the server and still answers the pull.
+READ_ONLY = frozenset(
+    {
+        "textDocument/codeLens",
+        "textDocument/codeAction",
+        "textDocument/hover",
+        "textDocument/documentSymbol",
+        "textDocument/documentLink",
+        "textDocument/documentHighlight",
+        "textDocument/foldingRange",
+        "textDocument/inlayHint",
+        "textDocument/semanticTokens/full",
+        "workspace/symbol",
+    }
+)
 
 
 @dataclass
@@ -257,16 +275,21 @@ class Bootstrap:
             self._send({"params": published, "method": PUBLISH, "jsonrpc": "2.0"})
             self._handover.published[uri] = published
             return "published the first diagnostics"
-        message = self._next()
-        if message is None:
-            return "a frame it does not read"
-        request_id, asked = message.get("id"), message.get("params")
-        if (
-            message.get("method") != "textDocument/diagnostic"
-            or not _is_id(request_id)
-            or _get(asked, "textDocument", "uri") != uri
-        ):
-            return f"{message.get('method')!r} is the server's"
+        while True:
+            message = self._next()
+            if message is None:
+                return "a frame it does not read"
+            method, request_id = message.get("method"), message.get("id")
+            if (
+                method == "textDocument/diagnostic"
+                and _is_id(request_id)
+                and _get(message.get("params"), "textDocument", "uri") == uri
+            ):
+                break
+            if method not in READ_ONLY or not _is_id(request_id):
+                return f"{method!r} is the server's"
+            # A question that changes nothing (VS Code asks for code lenses first): the
+            # server answers it after the handover, in order; the pull is answered now.
         report = {"kind": "full", "items": found}
         self._send({"id": request_id, "result": report, "jsonrpc": "2.0"})
         self._handover.answered[request_id] = report

@@ -129,6 +129,13 @@ NEOVIM = {  # offers utf-8 first, pulls but cannot be asked to re-pull
 }
 
 
+PULLING = {  # the editor's client, pulling (and refreshable)
+    **EDITOR,
+    "workspace": {"diagnostics": {"refreshSupport": True}},
+    "textDocument": {**EDITOR["textDocument"], "diagnostic": {}},
+}
+
+
 @pytest.mark.parametrize(
     "capabilities", [{}, EDITOR, VSCODE, NEOVIM], ids=["bare", "editor", "vscode", "neovim"]
 )
@@ -260,37 +267,65 @@ async def test_the_first_publish_is_the_servers(tmp_path: Path) -> None:
     assert warning["code"] == sample.ids["revert"] and warning["severity"] == 2
 
 
-async def first_pull(root: Path, bootstrap: bool) -> dict[str, Any]:
+async def first_pull(root: Path, bootstrap: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     client = RawClient(bootstrap)
     await client.start()
-    pulling = {
-        **EDITOR,
-        "workspace": {"diagnostics": {"refreshSupport": True}},
-        "textDocument": {**EDITOR["textDocument"], "diagnostic": {}},
-    }
-    client.send(workspace_init(root, pulling))
+    client.send(workspace_init(root, PULLING))
     await client.until(lambda m: m.get("id") == 1)
     path = root / MIGRATION
     asked = {"textDocument": {"uri": path.as_uri()}}
     client.send(
         notification("initialized", {}),
         did_open(path),
+        request(3, "textDocument/codeLens", asked),  # as VS Code does, before its pull
         request(2, "textDocument/diagnostic", asked),
     )
-    report = await client.until(lambda m: m.get("id") == 2)
+    answered = lambda i: [m for m in client.received if m.get("id") == i and "method" not in m]  # noqa: E731
+    await client.until(lambda _: bool(answered(2) and answered(3)))  # in either order
+    ((report,), (lenses,)) = answered(2), answered(3)
     client.send(request(9, "shutdown"), notification("exit"))
     assert await client.finish() == 0
     assert not any(is_publish(m) for m in client.received)  # a pulling client is not pushed to
-    return report
+    return report, lenses
 
 
 async def test_the_first_pull_is_answered_as_the_server_would(tmp_path: Path) -> None:
     sample = make_sample(tmp_path / "shop")
-    fast = await first_pull(sample.root, bootstrap=True)
-    slow = await first_pull(sample.root, bootstrap=False)
+    fast, lenses = await first_pull(sample.root, bootstrap=True)
+    slow, same_lenses = await first_pull(sample.root, bootstrap=False)
     assert fast == slow
     assert fast["result"]["kind"] == "full"
     assert any(d["code"] == sample.ids["revert"] for d in fast["result"]["items"])
+    # The code lens request it left to the server was answered as without a bootstrap.
+    assert lenses == same_lenses and lenses["result"]
+
+
+@pytest.mark.parametrize("pull", [False, True], ids=["push", "pull"])
+def test_it_is_the_bootstrap_that_answers(tmp_path: Path, pull: bool) -> None:
+    """The equality tests above would also pass if the server answered: here the
+    bootstrap alone (in this process) answers, and hands over every byte it read."""
+    sample = make_sample(tmp_path / "shop")
+    path = sample.root / MIGRATION
+    asked = {"textDocument": {"uri": path.as_uri()}}
+    frames = [
+        workspace_init(sample.root, PULLING if pull else EDITOR),
+        notification("initialized", {}),
+        did_open(path),
+        request(3, "textDocument/codeLens", asked),
+        request(2, "textDocument/diagnostic", asked),
+    ]
+    data = b"".join(frame(m) for m in frames)
+    sent, handover = run_bootstrap(data, tmp_path)
+    assert handover.preread == data
+    if pull:
+        assert handover.reason == "answered the first pull"
+        assert [m.get("id") for m in sent] == [1, 2] and set(handover.answered) == {1, 2}
+        assert sent[1]["result"]["items"] and not handover.published
+    else:
+        assert handover.reason == "published the first diagnostics"
+        assert [m.get("method") for m in sent] == [None, "textDocument/publishDiagnostics"]
+        assert handover.published == {path.as_uri(): sent[1]["params"]}
+    assert set(handover.sessions) == {sample.root / ".cairn"}  # for the server's store thread
 
 
 # --- giving up: the client hears what the server alone would say -----------------------
