@@ -164,18 +164,19 @@ class Reader:
             return out
         # The lines in log order: the shown events decoded, the re-opened pairs' only
         # for their ids (a fifth of the lines, at 1M events).
-        shown: set[tuple[int, int]] = set()
+        shown = [False] * len(spans)
         for _, _, _, n_open, conflict, _, at in details:
-            shown.update(spans[at : at + n_open + (1 if conflict else 0)])
-        ordered = sorted(set(spans))
+            end = at + n_open + (1 if conflict else 0)
+            shown[at:end] = [True] * (end - at)
+        order = sorted(range(len(spans)), key=spans.__getitem__)
+        lines = self.index.lines_at([spans[i] for i in order])
+        events: list[Any] = [None] * len(spans)  # an Event, or a re-opened pair's id
         kinds: dict[str, str] = {}
-        read = {
-            span: event_from_bytes(line, parse_line, kinds)
-            if span in shown
-            else id_from_bytes(line, parse_line)
-            for span, line in zip(ordered, self.index.lines_at(ordered), strict=True)
-        }
-        events: list[Any] = [read[span] for span in spans]
+        for i, line in zip(order, lines, strict=True):
+            if shown[i]:
+                events[i] = event_from_bytes(line, parse_line, kinds)
+            else:
+                events[i] = id_from_bytes(line, parse_line)
         for path, status, count, n_open, conflict, n_pairs, at in details:
             # `where` order (status_rows.encode_detail): open verdicts, conflict, pairs.
             end = at + n_open + (1 if conflict else 0)
