@@ -299,3 +299,17 @@ def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> l
             )
         )
     return [f for f in out if f.severity.value != "off"]
+
+
+def document_bring_backs(
+    file: str, text: str, symbols: Sequence[Any], prints: Sequence[RevertPrint], severities: Any
+) -> list[Any]:
+    """Findings where an open document holds most of the lines an open revert took out.
+
+    The whole document counts (an editor does not know what changed since HEAD): what
+    the language server adds to a document's diagnostics, on its first answer too."""
+    wanted = all_hashes(prints)
+    if not wanted:
+        return []
+    lines = candidate_lines(file, enumerate(text.split("\n")), symbols, wanted)
+    return bring_back_findings(match_prints(lines, prints), severities)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import subprocess
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.store.author import AuthorLookup
 from cairn.store.log import LOG_NAME
-from cairn.store.verify import RefsHolding
+
+if TYPE_CHECKING:  # verify's modules are not needed to open a project (the server's start)
+    from cairn.store.verify import RefsHolding
 
 __all__ = ["git_author", "refs_holding"]
 

@@ -12,7 +12,7 @@ from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
-from cairn.indexer.queries import CompiledQuery, builtin_for_file, user_query
+from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
 from cairn.store.gcpause import gc_paused
@@ -79,12 +79,10 @@ class Document:
     def _find_queries(self) -> list[CompiledQuery]:
         if self.language is None or self.language not in GRAMMARS:
             return []
-        # only the patterns that apply to this file's name are compiled and matched
+        # only the patterns that apply to this file's name, and the framework parts its
+        # text can match, are compiled and matched
         name = self.file.rsplit("/", 1)[-1]
-        found: list[CompiledQuery] = []
-        builtin = builtin_for_file(self.language, name)
-        if builtin is not None:
-            found.append(builtin)
+        found = builtin_queries(self.language, name, self._data)
         try:
             extra = user_query(self.language, self.user_queries_dir)
         except QueryError:

@@ -188,8 +188,9 @@ def builtin_query(language: str) -> CompiledQuery | None:
 
 
 def builtin_for_file(language: str, basename: str) -> CompiledQuery | None:
-    """The shipped query for a language, with only the patterns that apply to a file
-    of this name (None when none does).
+    """The shipped query's core for a language (every pattern outside a `; part:`
+    section), with only the patterns that apply to a file of this name (None when none
+    does). `builtin_queries` adds the parts a file's text needs.
 
     Compiling a query costs far more than running it on one file (30-300 ms, mostly
     tree-sitter's analysis of the grammar, whatever the number of patterns), so the
@@ -197,44 +198,232 @@ def builtin_for_file(language: str, basename: str) -> CompiledQuery | None:
     ordinary Python file never compiles the whole query, only the one it runs. The
     cut is checked against the compiled query in tests/indexer; if the text cannot be
     split, the whole query is compiled and narrowed (`CompiledQuery.for_file`)."""
+    split = _split(language)
+    if split is None:
+        return None
+    if split.spans is None:
+        whole = builtin_query(language)
+        return whole.for_file(basename) if whole is not None else None
+    return _compiled_part(language, split, None, basename)
+
+
+def builtin_queries(language: str, basename: str, data: bytes) -> list[CompiledQuery]:
+    """The shipped queries a file runs: the core (`builtin_for_file`) and each
+    `; part:` section whose patterns can match in `data`.
+
+    A part holds framework patterns (an ORM, migrations, environment variables) whose
+    predicates compare a capture with fixed words (`(#eq? @_fn "drop_table")`): such a
+    pattern can only match where that word is in the file, since a node's text is a
+    slice of it. A file without any of a part's words neither compiles nor runs the
+    part: each pattern is tried at every node of its root type (every call), and in
+    most files these patterns matched nothing after costing a third of the query's
+    time. Each part is compiled once, when a file first needs it, and runs as its own
+    query (compiling one query per combination of parts would cost more than it saves).
+    """
+    split = _split(language)
+    if split is None:
+        return []
+    core = builtin_for_file(language, basename)
+    found = [core] if core is not None else []
+    if split.spans is None:
+        return found
+    found_words: dict[bytes, bool] = {}
+
+    def holds(word: bytes) -> bool:
+        held = found_words.get(word)
+        if held is None:
+            held = found_words[word] = word in data
+        return held
+
+    for part, words in split.parts.items():
+        # the part's search words first (one search per word: cheap, and most files
+        # hold none); then whether some pattern has all it needs (one of each of its
+        # predicates' words), so that a common word alone does not run the part
+        if any(holds(w) for w in words) and any(
+            all(any(holds(w) for w in ws) for _, ws in gate) for gate in split.gates[part]
+        ):
+            compiled = _compiled_part(language, split, part, basename)
+            if compiled is not None:
+                found.append(compiled)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Split:
+    """A shipped query's text cut into patterns, read once per query file."""
+
+    stem: str
+    text: str
+    spans: list[tuple[int, int, str | None]] | None
+    # per pattern: the `; part:` section it is in (None: the core)
+    part_of: tuple[str | None, ...] = ()
+    # per part: words of which a file holds at least one wherever a pattern can match
+    parts: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
+    # per part: each pattern's gate (`pattern_gate`), all of which a match satisfies
+    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = field(default_factory=dict)
+
+
+def _split(language: str) -> _Split | None:
     stem = _QUERY_FILE.get(language, language)
     with _lock:
         split = _splits.get(stem, _UNREAD)
         if split is _UNREAD:
             text = _builtin_text(stem)
-            split = _splits[stem] = (text, pattern_spans(text)) if text else None
-    if split is None:
-        return None
-    text, spans = split
+            split = _splits[stem] = _read_split(stem, text) if text else None
+    return split
+
+
+def _read_split(stem: str, text: str) -> _Split:
+    spans = pattern_spans(text)
     if spans is None:
-        whole = builtin_query(language)
-        return whole.for_file(basename) if whole is not None else None
+        return _Split(stem, text, None)
+    source = text.encode("utf-8")
+    part_of = pattern_parts(text, spans)
+    declared = part_words(text)
+    parts: dict[str, list[bytes]] = {}
+    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = {}
+    for (start, end, _), part in zip(spans, part_of, strict=True):
+        if part is None:
+            continue
+        words = parts.setdefault(part, [])
+        gate = pattern_gate(source[start:end])
+        gates.setdefault(part, []).append(gate)
+        given = declared.get(part)
+        if given:
+            # the part's own search words: each pattern needs a word set every word of
+            # which holds one of them (a file with `drop_table` holds `_table`)
+            covered = any(all(any(g in w for g in given) for w in ws) for _, ws in gate)
+            chosen: tuple[bytes, ...] = given if covered else ()
+        elif gate:
+            # one necessary word set per pattern is enough: the rarest-looking one
+            _, chosen = max(gate, key=lambda g: (min(len(w) for w in g[1]), -len(g[1])))
+        else:
+            chosen = ()
+        if not chosen:
+            what = (
+                f"its words {' '.join(w.decode() for w in given)} are not in every match"
+                if given
+                else "it compares no capture with fixed words"
+            )
+            raise QueryError(
+                f"queries/{stem}.scm",
+                *_line_of_byte(text, start),
+                f"a pattern cannot be in part {part!r}: {what}; move it out of the part",
+            )
+        words.extend(w for w in chosen if w not in words)
+    # a word holding another is found wherever that one is: search the shorter only
+    kept = {
+        part: tuple(w for w in words if not any(o != w and o in w for o in words))
+        for part, words in parts.items()
+    }
+    return _Split(stem, text, spans, tuple(part_of), kept, gates)
+
+
+def _compiled_part(
+    language: str, split: _Split, part: str | None, basename: str
+) -> CompiledQuery | None:
+    """The patterns of one part (None: the core) that apply to a file of this name,
+    compiled once and kept."""
+    name_key = (language, part, basename)
+    try:
+        return _part_by_name[name_key]  # a scan asks once or more per file
+    except KeyError:
+        pass
+    spans = split.spans
+    assert spans is not None
     keep = tuple(
         index
         for index, (_, _, files) in enumerate(spans)
-        if files is None or any(fnmatch.fnmatchcase(basename, g) for g in files.split())
+        if split.part_of[index] == part
+        and (files is None or any(fnmatch.fnmatchcase(basename, g) for g in files.split()))
     )
-    if not keep:
-        return None
+    found: CompiledQuery | None = None
     if len(keep) == len(spans):
-        return builtin_query(language)
-    key = (language, keep)
-    with _lock:
-        found = _builtin_parts.get(key)
-    if found is None:
-        source = text.encode("utf-8")
-        part = b"".join(source[spans[i][0] : spans[i][1]] for i in keep).decode("utf-8")
-        found = compile_query(language, part, f"queries/{stem}.scm")
+        found = builtin_query(language)
+    elif keep:
+        key = (language, keep)
         with _lock:
-            found = _builtin_parts.setdefault(key, found)  # kept for the process's lifetime
+            found = _builtin_parts.get(key)
+        if found is None:
+            source = split.text.encode("utf-8")
+            cut = b"".join(source[spans[i][0] : spans[i][1]] for i in keep).decode("utf-8")
+            found = compile_query(language, cut, f"queries/{split.stem}.scm")
+            with _lock:
+                found = _builtin_parts.setdefault(key, found)  # kept for the process's lifetime
+    with _lock:
+        if len(_part_by_name) >= _NAMES_KEPT:
+            _part_by_name.clear()  # bounded: a huge tree has many distinct file names
+        _part_by_name[name_key] = found
     return found
 
 
-_UNREAD = ("", None)
-# query file stem -> (its text, its patterns' spans or None), read once
-_splits: dict[str, tuple[str, list[tuple[int, int, str | None]] | None] | None] = {}
+_UNREAD = _Split("", "", None)
+# query file stem -> its text cut into patterns (None: no such file), read once
+_splits: dict[str, _Split | None] = {}
 _builtin_parts: dict[tuple[str, tuple[int, ...]], CompiledQuery] = {}
+# (language, part, file name) -> what _compiled_part answered
+_part_by_name: dict[tuple[str, str | None, str], CompiledQuery | None] = {}
 _SET_FILES = re.compile(rb'\(#set!\s+files\s+"([^"\\]*)"\s*\)')
+_PART = re.compile(r"^;\s*part:[ \t]*([\w-]*)((?:[ \t]+[^\s;]+)*)[ \t]*$", re.MULTILINE)
+_STRING_OR_COMMENT = re.compile(rb'"(?:[^"\\]|\\.)*"|;[^\n]*')
+_WORD_PREDICATE = re.compile(
+    rb'\(#(eq|any-of|match)\?\s+@([\w.\-]+)((?:\s+"(?:[^"\\]|\\.)*")+)\s*\)'
+)
+_QUOTED = re.compile(rb'"((?:[^"\\]|\\.)*)"')
+_REGEX_SYNTAX = re.compile(rb"[\\.^$*+?()\[\]{}|]")
+
+
+def pattern_parts(text: str, spans: list[tuple[int, int, str | None]]) -> list[str | None]:
+    """Each pattern's `; part: <name>` section (a comment line at the start of a line,
+    in force until the next one; `; part:` alone returns to the core), None for the
+    core."""
+    marks = [
+        (len(text[: m.start()].encode("utf-8")), m.group(1) or None) for m in _PART.finditer(text)
+    ]
+    out: list[str | None] = []
+    for start, _, _ in spans:
+        part: str | None = None
+        for offset, name in marks:
+            if offset > start:
+                break
+            part = name
+        out.append(part)
+    return out
+
+
+def part_words(text: str) -> dict[str, tuple[bytes, ...]]:
+    """The search words a `; part: <name> <word> ...` line gives its part (optional:
+    without them, each pattern's own words are searched)."""
+    out: dict[str, tuple[bytes, ...]] = {}
+    for match in _PART.finditer(text):
+        if match.group(1) and match.group(2).split():
+            words = [w.encode("utf-8") for w in match.group(2).split()]
+            out[match.group(1)] = (*out.get(match.group(1), ()), *words)
+    return out
+
+
+def pattern_gate(pattern: bytes) -> list[tuple[str, tuple[bytes, ...]]]:
+    """What a pattern's text needs in a file to match: per predicate that compares a
+    capture with fixed words (`#eq?`, `#any-of?`, a `#match?` whose regex is one plain
+    word, anchored or not), the capture's name and the words, one of which the file
+    must hold. Sound only when the capture is in every match (a predicate on a capture
+    a match lacks holds), which tests/indexer checks for the shipped parts."""
+    code = _STRING_OR_COMMENT.sub(lambda m: m.group(0) if m.group(0)[:1] == b'"' else b"", pattern)
+    out: list[tuple[str, tuple[bytes, ...]]] = []
+    for kind, capture, values in _WORD_PREDICATE.findall(code):
+        words = _QUOTED.findall(values)
+        if any(b"\\" in w for w in words) or not words:
+            continue  # an escape: leave it to tree-sitter
+        if kind == b"match":
+            if len(words) != 1:
+                continue
+            word = words[0].removeprefix(b"^").removesuffix(b"$")
+            if not word or _REGEX_SYNTAX.search(word):
+                continue
+            words = [word]
+        if all(words):
+            out.append((capture.decode("utf-8"), tuple(words)))
+    return out
 
 
 def pattern_spans(text: str) -> list[tuple[int, int, str | None]] | None:
@@ -299,7 +488,8 @@ def _builtin_text(stem: str) -> str | None:
     if not match:
         return text
     parents = [_builtin_text(p.strip()) or "" for p in match.group(1).split(",") if p.strip()]
-    return "\n".join([*parents, text])
+    # each parent ends in the core, so its last `; part:` does not take in what follows
+    return "\n".join([*(f"{p}\n; part:\n" for p in parents), text])
 
 
 def user_query(language: str, queries_dir: str | Path | None) -> CompiledQuery | None:

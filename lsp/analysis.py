@@ -185,16 +185,8 @@ async def _bring_backs(server: CairnServer, snapshot: DocumentSnapshot) -> list[
         return []
     if not prints:
         return []
-    from cairn.fingerprints import (  # only a log with fingerprinted reverts needs it
-        all_hashes,
-        bring_back_findings,
-        candidate_lines,
-        match_prints,
-    )
+    from cairn.fingerprints import document_bring_backs  # only a log with fingerprinted reverts
 
-    wanted = all_hashes(prints)
-    if not wanted:
-        return []
-    numbered = enumerate(snapshot.text.split("\n"))
-    lines = candidate_lines(snapshot.relpath, numbered, snapshot.symbols, wanted)
-    return bring_back_findings(match_prints(lines, prints), server.settings.severity)
+    return document_bring_backs(
+        snapshot.relpath, snapshot.text, snapshot.symbols, prints, server.settings.severity
+    )

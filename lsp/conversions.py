@@ -7,26 +7,32 @@ handler never builds an LSP range or severity by hand.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.protocol import default_converter
-from pygls.uris import from_fs_path, to_fs_path
 
-from cairn.core.findings import Finding, Severity
+from cairn.core.findings import Finding
+from cairn.lsp.wire import SEVERITY, SOURCE, path_uri, relative_to, uri_path
 
 if TYPE_CHECKING:
     from cairn.core.decisions import DraftProblem
     from cairn.indexer.model import Range
 
-SOURCE = "cairn"
-LSP_SEVERITY = {
-    Severity.ERROR: types.DiagnosticSeverity.Error,
-    Severity.WARNING: types.DiagnosticSeverity.Warning,
-    Severity.INFORMATION: types.DiagnosticSeverity.Information,
-    Severity.HINT: types.DiagnosticSeverity.Hint,
-}
+__all__ = [
+    "LSP_SEVERITY",
+    "SOURCE",
+    "converter",
+    "draft_diagnostics",
+    "error_diagnostic",
+    "lsp_range",
+    "path_uri",
+    "relative_to",
+    "to_diagnostic",
+    "uri_path",
+]
+
+LSP_SEVERITY = {severity: types.DiagnosticSeverity(n) for severity, n in SEVERITY.items()}
 
 
 def lsp_range(r: Range) -> types.Range:
@@ -119,25 +125,3 @@ def converter() -> Any:
 
     conv.register_unstructure_hook(types.Diagnostic, diagnostic)
     return conv
-
-
-def uri_path(uri: str) -> Path | None:
-    """The file-system path of a `file:` URI; None for other schemes."""
-    try:
-        fs = to_fs_path(uri)
-    except Exception:
-        return None
-    return Path(fs) if fs else None
-
-
-def path_uri(path: Path) -> str:
-    """A `file:` URI for a path (as editors spell them)."""
-    return from_fs_path(str(path)) or path.as_uri()
-
-
-def relative_to(path: Path, root: Path) -> str | None:
-    """`path` relative to `root` in POSIX form, or None when it lies outside."""
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return None

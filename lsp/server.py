@@ -44,7 +44,6 @@ import sys
 import threading
 from collections.abc import Awaitable, Callable, Generator
 from importlib import import_module
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, BinaryIO
 
@@ -57,10 +56,11 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
 from cairn.lsp import codegen_cache
+from cairn.lsp.bootstrap import Handover, installed_version
 from cairn.lsp.conversions import converter
 from cairn.lsp.frames import FrameReader
 from cairn.lsp.scheduling import Scheduler, Worker
-from cairn.lsp.settings import Settings
+from cairn.lsp.settings import Settings, pulls_diagnostics
 from cairn.lsp.startup import settle
 from cairn.lsp.state import Documents
 from cairn.lsp.stores import StoreHub
@@ -85,7 +85,47 @@ FEATURES = (
 
 
 class CairnProtocol(LanguageServerProtocol):
-    """pygls' protocol, pinned to UTF-16 positions (what the indexer computes)."""
+    """pygls' protocol, pinned to UTF-16 positions (what the indexer computes), which
+    does not send twice what the start-up bootstrap already sent (`cairn.lsp.bootstrap`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._answered: dict[Any, Any] = {}  # request id -> the bootstrap's result
+        self._published: dict[str, Any] = {}  # uri -> the bootstrap's publish params
+
+    def carry_on(self, handover: Handover) -> None:
+        """What the bootstrap sent: the server's own copies are dropped, once each."""
+        self._answered = dict(handover.answered)
+        self._published = dict(handover.published)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if self._answered and _hashable(msg_id) and msg_id in self._answered:
+            sent = self._answered.pop(msg_id)
+            self._result_types.pop(msg_id, None)
+            if error is not None or self._converter.unstructure(result) != sent:
+                self._went_stale(f"the start-up answer to request {msg_id!r}")
+            return
+        super()._send_response(msg_id, result, error)
+
+    def notify(self, method: str, params: Any = None) -> None:
+        if self._published and method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            sent = self._published.pop(getattr(params, "uri", ""), None)
+            if sent is not None:
+                if self._converter.unstructure(params) == sent:
+                    return  # the client shows exactly this already
+                self._went_stale(f"the start-up publish for {params.uri}")
+        super().notify(method, params)
+
+    def _went_stale(self, what: str) -> None:
+        """What the bootstrap sent differs from what the server finds now: the log (or
+        the settings) changed while the server started. The client is told as after
+        any change of the log: new code lenses, and new diagnostics if it pulls (a
+        push is sent anyway). An initialize result cannot be replaced: that would be a
+        bug (tests/lsp/test_bootstrap.py holds them equal)."""
+        log.info("%s differs from the server's now", what)
+        server = self._server
+        if isinstance(server, CairnServer):
+            server.documents.ask_to_refresh()
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -194,13 +234,26 @@ class CairnServer(LanguageServer):
 
     # --- transport: pygls' read loop over a reader that enforces the frame limit --------
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve on stdio; frames are read through `FrameReader` (see cairn.lsp.frames)."""
+    def carry_on(self, handover: Handover) -> None:
+        """Continue where the start-up bootstrap stopped (`cairn.lsp.bootstrap`): its
+        open project sessions go to the store thread, and what it already sent is not
+        sent again. `start_io(preread=handover.preread)` then reads what it read."""
+        protocol = self.protocol
+        assert isinstance(protocol, CairnProtocol)  # protocol_cls (see __init__)
+        protocol.carry_on(handover)
+        if handover.sessions:
+            self.hub.adopt(handover.sessions)
+
+    def start_io(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None, preread: bytes = b""
+    ) -> None:
+        """Serve on stdio; frames are read through `FrameReader` (see cairn.lsp.frames),
+        starting with `preread` (what the bootstrap read from stdin before)."""
         self._stop_event = threading.Event()
         source = stdin or sys.stdin.buffer
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
-            asyncio.run(self._serve_frames(StdinReader(source).read_some))
+            asyncio.run(self._serve_frames(StdinReader(source, preread).read_some))
         except BrokenPipeError:
             log.error("the client closed the connection; shutting down")
         except (KeyboardInterrupt, SystemExit):
@@ -283,20 +336,15 @@ class CairnServer(LanguageServer):
 
     @property
     def pulls_diagnostics(self) -> bool:
-        """True when diagnostics are served on pull instead of pushed.
-
-        `auto` pulls only when the client can also be asked to re-pull
-        (`workspace/diagnostic/refresh`): without it (Neovim 0.11) pulled warnings
-        would stay stale after the log changes until the next edit, so we push.
-        """
+        """True when diagnostics are served on pull instead of pushed
+        (`cairn.lsp.settings.pulls_diagnostics`)."""
         if not self._pull_offered:
             return False  # the client was told we push; it will never pull
-        mode = self.settings.diagnostic_mode
-        if mode == "auto":
-            return self.capability("text_document.diagnostic") is not None and bool(
-                self.capability("workspace.diagnostics.refresh_support")
-            )
-        return mode == "pull"
+        return pulls_diagnostics(
+            self.settings.diagnostic_mode,
+            can_pull=self.capability("text_document.diagnostic") is not None,
+            can_refresh=bool(self.capability("workspace.diagnostics.refresh_support")),
+        )
 
 
 class StdinReader:
@@ -307,7 +355,8 @@ class StdinReader:
     or a stream without a descriptor never blocks, so it is read directly.
     """
 
-    def __init__(self, source: BinaryIO) -> None:
+    def __init__(self, source: BinaryIO, preread: bytes = b"") -> None:
+        self._preread = preread  # read from the source before (by the bootstrap): first
         self._read1 = getattr(source, "read1", source.read)
         self._fd = -1
         try:
@@ -319,6 +368,9 @@ class StdinReader:
 
     async def read_some(self, n: int) -> bytes:
         """Up to `n` bytes, once some are available; b"" at end of input."""
+        if self._preread:
+            data, self._preread = self._preread[:n], self._preread[n:]
+            return data
         if self._fd < 0:
             return bytes(self._read1(n))
         loop = asyncio.get_running_loop()
@@ -335,25 +387,13 @@ class StdinReader:
         return os.read(self._fd, n)
 
 
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (int, str))
+
+
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
-
-
-def installed_version() -> str:
-    """The installed cairn-lsp version, from its dist-info folder's name.
-
-    What `importlib.metadata.version` finds, without importing it: it pulls in the
-    `email` package, a tenth of a second of start-up.
-    """
-    for entry in sys.path:
-        try:
-            found = sorted(Path(entry or ".").glob("cairn_lsp-*.dist-info"))
-        except OSError:
-            continue
-        if found:
-            return found[-1].name.removeprefix("cairn_lsp-").removesuffix(".dist-info")
-    return "0.0.0"
 
 
 def build_server() -> CairnServer:
@@ -429,14 +469,21 @@ def log_to_stderr(level: str) -> Callable[[], None]:
     return flush
 
 
-def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
-    """Run the server until the client says exit."""
+def serve(
+    tcp: str | None = None, log_level: str = "WARNING", handover: Handover | None = None
+) -> None:
+    """Run the server until the client says exit (on stdio, after the `handover` of the
+    start-up bootstrap when there was one: `cairn.lsp.bootstrap`)."""
     flush_log = log_to_stderr(log_level)
     server = build_server()  # settles after the first diagnostics (CairnServer.settle)
     try:
         if tcp:
             host, port = parse_hostport(tcp)
             server.start_tcp(host, port)
+        elif handover is not None:
+            log.debug("start-up bootstrap: %s", handover.reason)
+            server.carry_on(handover)
+            server.start_io(preread=handover.preread)
         else:
             server.start_io()
     finally:

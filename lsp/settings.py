@@ -80,6 +80,18 @@ class Settings:
         return replace(settings, **changes), problems
 
 
+def pulls_diagnostics(mode: str, can_pull: bool, can_refresh: bool) -> bool:
+    """True when diagnostics are served on pull instead of pushed (the one rule).
+
+    `auto` pulls only when the client can pull and can also be asked to re-pull
+    (`workspace/diagnostic/refresh`): without it (Neovim 0.11) pulled warnings would stay
+    stale after the log changes until the next edit, so we push.
+    """
+    if mode == "auto":
+        return can_pull and can_refresh
+    return mode == "pull"
+
+
 def _severities(value: object) -> Severities:
     if not isinstance(value, Mapping):
         raise ValueError('expected an object such as {"introduce": "warning"}')

@@ -11,18 +11,27 @@ the LSP types' thousands of objects again, and lets the collector run from then 
 from __future__ import annotations
 
 import gc
+from typing import TYPE_CHECKING
 
-from cairn.lsp.codegen_cache import CodeCache, install
+if TYPE_CHECKING:
+    from cairn.lsp.codegen_cache import CodeCache
 
 _paused = False
 
 
-def prepare() -> CodeCache | None:
-    """Before importing the server: pause the GC, install the code cache."""
+def pause_gc() -> None:
+    """From the process's start until `settle`: no cyclic collection (see above)."""
     global _paused
     if gc.isenabled():
         gc.disable()
         _paused = True
+
+
+def prepare() -> CodeCache | None:
+    """Before importing the server: pause the GC, install the code cache."""
+    pause_gc()
+    from cairn.lsp.codegen_cache import install  # not before: the bootstrap needs no cache
+
     return install()
 
 

@@ -214,6 +214,12 @@ class Documents:
             doc.analysis = EMPTY
             if not server.pulls_diagnostics:
                 self.schedule(doc.uri, 0)
+        self.ask_to_refresh()
+
+    def ask_to_refresh(self) -> None:
+        """Ask the client for new code lenses and, when it pulls, new diagnostics (what
+        it holds may be stale: the log changed)."""
+        server = self._server
         # Fire and forget: a command's answer must not wait for the client's refresh.
         if server.capability("workspace.code_lens.refresh_support"):
             server.scheduler.spawn(_quietly(server.workspace_code_lens_refresh_async(None)))

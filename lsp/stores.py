@@ -74,6 +74,20 @@ class StoreHub:
 
         return self._worker.submit(warm)
 
+    def adopt(self, sessions: Mapping[Path, Session]) -> Future[None]:
+        """Take over sessions opened before the server existed (the start-up bootstrap,
+        `cairn.lsp.bootstrap`, on the main thread: the store's connections may cross
+        threads once, and from now on only this thread uses them)."""
+
+        def take() -> None:
+            for cairn_dir, session in sessions.items():
+                if cairn_dir in self._sessions:
+                    session.close()
+                else:
+                    self._sessions[cairn_dir] = session
+
+        return self._worker.submit(take)
+
     async def call(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """Run `fn(session)` on the worker thread; failures become `StoreUnavailable`."""
         return await self._worker.run(partial(self._run, cairn_dir, fn))

@@ -28,7 +28,7 @@ from cairn.store.model import Event, EventType, Status, event_from_bytes
 from cairn.store.paths import EntityPathError, canonicalise
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
-from cairn.store.status_rows import NewEvent, State, advance, conflict_of, encode_detail
+from cairn.store.status_rows import NewEvent, State, advance, encode_detail
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -770,22 +770,25 @@ class Index:
         touched, self._touched_ents = self._touched_ents, {}
         states = self._states
         full = self._full_ents
-        fresh = [ent for ent in touched if ent not in states]
+        # In key order: the rows are looked up (and later written) along the B-tree.
+        fresh = sorted(ent for ent in touched if ent not in states)
         sql = "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
         for i in range(0, len(fresh), 10_000):
             chunk = fresh[i : i + 10_000]
             stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
             # Where each stored conflict stands (recorded time, chain): a new change must
-            # beat it to be shown instead.
-            wanted = [conflict_of(row[2]) for row in stored.values() if row[0] == _CONFLICT_CODE]
-            at: dict[int, tuple[int, int]] = {}
-            if wanted:
-                for seq, rec, ch in self.db.execute(_REC_SQL, (json.dumps(wanted),)):
-                    at[seq] = (rec, ch)
+            # beat it to be shown instead. Each detail is parsed once, by its `State`.
+            conflicted: list[State] = []
             for ent in chunk:
                 row = stored.get(ent)
-                where = at.get(conflict_of(row[2]), (0, -1)) if row and row[2] else (0, -1)
-                states[ent] = State(row, where)
+                states[ent] = state = State(row)
+                if row is not None and row[0] == _CONFLICT_CODE and state.conflict:
+                    conflicted.append(state)
+            if conflicted:
+                wanted = json.dumps([state.conflict for state in conflicted])
+                at = {seq: (rec, ch) for seq, rec, ch in self.db.execute(_REC_SQL, (wanted,))}
+                for state in conflicted:
+                    state.crec, state.cch = at.get(state.conflict, (0, -1))
         for ent, news in touched.items():
             if not advance(states[ent], news):
                 full.add(ent)
@@ -794,7 +797,7 @@ class Index:
     def _store_states(self) -> None:
         """Write the status rows moved forward in this ingest."""
         states, self._states = self._states, {}
-        rows = [(ent, *state.row()) for ent, state in states.items()]
+        rows = sorted((ent, *state.row()) for ent, state in states.items())
         if rows:
             self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
 

@@ -52,8 +52,6 @@ _KINDS = frozenset(k.value for k in EntityKind)
 _VALUES = {t: t.value for t in EventType}  # `Enum.value` is a slow descriptor
 # A member is a class attribute lookup through the enum's metaclass: once, not per draft.
 _REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.REVERT
-# The types a later draft of the same batch may name (a supersede, a revert's change).
-_REF_TYPES = frozenset(t for t in EventType if t.is_verdict or t.is_applied) | {EventType.SUPERSEDE}
 
 _ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
 
@@ -80,12 +78,11 @@ class BatchContext:
         self._grouped = 0
 
     def on(self, entity: str) -> list[Event]:
-        """The batch's events on `entity` that a later draft may name (verdicts, changes,
-        supersedes), in order."""
+        """The batch's events on `entity`, in order (the caller picks the types it may
+        name: hashing an enum member is a Python call, so none is hashed here)."""
         grouped = self._by_entity
         for event in self.events[self._grouped :]:
-            if event.type in _REF_TYPES:
-                grouped.setdefault(event.entity, []).append(event)
+            grouped.setdefault(event.entity, []).append(event)
         self._grouped = len(self.events)
         return grouped.get(entity, [])
 

@@ -6,8 +6,9 @@ problems, `check` hits), 2 bad input, 3 an internal error (a bug: please report 
 CAIRN_DEBUG=1 shows the traceback).
 
 `cairn serve` as editors run it (no options, or only `--stdio` and `--log-level`) goes
-straight to the language server without importing click or the command table: its
-start-up is what an editor waits for. Anything else, including every error, goes
+straight to the language server without importing click or the command table (and
+answers the first document before the LSP framework is imported: `cairn.lsp.bootstrap`):
+its start-up is what an editor waits for. Anything else, including every error, goes
 through the click application, so both paths behave the same.
 """
 
@@ -62,12 +63,9 @@ def main(argv: list[str] | None = None) -> None:
         run(args)
         return
     try:
-        from cairn.lsp.startup import prepare
+        from cairn.lsp.bootstrap import serve_stdio
 
-        prepare()  # before the server's imports: see cairn.lsp.startup
-        from cairn.lsp.server import serve
-
-        serve(tcp=None, log_level=level)
+        serve_stdio(level)  # the first answer before the LSP imports: cairn.lsp.bootstrap
     except (Exception, KeyboardInterrupt) as exc:
         from cairn.cli.app import exit_for
 

@@ -39,6 +39,9 @@
   (#any-of? @http.method "get" "post" "put" "patch" "delete" "head" "options" "all")
   (#not-match? @_object "^(axios|http|https|fetch|request|client|api|superagent|got|ky|\\$)$"))
 
+; part: env process
+; (a part runs only in files holding one of its words, which every match holds: see
+; builtin_queries in indexer/queries.py)
 ; --- environment variables -------------------------------------------------------------
 ((member_expression
   object: (member_expression object: (identifier) @_process property: (property_identifier) @_env)
@@ -50,6 +53,7 @@
   index: (string) @env.reference) @range
   (#eq? @_process "process") (#eq? @_env "env"))
 
+; part: migrations
 ; --- Knex: knex.schema.createTable('users', (t) => { t.string('email') }) --------------
 ((call_expression
   function: (member_expression property: (property_identifier) @_fn)

@@ -30,6 +30,9 @@
 (module (try_statement (except_clause (block
   (expression_statement (assignment left: (identifier) @constant.introduce)) @range))))
 
+; part: orm Column _column Table _table create_index
+; (a part runs only in files holding one of its words, which every match holds: see
+; builtin_queries in indexer/queries.py)
 ; --- SQLAlchemy declarative ------------------------------------------------------------
 (class_definition
   body: (block
@@ -65,6 +68,7 @@
   (#any-of? @_fn "Table" "create_table")
   (#eq? @_col "Column"))
 
+; part:
 ; --- Django models ---------------------------------------------------------------------
 (class_definition
   body: (block
@@ -76,6 +80,7 @@
   (#match? @_fn "^([A-Z][A-Za-z]*Field|ForeignKey)$")
   (#set! resolver "django"))
 
+; part: orm
 ; --- Alembic ---------------------------------------------------------------------------
 ((call
   function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
@@ -133,6 +138,7 @@
   (#eq? @_fn "drop_column")
   (#set! resolver "alembic-batch"))
 
+; part:
 ; --- routes: FastAPI / Flask / Starlette-style decorators -------------------------------
 (decorated_definition
   (decorator
@@ -150,6 +156,7 @@
   (#eq? @_fn "route")
   (#set! resolver "flask")) @range
 
+; part: env env
 ; --- environment variables -------------------------------------------------------------
 ((subscript
   value: (attribute object: (identifier) @_os attribute: (identifier) @_environ)
@@ -178,6 +185,7 @@
   arguments: (argument_list . (string) @env.reference)) @range
   (#eq? @_environ "environ") (#eq? @_get "get"))
 
+; part:
 ; Django urls.py: path("users/<int:pk>/", view) -> route/ANY /users/{pk}
 ((call
   function: (identifier) @_fn

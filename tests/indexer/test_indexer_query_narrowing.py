@@ -157,9 +157,15 @@ def test_the_text_splitter_finds_tree_sitters_patterns(language: str) -> None:
 @pytest.mark.parametrize("language", sorted(GRAMMARS))
 def test_a_builtin_query_for_a_file_compiles_only_what_applies(language: str) -> None:
     whole = builtin_query(language)
-    assert whole is not None
+    split = queries._split(language)
+    assert whole is not None and split is not None
     for name in NAMES:
-        keep = [i for i, props in enumerate(whole.settings) if _applies(props, name)]
+        # the core: what is outside the `; part:` sections (test_indexer_query_parts.py)
+        keep = [
+            i
+            for i, props in enumerate(whole.settings)
+            if _applies(props, name) and split.part_of[i] is None
+        ]
         found = queries.builtin_for_file(language, name)
         if not keep:
             assert found is None

@@ -89,6 +89,40 @@ def test_a_batch_with_one_bad_draft_writes_nothing(store: Store) -> None:
     assert len(store) == 0
 
 
+def test_a_batch_names_its_own_earlier_events(store: Store) -> None:
+    # Targets are found among the events logged before AND the batch's own earlier drafts
+    # (whatever their type: the lookup picks verdicts, changes and supersedes itself).
+    first = store.append(EventDraft(type="reject", entity="t.old", reasoning="no")).event
+    events = store.append_many(
+        [
+            EventDraft(type="add", entity="t.c", reasoning="change"),
+            EventDraft(type="modify", entity="t.d", reasoning="unrelated"),
+            EventDraft(type="reject", entity="t.d", reasoning="not this"),
+            EventDraft(type="supersede", entity="t.old", reasoning="fine now"),
+            EventDraft(type="supersede", entity="t.d", reasoning="fine after all"),
+        ]
+    )
+    change, _, reject, sup_old, sup_d = events
+    revert = store.append_many(
+        [
+            EventDraft(type="add", entity="t.c", reasoning="again"),
+            EventDraft(type="revert", entity="t.c", reasoning="undo", reverts=change.id[:8]),
+        ]
+    )[1]
+    assert (sup_old.supersedes, sup_d.supersedes) == (first.id, reject.id)
+    assert revert.reverts == change.id
+    size = store.log.path.stat().st_size
+    with pytest.raises(AmbiguousTarget):
+        store.append_many(
+            [
+                EventDraft(type="reject", entity="t.e", reasoning="one"),
+                EventDraft(type="reject", entity="t.e", reasoning="two"),
+                EventDraft(type="supersede", entity="t.e", reasoning="which?"),
+            ]
+        )
+    assert store.log.path.stat().st_size == size
+
+
 def test_status_rules(store: Store) -> None:
     add = store.append(
         EventDraft(type="add", entity="users.email_verified", reasoning="flag")
