@@ -125,6 +125,7 @@ def _index_chunks(
     found: list[tuple[int, Capture]] = []  # (chunk, capture)
     held: list[tuple[int, Node, str]] = []  # (chunk, container, its name)
     spans = _runs(chunks, dirty) if wanted is not None else [None]
+    one_chunk = len(chunks) == 1  # a one-shot index: everything is in chunk 0
     for compiled in queries:
         for span in spans:
             cursor = QueryCursor(compiled.query)
@@ -136,6 +137,11 @@ def _index_chunks(
                     chunk = max(0, bisect_right(starts, node.start_byte) - 1)
                     if wanted is None or chunk in wanted:
                         held.append((chunk, node, node_text(nodes["container.name"][0])))
+                if one_chunk:
+                    found.extend(
+                        (0, capture) for capture in match_captures(compiled, pattern, nodes, ctx)
+                    )
+                    continue
                 for capture in match_captures(compiled, pattern, nodes, ctx):
                     chunk = max(0, bisect_right(starts, capture.name_node.start_byte) - 1)
                     # else a match reaching into a clean chunk: known already
@@ -220,22 +226,32 @@ def match_captures(
 ) -> list[Capture]:
     """The captures one query match yields, after its pattern's file filter and resolver."""
     settings = compiled.settings[pattern]
-    files = settings.get("files")
-    if files and not _file_matches(ctx, files):
-        return []
-    resolver = settings.get("resolver")
+    if settings:
+        files = settings.get("files")
+        if files and not _file_matches(ctx, files):
+            return []
+        resolver = settings.get("resolver")
+    else:
+        resolver = None
+    primaries = compiled.primaries[pattern]
+    if len(primaries) == 1:  # the usual pattern: one entity capture
+        capture_name, kind, role = primaries[0]
+        found = _captures(nodes, capture_name, kind, role, settings, ctx.data)
+    else:
+        found = []
+        for capture_name, kind, role in primaries:
+            found.extend(_captures(nodes, capture_name, kind, role, settings, ctx.data))
+    if resolver is None or not found:
+        return found
     out: list[Capture] = []
-    for capture_name, kind, role in compiled.primaries[pattern]:
-        for capture in _captures(nodes, capture_name, kind, role, settings, ctx.data):
-            if resolver is None:
-                out.append(capture)
-            elif compiled.builtin:
+    for capture in found:
+        if compiled.builtin:
+            out.extend(RESOLVERS[resolver](capture, ctx))
+        else:
+            try:
                 out.extend(RESOLVERS[resolver](capture, ctx))
-            else:
-                try:
-                    out.extend(RESOLVERS[resolver](capture, ctx))
-                except Exception:
-                    continue
+            except Exception:
+                continue
     return out
 
 
@@ -367,12 +383,23 @@ def _captures(
     found = nodes.get(capture_name)
     if not found:
         return []
-    override = nodes.get("name")
-    range_nodes = nodes.get("range")
-    table = nodes.get("table")
-    version = nodes.get("version")
-    method = nodes.get("http.method")
-    scope = nodes.get("scope")
+    if len(nodes) == 1:  # the match holds the name alone: no helper to read
+        table = scope = None
+        method = settings.get("method") if settings else None
+        version = ""
+        override = range_nodes = None
+    else:
+        override = nodes.get("name")
+        range_nodes = nodes.get("range")
+        table_nodes = nodes.get("table")
+        table = _text(table_nodes[0], data) if table_nodes else None
+        version_nodes = nodes.get("version")
+        version = (_text(version_nodes[0], data) or "") if version_nodes else ""
+        method_nodes = nodes.get("http.method")
+        method = node_text(method_nodes[0]) if method_nodes else settings.get("method")
+        scope_nodes = nodes.get("scope")
+        scope = node_text(scope_nodes[0]) if scope_nodes else None
+    range_node = widen(range_nodes[0]) if range_nodes else None
     out: list[Capture] = []
     for name_node in found:
         text_node = override[0] if override else name_node
@@ -381,17 +408,17 @@ def _captures(
             continue
         out.append(
             Capture(
-                kind=kind,
-                role=role,
-                name=name,
-                name_node=text_node,
-                range_node=widen(range_nodes[0]) if range_nodes else name_node,
-                nodes=nodes,
-                settings=settings,
-                table=_text(table[0], data) if table else None,
-                method=node_text(method[0]) if method else settings.get("method"),
-                scope=node_text(scope[0]) if scope else None,
-                version=(_text(version[0], data) or "") if version else "",
+                kind,
+                role,
+                name,
+                text_node,
+                range_node if range_node is not None else name_node,
+                nodes,
+                settings,
+                table,
+                method,
+                scope,
+                version,
             )
         )
     return out
@@ -431,21 +458,43 @@ def _text(node: Node, data: bytes) -> str | None:
 
 
 def _entity(capture: Capture) -> str | None:
+    kind = capture.kind
+    table = capture.table if kind == "column" else None
+    method = capture.method if kind == "route" else None
+    key = (kind, capture.name, table, method)
     try:
-        if capture.kind == "table":
-            return table_path(capture.name)
-        if capture.kind == "column":
-            if not capture.table:
+        return _ENTITIES[key]
+    except KeyError:
+        pass
+    entity = _build_entity(*key)
+    if len(_ENTITIES) >= _ENTITIES_KEPT:
+        _ENTITIES.clear()  # bounded; the builders are pure, so forgetting is safe
+    _ENTITIES[key] = entity
+    return entity
+
+
+# The builders canonicalise (fold, check, escape) each name; a file names its tables,
+# columns and variables many times (a migration's 250 `ALTER TABLE t ...` name 37 tables)
+_ENTITIES: dict[tuple[str, str, str | None, str | None], str | None] = {}
+_ENTITIES_KEPT = 65536
+
+
+def _build_entity(kind: str, name: str, table: str | None, method: str | None) -> str | None:
+    try:
+        if kind == "table":
+            return table_path(name)
+        if kind == "column":
+            if not table:
                 return None
-            return column_path(capture.table, capture.name)
-        if capture.kind == "route":
-            if not capture.method or not capture.name.startswith("/"):
+            return column_path(table, name)
+        if kind == "route":
+            if not method or not name.startswith("/"):
                 return None
-            return route_path(capture.method.upper(), capture.name)
-        if capture.kind == "dependency":
-            return dependency_path(capture.name)
-        if capture.kind == "env":
-            return env_path(capture.name)
+            return route_path(method.upper(), name)
+        if kind == "dependency":
+            return dependency_path(name)
+        if kind == "env":
+            return env_path(name)
     except EntityPathError:
         return None
     return None
@@ -524,13 +573,17 @@ def _code_symbols(
 
 
 def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, kind: str) -> Symbol:
+    name_node = capture.name_node
+    name = node_range(lines, name_node)
+    range_node = capture.range_node
+    whole = name if range_node is name_node else node_range(lines, range_node)  # frozen: shared
     return make_symbol(
         ctx.path,
         entity,
         kind,
         capture.role,
-        node_range(lines, capture.name_node),
-        node_range(lines, capture.range_node),
+        name,
+        whole,
         capture.version if kind == "dependency" else "",
     )
 

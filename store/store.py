@@ -27,6 +27,7 @@ from cairn.store.model import (
     EntityStatus,
     Event,
     EventDraft,
+    EventType,
     Review,
     SearchHit,
 )
@@ -60,7 +61,7 @@ class Store:
         self._seen: _Stat | str | None = "unset"
         self._seen_db: _Stat | None = self.index.recorded_stat()
         self._reader = Reader(self.index)
-        self._preparer = Preparer(self.root, self._reader.events_on, author)
+        self._preparer = Preparer(self.root, self._events_of_types, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
 
     @classmethod
@@ -221,6 +222,15 @@ class Store:
                 self._seen = self._log_key() if warning is None else "unset"
                 self._seen_db = self.index.recorded_stat()
             return out, len(out) - len(prepared)
+
+    def _events_of_types(self, entity: str, types: frozenset[EventType]) -> list[Event]:
+        """The logged events on a canonical entity whose type is one of `types`: a
+        supersede's target is found among the entity's verdicts, without reading (and
+        decoding) every change logged on it."""
+        ent = self.index.ent_of(entity)
+        if ent is None:
+            return []
+        return self._reader.events([r for r in self.index.rows_for(ent) if r.ty in types])
 
     def replay(self, draft: EventDraft) -> Event | None:
         """The logged event a write of `draft` would return instead of writing (its

@@ -55,8 +55,11 @@ _REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.
 
 _ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
 
-# An entity's events as the log holds them (the read path answers it).
-EventsOn = Callable[[str], list[Event]]
+# An entity's logged events whose type is one of these (the read path answers it).
+EventsOn = Callable[[str, frozenset[EventType]], list[Event]]
+# What a supersede's target is looked for among, and a revert's.
+_VERDICTS_AND_SUPERSEDES = frozenset(t for t in EventType if t.is_verdict) | {EventType.SUPERSEDE}
+_APPLIED = frozenset(t for t in EventType if t.is_applied)
 
 
 @dataclass(slots=True)
@@ -283,7 +286,8 @@ class Preparer:
                 f"--reverts needs an event id or a prefix of at least {MIN_PREFIX} hex "
                 f"characters, not {given!r}"
             )
-        candidates = [e for e in self._entity_events(entity, ctx) if e.id.startswith(wanted)]
+        events = self._entity_events(entity, ctx, _APPLIED)
+        candidates = [e for e in events if e.id.startswith(wanted)]
         applied = [e for e in candidates if e.type.is_applied]
         if len(applied) == 1:
             return applied[0].id
@@ -294,11 +298,14 @@ class Preparer:
             )
         raise ValidationError(f"{given} is not an applied change on {entity}; --reverts names one")
 
-    def _entity_events(self, entity: str, ctx: BatchContext) -> list[Event]:
-        return self._events_on(entity) + ctx.on(entity)
+    def _entity_events(
+        self, entity: str, ctx: BatchContext, types: frozenset[EventType]
+    ) -> list[Event]:
+        """The logged events of these types and all of the batch's (callers test types)."""
+        return self._events_on(entity, types) + ctx.on(entity)
 
     def _open_verdict_ids(self, entity: str, ctx: BatchContext) -> list[str]:
-        events = self._entity_events(entity, ctx)
+        events = self._entity_events(entity, ctx, _VERDICTS_AND_SUPERSEDES)
         named = {e.supersedes for e in events if e.type is EventType.SUPERSEDE}
         return sorted(e.id for e in events if e.type.is_verdict and e.id not in named)
 

@@ -246,13 +246,17 @@ def workspace_init(root: Path, capabilities: dict[str, Any], request_id: int = 1
     )
 
 
-async def first_publish(root: Path, bootstrap: bool) -> dict[str, Any]:
+async def first_publish(
+    root: Path, bootstrap: bool, before: list[dict[str, Any]] | None = None, path: Path = MIGRATION
+) -> dict[str, Any]:
+    """The first publish for `path` after initialize, initialized, `before`, didOpen."""
     client = RawClient(bootstrap)
     await client.start()
     client.send(workspace_init(root, EDITOR))
     await client.until(lambda m: m.get("id") == 1)
-    client.send(notification("initialized", {}), did_open(root / MIGRATION))
-    published = await client.until(is_publish)
+    uri = (root / path).as_uri()
+    client.send(notification("initialized", {}), *(before or []), did_open(root / path))
+    published = await client.until(lambda m: is_publish(m) and m["params"]["uri"] == uri)
     client.send(request(9, "shutdown"), notification("exit"))
     assert await client.finish() == 0
     return published
@@ -265,6 +269,40 @@ async def test_the_first_publish_is_the_servers(tmp_path: Path) -> None:
     assert fast == slow
     (warning,) = [d for d in fast["params"]["diagnostics"] if d["data"]["kind"] == "verdict"]
     assert warning["code"] == sample.ids["revert"] and warning["severity"] == 2
+
+
+async def test_settings_sent_before_the_document_shape_the_first_publish(tmp_path: Path) -> None:
+    """A client that cannot be asked for configuration pushes it (Neovim does, right
+    after initialized): the bootstrap applies it as the server would."""
+    sample = make_sample(tmp_path / "shop")
+    loud = {"settings": {"cairn": {"severity": {"introduce": "error", "reference": "off"}}}}
+    before = [notification("workspace/didChangeConfiguration", loud)]
+    fast = await first_publish(sample.root, bootstrap=True, before=before)
+    slow = await first_publish(sample.root, bootstrap=False, before=before)
+    assert fast == slow
+    (warning,) = [d for d in fast["params"]["diagnostics"] if d["data"]["kind"] == "verdict"]
+    assert warning["severity"] == 1
+    # ... and it is the bootstrap's own publish (the server would be equal anyway).
+    frames = [workspace_init(sample.root, EDITOR), notification("initialized", {}), *before]
+    data = b"".join(frame(m) for m in [*frames, did_open(sample.root / MIGRATION)])
+    sent, handover = run_bootstrap(data, tmp_path)
+    assert handover.reason == "published the first diagnostics" and sent[1] == fast
+
+
+@pytest.mark.parametrize(
+    "path",
+    [Path("..") / "elsewhere.sql", Path(".cairn") / "drafts" / "d.md"],
+    ids=["outside the project", "a decision draft"],
+)
+async def test_documents_it_leaves_to_the_server_get_the_servers_publish(
+    tmp_path: Path, path: Path
+) -> None:
+    sample = make_sample(tmp_path / "shop")
+    (sample.root / path).parent.mkdir(parents=True, exist_ok=True)
+    (sample.root / path).write_text("ALTER TABLE users ADD COLUMN email_verified boolean;\n")
+    fast = await first_publish(sample.root, bootstrap=True, path=path)
+    slow = await first_publish(sample.root, bootstrap=False, path=path)
+    assert fast == slow
 
 
 async def first_pull(root: Path, bootstrap: bool) -> tuple[dict[str, Any], dict[str, Any]]:

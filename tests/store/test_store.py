@@ -123,6 +123,27 @@ def test_a_batch_names_its_own_earlier_events(store: Store) -> None:
     assert store.log.path.stat().st_size == size
 
 
+def test_targets_among_many_logged_events_of_other_types(store: Store) -> None:
+    # The writer reads only the logged events a target can be (verdicts and supersedes
+    # for a supersede, changes for a revert): the rest of the entity's history is skipped.
+    changes = [
+        store.append(EventDraft(type="modify", entity="t.f", reasoning=f"step {i}")).event
+        for i in range(5)
+    ]
+    reject = store.append(EventDraft(type="reject", entity="t.f", reasoning="not that")).event
+    store.append(EventDraft(type="modify", entity="t.f", reasoning="after the reject"))
+    sup = store.append(EventDraft(type="supersede", entity="t.f", reasoning="ok now")).event
+    assert sup.supersedes == reject.id
+    with pytest.raises(AmbiguousTarget, match="no open verdict"):
+        store.append(EventDraft(type="supersede", entity="t.f", reasoning="again"))
+    revert = store.append(
+        EventDraft(type="revert", entity="t.f", reasoning="undo", reverts=changes[2].id)
+    ).event
+    assert revert.reverts == changes[2].id
+    with pytest.raises(ValidationError, match="is not an applied change"):
+        store.append(EventDraft(type="revert", entity="t.f", reasoning="x", reverts=reject.id))
+
+
 def test_status_rules(store: Store) -> None:
     add = store.append(
         EventDraft(type="add", entity="users.email_verified", reasoning="flag")
