@@ -165,3 +165,36 @@ def test_a_wire_time_keeps_its_first_three_decimals(
     )
     expected = text[:20] + (text[20:-1] + "00")[:3] + "Z"
     assert parse_ts(text) == expected
+
+
+_FIELD_TEXT = st.sampled_from(
+    ["00", "07", "23", "24", "59", "60", "99", " 7", "7 ", "+7", "-1", "1_", "٠٧", "0x", ""]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    day=st.sampled_from(["2024-02-29", "2023-02-29", "0999-12-31", "1970-01-01", "2024-13-01"]),
+    hour=_FIELD_TEXT,
+    minute=_FIELD_TEXT,
+    second=_FIELD_TEXT,
+    milli=st.sampled_from(["000", "749", "999", " 12", "+12", "-12", "1_2", "١٢٣", "12"]),
+)
+def test_the_wire_fields_looked_up_read_as_int_reads_them(
+    day: str, hour: str, minute: str, second: str, milli: str
+) -> None:
+    # `to_ms` looks the fields of a wire time up; anything not a plain in-range field
+    # goes to int() (`_to_ms_parsed`, the reading before the lookup): same answers, same
+    # errors, for every time a log may hold.
+    from cairn.store.times import _to_ms_parsed
+
+    text = f"{day}T{hour}:{minute}:{second}.{milli}Z"
+    try:
+        expected: int | str = _to_ms_parsed(text)
+    except ValueError as exc:
+        expected = f"ValueError: {exc}"
+    try:
+        got: int | str = to_ms(text)
+    except ValueError as exc:
+        got = f"ValueError: {exc}"
+    assert got == expected

@@ -110,3 +110,21 @@ def test_drop_index_on_a_table_references_it() -> None:
     symbols = index_text(text, "db/002.sql")
     assert entities(symbols) == [("accounts", "table", "reference")]
     assert symbols[0].name_range == span(text, "Accounts")
+
+
+def test_one_alter_table_with_several_actions_gives_each_its_column() -> None:
+    # the actions are alternatives of one pattern: every one must still match
+    text = (
+        "ALTER TABLE users ADD COLUMN a int, DROP COLUMN b,\n"
+        "  RENAME COLUMN c TO d, ALTER COLUMN e TYPE text;\n"
+        "CREATE INDEX ix ON users (f, lower(g));\n"
+    )
+    symbols = index_text(text, "db/002.sql")
+    assert one(symbols, "users.a", Role.INTRODUCE).range == span(text, "ADD COLUMN a int")
+    assert one(symbols, "users.b", Role.REMOVE).range == span(text, "DROP COLUMN b")
+    rename = span(text, "RENAME COLUMN c TO d")
+    assert one(symbols, "users.c", Role.REMOVE).range == rename
+    assert one(symbols, "users.d", Role.INTRODUCE).range == rename
+    assert one(symbols, "users.e", Role.REFERENCE).range == span(text, "ALTER COLUMN e TYPE text")
+    assert one(symbols, "users.f", Role.REFERENCE).name_range == span(text, "f", after="(")
+    assert one(symbols, "users.g", Role.REFERENCE).name_range == span(text, "g", after="lower(")
