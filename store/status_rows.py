@@ -23,7 +23,7 @@ or removal. tests/store/test_status_rows.py compares the rows with a full deriva
 
 A row's detail also says where the lines of the events it names are in the log (their
 byte spans), so a batch of statuses is one query on these rows plus the lines it shows,
-with no lookup of those events' rows (`encode_detail`, `decode_detail`: the one format,
+with no lookup of those events' rows (`encode_detail`, `detail_parts`: the one format,
 written by both the full derivation and `advance`).
 """
 
@@ -43,7 +43,7 @@ __all__ = [
     "StoredRow",
     "advance",
     "conflict_of",
-    "decode_detail",
+    "detail_parts",
     "encode_detail",
 ]
 
@@ -67,9 +67,10 @@ _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 NewEvent = tuple[int, int, int, int, bool, int, int]
 # (status code, event count, detail JSON or None): an `est` row without its entity.
 StoredRow = tuple[int, int, str | None]
-# A decoded detail: open verdicts' seqs, the newest conflict's seq (0: none), re-opened
-# (verdict, supersede) seq pairs, and each of those seqs' line span (offset, length).
-Detail = tuple[list[int], int, list[list[int]], dict[int, tuple[int, int]]]
+# A stored detail's parts: open verdicts' seqs, the newest conflict's seq (0: none),
+# re-opened (verdict, supersede) seq pairs, and the flat (offset, length) of each of those
+# events' lines, in that order (`_named`).
+Detail = tuple[list[int], int, list[list[int]], list[int]]
 
 
 def _named(open_v: list[int], conflict: int, reopened: list[Any]) -> list[int]:
@@ -95,12 +96,10 @@ def encode_detail(
     return orjson.dumps([open_v, conflict, reopened, where]).decode()
 
 
-def decode_detail(detail: str | bytes) -> Detail:
-    """A stored detail (see `encode_detail`) as its parts, spans by seq."""
-    open_v, conflict, reopened, where = orjson.loads(detail)
-    named = _named(open_v, conflict, reopened)
-    spans = {seq: (where[2 * i], where[2 * i + 1]) for i, seq in enumerate(named)}
-    return open_v, conflict, reopened, spans
+def detail_parts(detail: str | bytes) -> Detail:
+    """A stored detail's parts (see `encode_detail`)."""
+    parts: Detail = orjson.loads(detail)
+    return parts
 
 
 def conflict_of(detail: str | None) -> int:
@@ -127,7 +126,7 @@ class State:
             return
         self.status, self.count, detail = row
         if detail:
-            self.open, self.conflict, self.reopened, self.where = orjson.loads(detail)
+            self.open, self.conflict, self.reopened, self.where = detail_parts(detail)
         else:
             self.open, self.conflict, self.reopened, self.where = [], 0, [], []
 

@@ -26,6 +26,8 @@ from datetime import date
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace as struct_replace
+
 from cairn.core.decisions import DecisionRequest
 from cairn.core.project import Project
 
@@ -379,12 +381,12 @@ class Session:
         for former in formers if rollup else ():
             for child, state in self.store.status(former.path).rollup.items():
                 children.setdefault(status.entity + child[len(former.path) :], state)
-        return replace(found, rollup=children)
+        return struct_replace(found, rollup=children)
 
     @staticmethod
     def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:
         due = version.reviews.get(status.entity)
-        return replace(status, due_reviews=list(due)) if due else status
+        return struct_replace(status, due_reviews=list(due)) if due else status
 
 
 def log_version(project: Project) -> object:

@@ -11,10 +11,10 @@ creation by an imported migration gets none. The `quiet` setting turns the rule 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from msgspec.structs import replace as struct_replace
 
 from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
 from cairn.core.project import Project
@@ -66,7 +66,7 @@ async def attention_by_entity(
             server.log(f"code lens: {exc}", types.MessageType.Warning)
             rollups = {}
         for entity, rollup in rollups.items():
-            with_rollup = dataclasses.replace(statuses[entity], rollup=rollup)
+            with_rollup = struct_replace(statuses[entity], rollup=rollup)
             out[entity] = attention(with_rollup, histories.get(entity), policy)
     return out
 
