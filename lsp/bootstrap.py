@@ -47,8 +47,9 @@ Execution model
    notification (`shutdown`, `exit`, `$/cancelRequest`...), a malformed header or body
    or one orjson refuses, a frame over the size limit, end of input, initialize params
    of an unexpected shape, `CAIRN_DIR` naming nothing, a document outside a project, a
-   decision draft, a file over `maxFileBytes`, broken user queries, a store that cannot
-   open or reports damage, and any exception. `--tcp` never bootstraps, and
+   decision draft, a file over `maxFileBytes`, broken user queries, a store that must
+   first rebuild or index much of its log (`quick_to_open`), a store that cannot open
+   or reports damage, and any exception. `--tcp` never bootstraps, and
    `CAIRN_LSP_BOOTSTRAP=0` turns it off (the server then reads everything itself).
 
 What it must agree with is tested against the server itself
@@ -74,6 +75,7 @@ from cairn.lsp.startup import pause_gc
 from cairn.lsp.wire import diagnostic, frame, relative_to, uri_path
 
 SWITCH = "CAIRN_LSP_BOOTSTRAP"  # "0": no bootstrap (the server reads everything itself)
+CATCH_UP_BYTES = 8 * 1024 * 1024  # log not yet indexed that the first answer may index
 MAX_HEADER = 8 * 1024  # header bytes before the blank line (the server's own limit)
 CHUNK = 64 * 1024
 PUBLISH = "textDocument/publishDiagnostics"
@@ -244,11 +246,14 @@ class Bootstrap:
         the server's initialize preloads); a failure is left for the document to meet."""
         for path in _folder_paths(params):
             project = self._finder.for_path(path)
-            if project is not None:
+            if project is not None and quick_to_open(project.cairn_dir):
                 try:
                     self._session(project).warm()
                 except Exception:
-                    self._handover.sessions.pop(project.cairn_dir, None)
+                    session = self._handover.sessions.pop(project.cairn_dir, None)
+                    if session is not None:
+                        with contextlib.suppress(Exception):
+                            session.close()
 
     def _session(self, project: Any) -> Any:
         sessions = self._handover.sessions
@@ -315,6 +320,10 @@ class Bootstrap:
         symbols = tuple(doc.symbols)
         from cairn.core.findings import findings_for, removed
 
+        if project.cairn_dir not in self._handover.sessions and not quick_to_open(
+            project.cairn_dir
+        ):
+            return "the index must be rebuilt or caught up far first"
         statuses: dict[str, Any] = {}
         session = self._session(project)
         if symbols:
@@ -409,6 +418,26 @@ def initialize_result(capabilities: Mapping[str, Any], *, pulls: bool, version: 
     if pulls:
         caps["diagnosticProvider"] = dict(PULL_OPTIONS)
     return {"capabilities": caps, "serverInfo": {"name": "cairn", "version": version}}
+
+
+def quick_to_open(cairn_dir: Path) -> bool:
+    """True when opening this store means at most a short catch-up: an index of the
+    current schema that has read all but `CATCH_UP_BYTES` of the log (or a small log
+    and no index yet). Otherwise the store would index or rebuild first (a minute at
+    1M events after a schema change): the server does that on its store thread while
+    its loop keeps answering, so the bootstrap leaves it to the server."""
+    from cairn.store.index import SCHEMA_VERSION, read_meta
+    from cairn.store.log import LOG_NAME
+
+    try:
+        size = (cairn_dir / LOG_NAME).stat().st_size
+        meta = read_meta(cairn_dir, ("schema", "consumed"))
+        if meta is None:
+            return size <= CATCH_UP_BYTES
+        behind = size - int(meta.get("consumed", 0))
+    except Exception:  # unreadable, locked, corrupt: the server says what it is
+        return False
+    return meta.get("schema") == SCHEMA_VERSION and 0 <= behind <= CATCH_UP_BYTES
 
 
 def installed_version() -> str:

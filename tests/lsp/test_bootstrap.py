@@ -366,6 +366,27 @@ def test_it_is_the_bootstrap_that_answers(tmp_path: Path, pull: bool) -> None:
     assert set(handover.sessions) == {sample.root / ".cairn"}  # for the server's store thread
 
 
+async def test_an_index_to_rebuild_is_left_to_the_server(tmp_path: Path) -> None:
+    """A rebuild (here: an index of another schema) can take a minute: the server does it
+    on its store thread, answering meanwhile; the bootstrap does not start it."""
+    from cairn.store.index import write_meta
+
+    sample = make_sample(tmp_path / "shop")
+    cairn_dir = sample.root / ".cairn"
+    frames = [workspace_init(sample.root, EDITOR), notification("initialized", {})]
+    data = b"".join(frame(m) for m in [*frames, did_open(sample.root / MIGRATION)])
+    assert write_meta(cairn_dir, {"schema": "0"})
+    sent, handover = run_bootstrap(data, tmp_path)
+    assert handover.reason == "the index must be rebuilt or caught up far first"
+    assert [m.get("id") for m in sent] == [1] and not handover.sessions
+    published = []
+    for bootstrap in (True, False):
+        assert write_meta(cairn_dir, {"schema": "0"})
+        published.append(await first_publish(sample.root, bootstrap=bootstrap))
+    assert published[0] == published[1]
+    assert any(d["code"] == sample.ids["revert"] for d in published[0]["params"]["diagnostics"])
+
+
 # --- giving up: the client hears what the server alone would say -----------------------
 
 
