@@ -70,11 +70,6 @@ class Reader:
         row = self.index.keyed_row(key)
         return self.event(row) if row is not None else None
 
-    def events_on(self, entity: str) -> list[Event]:
-        """Every event on one canonical entity, in ingest order (the writer's lookups)."""
-        ent = self.index.ent_of(entity)
-        return self.events(self.index.rows_for(ent)) if ent is not None else []
-
     def status(self, entity: str) -> EntityStatus:
         """See `Store.status`."""
         root = entity.strip() in _ROOT_PREFIXES
