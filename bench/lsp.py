@@ -16,7 +16,10 @@ Measured (medians of noisy runs on a shared 2-core machine; read them as orders;
 package's bytecode is compiled first, as installing a wheel does):
 hover p50/p99; didOpen -> diagnostics for the whole file; didChange -> diagnostics
 with the debounce set to 0 (so the figure excludes it); process start and
-initialize -> first diagnostics; the server's peak RSS (VmHWM).
+initialize -> first diagnostics (with the scripted Editor, whose own pygls client work
+counts too, and with a raw client that writes and reads the frames itself; with and
+without the start-up bootstrap, `cairn.lsp.bootstrap`, alternating, and its phases);
+the server's peak RSS (VmHWM).
 """
 
 from __future__ import annotations
@@ -161,6 +164,66 @@ async def start_once(
     return out
 
 
+def _frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+async def _read_frame(stdout: asyncio.StreamReader) -> dict[str, Any]:
+    header = await stdout.readuntil(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1])
+        for line in header.split(b"\r\n")
+        if line.lower().startswith(b"content-length")
+    )
+    message: dict[str, Any] = json.loads(await stdout.readexactly(length))
+    return message
+
+
+async def raw_start(
+    root: Path, path: Path, text: str, env: dict[str, str], command: list[str]
+) -> dict[str, float]:
+    """One server start with a client that costs nothing: the bench writes the frames
+    (initialize, initialized, didOpen) and reads the answers itself. The Editor's rows
+    also count its own work (pygls on the client side structures every message)."""
+    t0 = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    params = {
+        "processId": os.getpid(),
+        "rootUri": root.as_uri(),
+        "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        "initializationOptions": {"debounceMs": 0},
+    }
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+    while (await _read_frame(proc.stdout)).get("id") != 1:
+        pass
+    item = {"uri": path.as_uri(), "languageId": "sql", "version": 1, "text": text}
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.write(
+        _frame(
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}}
+        )
+    )
+    while True:
+        message = await _read_frame(proc.stdout)
+        if message.get("method") == "textDocument/publishDiagnostics":
+            break
+    out = {"start": ms(time.perf_counter() - t0), "cpu": cpu_ms(proc.pid)}
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+    proc.stdin.close()
+    await proc.wait()
+    return out
+
+
 async def idle(pid: int | None, timeout: float = 30.0) -> None:
     """Wait until the server's CPU time stops growing (its background work is done),
     so it is not counted against the rounds that follow."""
@@ -227,6 +290,13 @@ async def measure_start(
         without.append(await start_once(root, path, text, plain, command=cli))
     out["cli"] = medians(with_cli)
     out["no_bootstrap"] = medians(without)
+    raw: list[dict[str, float]] = []
+    raw_without: list[dict[str, float]] = []
+    for _ in range(runs):
+        raw.append(await raw_start(root, path, text, env, cli))
+        raw_without.append(await raw_start(root, path, text, plain, cli))
+    out["raw"] = medians(raw)
+    out["raw_no_bootstrap"] = medians(raw_without)
     floor = [sys.executable, str(Path(__file__).resolve().with_name("lsp_floor_server.py"))]
     out["floor"] = medians(
         [await start_once(root, path, text, env, command=floor) for _ in range(runs)]
@@ -477,6 +547,12 @@ def main(argv: list[str] | None = None) -> int:
         ("  `cairn serve` without the bootstrap (CAIRN_LSP_BOOTSTRAP=0)",
          f"{st['no_bootstrap']['start']:.0f} ms", ""),
         ("    its server CPU time", f"{st['no_bootstrap']['cpu']:.0f} ms", ""),
+        ("  `cairn serve`, a raw client (the bench writes and reads the frames)",
+         f"{st['raw']['start']:.0f} ms", ""),
+        ("    its server CPU time", f"{st['raw']['cpu']:.0f} ms", ""),
+        ("  `cairn serve` without the bootstrap, a raw client",
+         f"{st['raw_no_bootstrap']['start']:.0f} ms", ""),
+        ("    its server CPU time", f"{st['raw_no_bootstrap']['cpu']:.0f} ms", ""),
         ("  floor: a bare pygls server, start -> one diagnostic", f"{st['floor']['start']:.0f} ms",
          ""),
         ("    its server CPU time", f"{st['floor']['cpu']:.0f} ms", ""),

@@ -238,3 +238,27 @@ def test_a_parts_search_words_must_be_in_every_match() -> None:
         '; part: orm _table\n((call function: (identifier) @_f) @b (#eq? @_f "drop_table"))\n',
     )
     assert split.parts == {"orm": (b"_table",)}
+
+
+@pytest.mark.parametrize(("path", "text", "part"), NEEDS, ids=[n[0] for n in NEEDS])
+def test_a_big_file_runs_the_core_and_its_parts_as_one_query(
+    monkeypatch: pytest.MonkeyPatch, path: str, text: str, part: str
+) -> None:
+    monkeypatch.setattr(queries, "COMBINE_FROM", len(text.encode("utf-8")))
+    doc = Document(path, text)
+    assert len(doc._queries()) == 1
+    assert part in _parts_run(doc)
+    assert doc.symbols == _whole_symbols(doc)
+    bigger = Document(path, text + "\n")  # one byte more: still combined, same query
+    assert bigger._queries() == doc._queries()
+    monkeypatch.setattr(queries, "COMBINE_FROM", len(text.encode("utf-8")) + 10)
+    separate = Document(path, text)
+    assert len(separate._queries()) >= 2
+    assert separate.symbols == doc.symbols
+
+
+def test_a_big_file_without_parts_runs_the_core_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(queries, "COMBINE_FROM", 0)
+    doc = Document("app/views.py", py_samples.DEFS)
+    assert _parts_run(doc) == set() and len(doc._queries()) == 1
+    assert doc.symbols == _whole_symbols(doc)
