@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from usability.helpers import git
 
 from cairn.store import EventDraft, Status, Store, init_store
 from cairn.store import prefix as prefix_module
@@ -131,17 +131,6 @@ def test_an_index_without_digests_rebuilds_a_replaced_log(
         replace(log, log.read_bytes())
         assert store.refresh() is True
         assert resets == [1]
-
-
-def git(repo: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.org",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.org",
-    }
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
 
 
 def test_switching_git_branches_rebuilds_only_when_the_log_lost_lines(

@@ -1,33 +1,22 @@
-"""`rank` rules candidates out by an upper bound before difflib runs: the suggestions must
-be exactly those of scoring every candidate, the definition kept here as the oracle."""
+"""`rank` scores candidates in order of an upper bound and stops early: the suggestions
+must be exactly those of scoring every candidate."""
 
 from __future__ import annotations
-
-import difflib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.suggest import _leaf, _norm, rank
+from cairn.suggest import _leaf, _norm, _score, rank
 
 
 def rank_by_scoring_everything(query: str, candidates: list[str], limit: int = 5) -> list[str]:
     q, q_leaf = _norm(query), _leaf(query)
-    scored: list[tuple[float, str]] = []
-    for candidate in set(candidates):
-        c = _norm(candidate)
-        if c == q:
-            continue
-        score = difflib.SequenceMatcher(None, q, c).ratio()
-        c_leaf = _leaf(candidate)
-        if q_leaf and c_leaf == q_leaf:
-            score += 1.0
-        elif len(q) >= 3 and q in c:
-            score += 0.5
-        elif q_leaf and c_leaf:
-            score = max(score, difflib.SequenceMatcher(None, q_leaf, c_leaf).ratio() - 0.1)
-        if score >= 0.6:
-            scored.append((score, candidate))
+    scored = [
+        (score, candidate)
+        for candidate in set(candidates)
+        if _norm(candidate) != q
+        and (score := _score(q, q_leaf, candidate, _norm(candidate))) >= 0.6
+    ]
     scored.sort(key=lambda item: (-item[0], item[1]))
     return [candidate for _, candidate in scored[:limit]]
 
