@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import orjson
+
 from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
@@ -1165,13 +1167,9 @@ class Index:
         One lookup a path, in their given order: `IN (SELECT ...)` first built a
         temporary index of them, and rows keyed by entity id took a second lookup.
         """
-        sql = (
-            "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
-            "CROSS JOIN est s ON s.path = j.value"
-        )
         return [
             (p, STATUSES[st], cnt, kd, detail)
-            for p, st, cnt, kd, detail in self.db.execute(sql, (json.dumps(paths),))
+            for p, st, cnt, kd, detail in self.db.execute(_EST_SQL, (_json_list(paths),))
         ]
 
     def verdict_rows_newest_first(self) -> Iterator[Row]:
@@ -1345,11 +1343,20 @@ _SUMMARY_BY_PATH_SQL = (
     "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
     "FROM json_each(?) j CROSS JOIN ent e ON e.path = j.value CROSS JOIN ev v ON v.ent = e.id"
 )
-# The stored status rows of many paths (`State` reads them).
+# The stored status rows of many paths (`State` and `status_rows` read them).
 _EST_SQL = (
     "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
     "CROSS JOIN est s ON s.path = j.value"
 )
+
+
+def _json_list(strings: list[str]) -> str:
+    """A JSON array of strings for `json_each` (orjson: the stdlib's took ~0.1 ms for an
+    editor's 500 paths; it refuses lone surrogates, which the stdlib escapes)."""
+    try:
+        return orjson.dumps(strings).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(strings)
 
 
 def _summarise(

@@ -357,3 +357,13 @@ def test_a_cold_batch_leaves_the_collector_as_it_found_it(store: Store) -> None:
             assert gc.isenabled() is enabled
         finally:
             gc.enable()
+
+
+def test_a_batch_with_a_lone_surrogate_is_refused_like_any_bad_path(store: Store) -> None:
+    # The batch's paths go to SQLite as JSON; orjson refuses a lone surrogate, so that
+    # list is encoded the standard way, looked up, and the path then refused by name.
+    store.append(EventDraft(type="add", entity="t.a", reasoning="add"))
+    store.clear_caches()
+    with pytest.raises(ValidationError, match="U\\+D800"):
+        store.status_many(["t.a", "t\ud800.b"])
+    assert store.status_many(["t.a"])["t.a"].status is Status.ACTIVE
