@@ -26,7 +26,7 @@ from cairn.store.fulltext import SearchTerm, holds, text_tokens
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes
-from cairn.store.paths import EntityPathError, canonicalise
+from cairn.store.paths import EntityKind, EntityPath, EntityPathError, parse
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
 from cairn.store.status_rows import NewEvent, State, advance, encode_detail
@@ -51,10 +51,11 @@ __all__ = [
 # 9: ev_supersede, what due reviews leave out (a scan of every event before);
 # 10: ev_h holds the id key's top 31 bits (`_KEY_SHIFT`); 11: a status row's detail
 # holds the line spans of the events it names (`status_rows.encode_detail`), so a
-# batch of statuses reads no event row; 12: `fts` holds an event's own text only, with
-# `detail=none` and no column sizes, and `ent_fts` each entity's path once
-# (`cairn.store.fulltext`): 62 bytes an event fewer
-SCHEMA_VERSION = "12"
+# batch of statuses reads no event row; 12: status rows keyed by entity path (one lookup
+# a path, not two) with the kind the grammar infers for it (`kd`, when it names events);
+# 13: `fts` holds an event's own text only, with `detail=none` and no column sizes, and
+# `ent_fts` each entity's path once (`cairn.store.fulltext`): 62 bytes an event fewer
+SCHEMA_VERSION = "13"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -99,7 +100,8 @@ CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE ikey(k TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE fts USING fts5(body, content='', detail=none, columnsize=0);
 CREATE VIRTUAL TABLE ent_fts USING fts5(path, content='', columnsize=0);
-CREATE TABLE est(ent INTEGER PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, detail TEXT);
+CREATE TABLE est(path TEXT PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, kd INTEGER,
+  detail TEXT) WITHOUT ROWID;
 CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
   off INTEGER NOT NULL, len INTEGER NOT NULL, code TEXT NOT NULL);
 CREATE INDEX damage_h ON damage(h);
@@ -125,12 +127,32 @@ def _unusable(path: Path, exc: BaseException) -> str:
 
 
 @lru_cache(maxsize=1 << 17)
-def _canonical_or_none(raw: str) -> str | None:
-    """The canonical path, or None for a malformed one (cached across ingests)."""
+def _parsed_or_none(raw: str) -> EntityPath | None:
+    """The parsed path, or None for a malformed one (cached across ingests)."""
     try:
-        return canonicalise(raw)
+        return parse(raw)
     except (EntityPathError, TypeError):
         return None
+
+
+def _canonical_or_none(raw: str) -> str | None:
+    """The canonical path, or None for a malformed one."""
+    parsed = _parsed_or_none(raw)
+    return parsed.path if parsed is not None else None
+
+
+KINDS: tuple[str, ...] = tuple(k.value for k in EntityKind)
+_KIND_CODES = {k: i for i, k in enumerate(KINDS)}
+
+
+def kind_code(path: str) -> int | None:
+    """The stored code of the kind the grammar infers for a canonical path (what
+    `model.event_from_bytes` fills in for a line that leaves `entity_kind` out), None
+    when it infers none. A rebuild parsed the path already (a cache hit); a change to
+    what the grammar infers must bump SCHEMA_VERSION, like a change to canonical paths.
+    """
+    parsed = _parsed_or_none(path)
+    return _KIND_CODES[parsed.kind.value] if parsed is not None else None
 
 
 def _create_schema(db: sqlite3.Connection) -> None:
@@ -228,12 +250,12 @@ class Index:
         self.tip_key: dict[int, tuple[int, int]] = {}
         self.next_ent = 1
         self.ent_ids: dict[str, int] = {}
-        # Entities that got events since the last flush -> those events, for their status
-        # rows to move forward (`cairn.store.status_rows`); entities whose rows must be
-        # derived from all their events when the ingest finishes.
-        self._touched_ents: dict[int, list[NewEvent]] = {}
-        self._full_ents: set[int] = set()
-        self._states: dict[int, State] = {}  # rows moved forward, stored when it ends
+        # Entities (by path) that got events since the last flush -> those events, for
+        # their status rows to move forward (`cairn.store.status_rows`); entities whose
+        # rows must be derived from all their events when the ingest finishes.
+        self._touched_ents: dict[str, list[NewEvent]] = {}
+        self._full_ents: set[str] = set()
+        self._states: dict[str, State] = {}  # rows moved forward, stored when it ends
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
@@ -675,10 +697,10 @@ class Index:
             ty = codes[e.type]
             ref_id = e.supersedes or e.reverts
             rec = to_ms(e.recorded_at)
-            if ent not in full:
-                news = touched.get(ent)
+            if entity not in full:
+                news = touched.get(entity)
                 if news is None:
-                    touched[ent] = [(seq, ty, rec, chain, True, off, length - 1)]
+                    touched[entity] = [(seq, ty, rec, chain, True, off, length - 1)]
                 else:
                     news.append((seq, ty, rec, chain, True, off, length - 1))
             key = int(e.id[:15], 16)
@@ -779,17 +801,16 @@ class Index:
         states = self._states
         full = self._full_ents
         # In key order: the rows are looked up (and later written) along the B-tree.
-        fresh = sorted(ent for ent in touched if ent not in states)
-        sql = "SELECT ent, st, cnt, detail FROM est WHERE ent IN (SELECT value FROM json_each(?))"
+        fresh = sorted(path for path in touched if path not in states)
         for i in range(0, len(fresh), 10_000):
             chunk = fresh[i : i + 10_000]
-            stored = {t[0]: t[1:] for t in self.db.execute(sql, (json.dumps(chunk),))}
+            stored = {t[0]: t[1:] for t in self.db.execute(_EST_SQL, (json.dumps(chunk),))}
             # Where each stored conflict stands (recorded time, chain): a new change must
             # beat it to be shown instead. Each detail is parsed once, by its `State`.
             conflicted: list[State] = []
-            for ent in chunk:
-                row = stored.get(ent)
-                states[ent] = state = State(row)
+            for path in chunk:
+                row = stored.get(path)
+                states[path] = state = State(row)
                 if row is not None and row[0] == _CONFLICT_CODE and state.conflict:
                     conflicted.append(state)
             if conflicted:
@@ -797,36 +818,46 @@ class Index:
                 at = {seq: (rec, ch) for seq, rec, ch in self.db.execute(_REC_SQL, (wanted,))}
                 for state in conflicted:
                     state.crec, state.cch = at.get(state.conflict, (0, -1))
-        for ent, news in touched.items():
-            if not advance(states[ent], news):
-                full.add(ent)
-                del states[ent]
+        for path, news in touched.items():
+            if not advance(states[path], news):
+                full.add(path)
+                del states[path]
 
     def _store_states(self) -> None:
         """Write the status rows moved forward in this ingest."""
         states, self._states = self._states, {}
-        rows = sorted((ent, *state.row()) for ent, state in states.items())
+        rows = []
+        for path, state in sorted(states.items()):
+            st, cnt, kd, detail = state.row()
+            if detail is not None and kd is None:
+                kd = kind_code(path)
+            rows.append((path, st, cnt, kd, detail))
         if rows:
-            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", rows)
+            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", rows)
 
-    def derive_statuses(self, ents: Iterable[int]) -> None:
-        """Recompute the stored status row of these entities (caller holds the transaction).
+    def derive_statuses(self, paths: Iterable[str]) -> None:
+        """Recompute the stored status row of these entities (canonical paths the index
+        holds; caller holds the transaction).
 
         Status is a function of an entity's own events, so only entities that got events
         change; `status_many` then reads one row per entity instead of all their events.
         """
-        wanted = list(ents)
+        wanted = sorted(paths)
         out = []
         for i in range(0, len(wanted), 10_000):
             chunk = wanted[i : i + 10_000]
-            sql = _SUMMARY_SQL + "v.ent IN (SELECT value FROM json_each(?))"
-            for ent, (rows, count) in _summarise(self.db.execute(sql, (json.dumps(chunk),)), chunk):
-                out.append(self._status_row(ent, rows, count))
-        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?)", out)
+            found = self.db.execute(_SUMMARY_BY_PATH_SQL, (json.dumps(chunk),))
+            for path, (rows, count) in _summarise(found, chunk):
+                if count:
+                    out.append(self._status_row(path, rows, count))
+        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", out)
 
-    def _status_row(self, ent: int, rows: list[Row], count: int) -> tuple[int, int, int, Any]:
+    def _status_row(
+        self, path: str, rows: list[Row], count: int
+    ) -> tuple[str, int, int, int | None, str | None]:
         if count > len(rows) and names_a_summarised_change(rows):
-            rows = self.rows_for(ent)  # a revert names a change the summary folded away
+            # A revert names a change the summary folded away.
+            rows = self.rows_for(rows[0].ent)
         derived = derive(rows, self.dag.is_ancestor)  # type: ignore[arg-type]
         conflict = 0
         if derived.conflicts:
@@ -835,7 +866,8 @@ class Index:
             conflict = max(derived.conflicts, key=lambda s: (rec[s], s))
         spans = {r.seq: (r.off, r.len) for r in rows}
         detail = encode_detail(derived.open_verdicts, conflict, derived.reopened, spans)
-        return ent, _STATUS_CODES[derived.status], count, detail
+        kd = kind_code(path) if detail is not None else None
+        return path, _STATUS_CODES[derived.status], count, kd, detail
 
     def _ingest_released(self, rec: Record, session: _Session) -> int:
         """Ingest one record, then every record that was waiting for it (iteratively: a
@@ -958,10 +990,10 @@ class Index:
         ref_id = get("supersedes") or get("reverts")
         ref = id_key(ref_id) if ref_id else None
         ent = self.ent_ids.get(entity) or self.entity_id(entity, batch.ents)
-        if ent not in self._full_ents:
-            news = self._touched_ents.get(ent)
+        if entity not in self._full_ents:
+            news = self._touched_ents.get(entity)
             if news is None:
-                self._touched_ents[ent] = [(seq, ty, recorded, cp[0], linear, rec.off, rec.len)]
+                self._touched_ents[entity] = [(seq, ty, recorded, cp[0], linear, rec.off, rec.len)]
             else:
                 news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len))
         batch.rows.append(
@@ -1134,15 +1166,21 @@ class Index:
         )
         return dict(_summarise(self.db.execute(sql, (json.dumps(paths),)), paths))
 
-    def status_rows(self, paths: list[str]) -> list[tuple[str, Status, int, Any]]:
-        """The stored (path, status, event count, detail JSON) of the entities that have events."""
+    def status_rows(self, paths: list[str]) -> list[tuple[str, Status, int, int | None, Any]]:
+        """The stored (path, status, event count, kind code, detail JSON) of the entities
+        that have events, among `paths` (distinct; sorted is fastest). The kind code
+        (`KINDS`) is there when the detail is.
+
+        One lookup a path, in their given order: `IN (SELECT ...)` first built a
+        temporary index of them, and rows keyed by entity id took a second lookup.
+        """
         sql = (
-            "SELECT e.path, s.st, s.cnt, s.detail FROM ent e JOIN est s ON s.ent = e.id "
-            "WHERE e.path IN (SELECT value FROM json_each(?))"
+            "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
+            "CROSS JOIN est s ON s.path = j.value"
         )
         return [
-            (p, STATUSES[st], cnt, detail)
-            for p, st, cnt, detail in self.db.execute(sql, (json.dumps(paths),))
+            (p, STATUSES[st], cnt, kd, detail)
+            for p, st, cnt, kd, detail in self.db.execute(sql, (json.dumps(paths),))
         ]
 
     def verdict_rows_newest_first(self) -> Iterator[Row]:
@@ -1186,7 +1224,8 @@ class Index:
 
     def open_verdict_seqs(self, ent: int) -> set[int]:
         """Sequence numbers of an entity's open verdicts, from its stored status row."""
-        found = self.db.execute("SELECT detail FROM est WHERE ent = ?", (ent,)).fetchone()
+        sql = "SELECT s.detail FROM ent e JOIN est s ON s.path = e.path WHERE e.id = ?"
+        found = self.db.execute(sql, (ent,)).fetchone()
         if not found or found[0] is None:
             return set()
         return {int(s) for s in json.loads(found[0])[0]}
@@ -1400,9 +1439,14 @@ _WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", 0)
 # Linux: a read that takes only what the page cache holds (0: not here, or refused once).
 _nowait: int = getattr(os, "RWF_NOWAIT", 0) if hasattr(os, "preadv") else 0
 
-_SUMMARY_SQL = (
-    "SELECT v.ent, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
-    "FROM ev v WHERE "
+_SUMMARY_BY_PATH_SQL = (
+    "SELECT e.path, v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len "
+    "FROM json_each(?) j CROSS JOIN ent e ON e.path = j.value CROSS JOIN ev v ON v.ent = e.id"
+)
+# The stored status rows of many paths (`State` reads them).
+_EST_SQL = (
+    "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
+    "CROSS JOIN est s ON s.path = j.value"
 )
 
 
