@@ -554,11 +554,12 @@ class Index:
             fd = self._fd
             buf = memoryview(bytearray(sum(length for _, length in spans)))
             at = 0
+            preadv, nowait = os.preadv, _nowait
             for i, (off, length) in enumerate(spans):
                 out[i] = line = buf[at : at + length]
                 at += length
                 try:
-                    if os.preadv(fd, (line,), off, _nowait) != length:
+                    if preadv(fd, (line,), off, nowait) != length:
                         missed.append(i)  # partly in memory, or past the end
                 except BlockingIOError:
                     missed.append(i)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import tempfile
 from pathlib import Path
@@ -342,3 +343,17 @@ def test_a_batch_fills_in_the_kind_each_line_leaves_out(store: Store) -> None:
     Store.rebuild(store.cairn_dir)
     with Store.open(store.cairn_dir) as again:
         assert dict(again.index.db.execute("SELECT path, kd FROM est").fetchall()) == stored
+
+
+def test_a_cold_batch_leaves_the_collector_as_it_found_it(store: Store) -> None:
+    # The batch pauses the cyclic collector while it builds its answers.
+    store.append(EventDraft(type="add", entity="t.a", reasoning="add"))
+    store.append(EventDraft(type="revert", entity="t.a", reasoning="undo"))
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            store.clear_caches()
+            assert store.status_many(["t.a"])["t.a"].status is Status.REVERTED
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
