@@ -24,6 +24,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.errors import StoreError
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
+from cairn.store.fulltext import SearchTerm, holds, text_tokens
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes
@@ -53,8 +54,10 @@ __all__ = [
 # 10: ev_h holds the id key's top 31 bits (`_KEY_SHIFT`); 11: a status row's detail
 # holds the line spans of the events it names (`status_rows.encode_detail`), so a
 # batch of statuses reads no event row; 12: status rows keyed by entity path (one lookup
-# a path, not two) with the kind the grammar infers for it (`kd`, when it names events)
-SCHEMA_VERSION = "12"
+# a path, not two) with the kind the grammar infers for it (`kd`, when it names events);
+# 13: `fts` holds an event's own text only, with `detail=none` and no column sizes, and
+# `ent_fts` each entity's path once (`cairn.store.fulltext`): 62 bytes an event fewer
+SCHEMA_VERSION = "13"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -70,6 +73,7 @@ _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
 _SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+_FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts`
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 # `ev_h` indexes the id key's top 31 bits, not all 60: 4 bytes a row instead of 8, a
 # quarter smaller (5 bytes an event), and still one row per lookup at 1M events (a
@@ -96,7 +100,8 @@ CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT N
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
 CREATE TABLE srckey(k TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE ikey(k TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fts USING fts5(body, content='');
+CREATE VIRTUAL TABLE fts USING fts5(body, content='', detail=none, columnsize=0);
+CREATE VIRTUAL TABLE ent_fts USING fts5(path, content='', columnsize=0);
 CREATE TABLE est(path TEXT PRIMARY KEY, st INTEGER NOT NULL, cnt INTEGER NOT NULL, kd INTEGER,
   detail TEXT) WITHOUT ROWID;
 CREATE TABLE damage(seq INTEGER PRIMARY KEY, h INTEGER, ch INTEGER, pos INTEGER,
@@ -440,6 +445,7 @@ class Index:
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+        self.db.execute("INSERT INTO ent_fts(ent_fts) VALUES('delete-all')")
         # `verified*` is verify's anchor: what it proved must outlive a rebuild, or a
         # truncated log re-indexed by any process would erase the evidence.
         self.db.execute("DELETE FROM meta WHERE k != 'schema' AND k NOT LIKE 'verified%'")
@@ -707,7 +713,9 @@ class Index:
                     rec, to_ms(e.occurred_at) if e.occurred_at else None, off, length - 1,
                 )
             )  # fmt: skip
-            fts.append((seq, fts_body(entity, e.reasoning, e.alternative)))
+            body = fts_body(e.reasoning, e.alternative)
+            if body:
+                fts.append((seq, body))
             if e.revisit_after or e.expires_when:
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
@@ -994,10 +1002,10 @@ class Index:
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )
-        body = entity
         if not get("redacted"):
-            body = fts_body(entity, get("reasoning"), get("alternative"))
-        batch.fts.append((seq, body))
+            body = fts_body(get("reasoning"), get("alternative"))
+            if body:
+                batch.fts.append((seq, body))
         revisit, expires = get("revisit_after"), get("expires_when")
         if revisit or expires:
             batch.reviews.append((seq, revisit, expires))
@@ -1083,8 +1091,10 @@ class Index:
         db = self.db
         if batch.ents:
             db.executemany("INSERT INTO ent(id, path) VALUES (?, ?)", batch.ents)
+            db.executemany("INSERT INTO ent_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
             db.executemany("INSERT INTO ev VALUES (?,?,?,?,?,?,?,?,?,?,?)", batch.rows)
+        if batch.fts:
             db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", batch.fts)
         if batch.chains:
             db.executemany("INSERT INTO chain(ch, start) VALUES (?, ?)", batch.chains)
@@ -1252,16 +1262,105 @@ class Index:
         for t in self.db.execute(_ROW_SQL + " ORDER BY seq"):
             yield _row(t)
 
-    def search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """(seq, BM25 score) of the best full-text matches; ValueError for a bad query."""
+    def search(self, terms: Sequence[SearchTerm], limit: int) -> list[tuple[int, float]]:
+        """(seq, rank) of up to `limit` events matching every term in their own text
+        (why, alternative) or in their entity's path (`cairn.store.fulltext`), best
+        first: rank 0 for those whose own text holds every term, then rank 1 for those
+        that needed their entity's path; the newest logged first within a rank.
+        ValueError for a query FTS5 refuses."""
+        if not terms or limit <= 0:
+            return []
         try:
-            hits = self.db.execute(
-                "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
-                (match, limit),
-            ).fetchall()
+            found = list(self._text_hits(terms, None, limit, set()))
+            if len(found) < limit:
+                ranked = set(found)
+                later = self._path_hits(terms, limit - len(found), ranked)
+                return [(s, 0.0) for s in found] + [(s, 1.0) for s in later]
         except sqlite3.OperationalError as exc:
             raise ValueError(str(exc)) from None
-        return [(int(seq), float(score)) for seq, score in hits]
+        return [(s, 0.0) for s in found]
+
+    def _path_hits(self, terms: Sequence[SearchTerm], want: int, skip: set[int]) -> list[int]:
+        """The newest `want` events not in `skip` that need their entity's path for some
+        terms: for each set of terms an entity's path holds, its events whose own text
+        holds the others."""
+        covers: dict[int, list[int]] = {}  # entity -> the terms its path holds
+        sql = "SELECT rowid FROM ent_fts WHERE ent_fts MATCH ?"
+        for i, term in enumerate(terms):
+            for (ent,) in self.db.execute(sql, (term.phrase(),)):
+                covers.setdefault(ent, []).append(i)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for ent, held in covers.items():
+            groups.setdefault(tuple(held), []).append(ent)
+        hits: list[int] = []
+        for key, ents in groups.items():
+            rest = [t for i, t in enumerate(terms) if i not in key]
+            hits.extend(self._text_hits(rest, sorted(ents), want, skip))
+        return sorted(set(hits), reverse=True)[:want]
+
+    def _text_hits(
+        self, terms: Sequence[SearchTerm], ents: list[int] | None, want: int, skip: set[int]
+    ) -> Iterator[int]:
+        """The newest `want` events, not in `skip`, of `ents` (None: any entity) whose
+        own text holds every term (none: all their events). A term of several tokens is
+        looked up token by token (`fts` keeps no positions) and checked against the
+        event's text read back from the log (`fulltext.holds`)."""
+        phrases = [t for t in terms if len(t.tokens) > 1]
+        match = " ".join(t.each_token() for t in terms)
+        if not terms:
+            assert ents is not None
+            sql = (
+                "SELECT seq, off, len FROM ev WHERE ent IN (SELECT value FROM json_each(?1)) "
+                "ORDER BY seq DESC"
+            )
+            cursor = self.db.execute(sql, (json.dumps(ents),))
+        elif ents is None:
+            sql = (
+                "SELECT f.rowid, v.off, v.len FROM fts f JOIN ev v ON v.seq = f.rowid "
+                "WHERE fts MATCH ?1 ORDER BY f.rowid DESC"
+            )
+            cursor = self.db.execute(sql, (match,))
+        elif self._event_count_of(ents) <= _FEW_EVENTS:
+            # Few events: each is looked up in the full-text index by its seq.
+            sql = (
+                "SELECT seq, off, len FROM ev v WHERE ent IN (SELECT value FROM json_each(?1)) "
+                "AND EXISTS (SELECT 1 FROM fts WHERE fts MATCH ?2 AND rowid = v.seq) "
+                "ORDER BY seq DESC"
+            )
+            cursor = self.db.execute(sql, (json.dumps(ents), match))
+        else:
+            sql = (
+                "SELECT f.rowid, v.off, v.len FROM fts f JOIN ev v ON v.seq = f.rowid "
+                "WHERE fts MATCH ?1 AND v.ent IN (SELECT value FROM json_each(?2)) "
+                "ORDER BY f.rowid DESC"
+            )
+            cursor = self.db.execute(sql, (match, json.dumps(ents)))
+        n = 0
+        for seq, off, length in cursor:
+            if seq in skip:
+                continue
+            if phrases:
+                try:
+                    line = self.line(off, length)
+                except (ValueError, OSError):
+                    continue
+                tokens = text_tokens(fts_body(line.get("reasoning"), line.get("alternative")))
+                if not all(holds(tokens, t) for t in phrases):
+                    continue
+            yield seq
+            n += 1
+            if n >= want:
+                return
+
+    def _event_count_of(self, ents: list[int]) -> int:
+        """How many events `ents` have, counted up to just past `_FEW_EVENTS`."""
+        if len(ents) > _FEW_EVENTS:
+            return len(ents)
+        sql = (
+            "SELECT count(*) FROM (SELECT 1 FROM ev WHERE ent IN "
+            "(SELECT value FROM json_each(?)) LIMIT ?)"
+        )
+        return int(self.db.execute(sql, (json.dumps(ents), _FEW_EVENTS + 1)).fetchone()[0])
 
     def review_rows(self) -> list[tuple[int, str | None, str | None]]:
         """(seq, revisit_after, expires_when) of every event that asks for a review."""
@@ -1392,14 +1491,11 @@ def names_a_summarised_change(rows: list[Row]) -> bool:
     return any(r.h in refs for r in rows if r.ty.is_applied)
 
 
-def fts_body(entity: str, reasoning: object, alternative: object) -> str:
-    """What full-text search indexes of an event: its why, the approach and the path."""
-    body = entity
-    if alternative and isinstance(alternative, str):
-        body = f"{alternative} {body}"
-    if reasoning and isinstance(reasoning, str):
-        body = f"{reasoning} {body}"
-    return body
+def fts_body(reasoning: object, alternative: object) -> str:
+    """What full-text search indexes of an event's own text: its why and the approach
+    (its entity's path is indexed once, in `ent_fts`)."""
+    parts = [t for t in (reasoning, alternative) if t and isinstance(t, str)]
+    return " ".join(parts)
 
 
 def _writer_keys(meta: dict[str, Any], seq: int, batch: _Batch) -> None:

@@ -17,6 +17,7 @@ from msgspec.structs import replace as struct_replace
 from cairn.store.attempts import pair_attempts
 from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
+from cairn.store.fulltext import SearchTerm
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import KINDS, MARKED_KEYS, Index, Row
 from cairn.store.model import (
@@ -338,10 +339,10 @@ class Reader:
             out.sort(key=_attempt_when)
         return out
 
-    def search(self, query: str, match: str, limit: int) -> list[SearchHit]:
-        """See `Store.search`; `match` is the FTS5 form of `query`."""
+    def search(self, query: str, terms: list[SearchTerm], limit: int) -> list[SearchHit]:
+        """See `Store.search`; `terms` are the words of `query` (`fulltext.parse_query`)."""
         try:
-            hits = self.index.search(match, limit)
+            hits = self.index.search(terms, limit)
         except ValueError as exc:
             raise ValidationError(f"invalid search query {query!r}: {exc}") from None
         rows = self.index.rows_by_seq([h[0] for h in hits])
