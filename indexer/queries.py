@@ -32,7 +32,7 @@ from tree_sitter import QueryError as TSQueryError
 
 from cairn.indexer.frameworks import RESOLVERS
 from cairn.indexer.languages import GRAMMARS, grammar
-from cairn.indexer.model import QueryError, Role
+from cairn.indexer.model import CODE_KINDS, QueryError, Role
 
 KINDS = frozenset(
     {
@@ -106,6 +106,21 @@ class CompiledQuery:
     _by_name: dict[str, CompiledQuery | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # per pattern: True when a match becomes its symbols directly (`extract`'s direct
+    # path): no resolver, no file filter, and only entity kinds that need no scope walk
+    direct: tuple[bool, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "direct",
+            tuple(
+                "resolver" not in props
+                and "files" not in props
+                and all(kind not in CODE_KINDS for _, kind, _ in primaries)
+                for props, primaries in zip(self.settings, self.primaries, strict=True)
+            ),
+        )
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""

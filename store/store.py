@@ -7,7 +7,6 @@ answer) and hands the work to the write path (`cairn.store.write`), the read pat
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from cairn.store.author import AuthorLookup
 from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
+from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import Index, remove_index
 from cairn.store.index_worker import CHUNK, FIRST_CHUNK, MIN_BATCH, IndexWorker
@@ -369,13 +369,15 @@ class Store:
             )
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Full-text search over reasoning, alternatives and entity paths (BM25 ranked)."""
-        match = _fts_query(query)
-        if not match:
+        """Events each of whose query words is in their own text (reasoning,
+        alternative) or their entity's path: those whose own text holds every word
+        first, the newest first within each (`Index.search`)."""
+        terms = parse_query(query)
+        if not terms:
             raise ValidationError("search query has no words to look for")
         with self._lock:
             self.refresh()
-            return self._reader.search(query, match, limit)
+            return self._reader.search(query, terms, limit)
 
     def recent_verdicts(self, limit: int = 20) -> list[Event]:
         """The newest open verdicts (reverts and rejects no supersede names) project-wide.
@@ -463,17 +465,3 @@ def _hand_over(
         return worker, fed
     handed = worker.feed([p.line for p in prepared[fed:]])
     return (worker if handed else None), len(prepared)
-
-
-_WORD = re.compile(r"[\w]+\*?", re.UNICODE)
-
-
-def _fts_query(query: str) -> str:
-    """Words of a user query as an FTS5 AND of quoted terms (a trailing * keeps a prefix)."""
-    terms = []
-    for word in _WORD.findall(query):
-        star = word.endswith("*")
-        word = word.rstrip("*")
-        if word:
-            terms.append(f'"{word}"' + ("*" if star else ""))
-    return " ".join(terms)
