@@ -449,7 +449,8 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """A full-text match: the event and its BM25 score (lower is better, as SQLite's)."""
+    """A full-text match: the event and its rank (lower is better): 0 when its own text
+    holds every word of the query, 1 when some were only in its entity's path."""
 
     event: Event
     score: float

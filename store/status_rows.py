@@ -65,8 +65,9 @@ _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 # (seq, type code, recorded_at in ms, DAG chain, linear, line offset, line length) of an
 # event new to the index.
 NewEvent = tuple[int, int, int, int, bool, int, int]
-# (status code, event count, detail JSON or None): an `est` row without its entity.
-StoredRow = tuple[int, int, str | None]
+# (status code, event count, kind code or None, detail JSON or None): an `est` row
+# without its entity's path (the kind code is the index's: `index.kind_code`).
+StoredRow = tuple[int, int, int | None, str | None]
 # A stored detail's parts: open verdicts' seqs, the newest conflict's seq (0: none),
 # re-opened (verdict, supersede) seq pairs, and the flat (offset, length) of each of those
 # events' lines, in that order (`_named`).
@@ -113,29 +114,30 @@ class State:
 
     # `where` is the stored flat list of spans, kept in `_named` order as events are
     # added (a rebuild holds a State per entity: no dict of spans each).
-    __slots__ = ("cch", "conflict", "count", "crec", "open", "reopened", "status", "where")
+    __slots__ = ("cch", "conflict", "count", "crec", "kd", "open", "reopened", "status", "where")
 
     def __init__(self, row: StoredRow | None, conflict_at: tuple[int, int] = (0, -1)) -> None:
         self.crec, self.cch = conflict_at
         if row is None:
-            self.status, self.count = _UNKNOWN, 0
+            self.status, self.count, self.kd = _UNKNOWN, 0, None
             self.open: list[int] = []
             self.conflict = 0
             self.reopened: list[list[int]] = []
             self.where: list[int] = []
             return
-        self.status, self.count, detail = row
+        self.status, self.count, self.kd, detail = row
         if detail:
             self.open, self.conflict, self.reopened, self.where = detail_parts(detail)
         else:
             self.open, self.conflict, self.reopened, self.where = [], 0, [], []
 
     def row(self) -> StoredRow:
-        """The row to store (the detail as `Index.derive_statuses` writes it)."""
+        """The row to store (the detail as `Index.derive_statuses` writes it; the kind
+        code as it was read, which the index fills in when a detail is new)."""
         detail = None
         if self.open or self.conflict or self.reopened:
             detail = orjson.dumps([self.open, self.conflict, self.reopened, self.where]).decode()
-        return self.status, self.count, detail
+        return self.status, self.count, self.kd, detail
 
 
 def advance(state: State, events: list[NewEvent]) -> bool:

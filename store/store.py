@@ -7,7 +7,6 @@ answer) and hands the work to the write path (`cairn.store.write`), the read pat
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -17,8 +16,10 @@ from pathlib import Path
 from cairn.store.author import AuthorLookup
 from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
+from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import Index, remove_index
+from cairn.store.index_worker import CHUNK, FIRST_CHUNK, MIN_BATCH, IndexWorker
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
     AppendResult,
@@ -63,6 +64,7 @@ class Store:
         self._reader = Reader(self.index)
         self._preparer = Preparer(self.root, self._events_of_types, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
+        self._worker: IndexWorker | None = None  # indexes big batches (started on the first)
 
     @classmethod
     def open(cls, cairn_dir: Path | str, *, author: AuthorLookup | None = None) -> Store:
@@ -103,6 +105,9 @@ class Store:
     def close(self) -> None:
         """Release the database connection and the log's read handle."""
         with self._lock:
+            if self._worker is not None:
+                self._worker.close()
+                self._worker = None
             self.index.close()
 
     def __enter__(self) -> Store:
@@ -199,29 +204,53 @@ class Store:
             prepared: list[Pending] = []
             out: list[Event] = []
             keyed: dict[str, Event] = {}
-            for draft in drafts:
-                key = check_key(draft.key) if draft.key else ""
-                if key:
-                    earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
-                    if earlier is not None:
-                        out.append(earlier)
-                        continue
-                pending = self._preparer.prepare(draft, parents, ctx, masked)
-                prepared.append(pending)
-                out.append(pending.event)
-                if key:
-                    keyed[key] = pending.event
-                parents = [pending.event.id]
+            # A big batch is indexed by a second process as it is prepared (both cores).
+            worker = self._index_worker(len(drafts))
+            fed, step = 0, FIRST_CHUNK
+            try:
+                for draft in drafts:
+                    key = check_key(draft.key) if draft.key else ""
+                    if key:
+                        earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
+                        if earlier is not None:
+                            out.append(earlier)
+                            continue
+                    pending = self._preparer.prepare(draft, parents, ctx, masked)
+                    prepared.append(pending)
+                    out.append(pending.event)
+                    if key:
+                        keyed[key] = pending.event
+                    parents = [pending.event.id]
+                    if worker is not None and len(prepared) - fed >= step:
+                        worker, fed = _hand_over(worker, prepared, fed)
+                        step = min(CHUNK, 2 * fed)
+                if worker is not None:
+                    worker, fed = _hand_over(worker, prepared, fed)
+            except BaseException:
+                if worker is not None:
+                    worker.abort()  # a refused draft: nothing of the batch is indexed
+                raise
             self.write_warnings = []
+            if not prepared and worker is not None:
+                worker.abort()  # every draft was a retry: nothing to write
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.
-                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+                warning = write_prepared(self.log, self.index, prepared, self._seen_db, worker)
                 self.write_warnings = [warning] if warning else []
                 self._reader.status_cache.clear()
                 # An index left behind is caught up (or tried again) by the next read.
                 self._seen = self._log_key() if warning is None else "unset"
                 self._seen_db = self.index.recorded_stat()
             return out, len(out) - len(prepared)
+
+    def _index_worker(self, size: int) -> IndexWorker | None:
+        """The worker, with a batch begun at the index's offset, for a batch of `size`
+        drafts big enough to be worth a second process; None to index in this one."""
+        if size < MIN_BATCH:
+            return None
+        if self._worker is None:
+            self._worker = IndexWorker(self.cairn_dir)
+        return self._worker if self._worker.begin(self.index.consumed) else None
 
     def _events_of_types(self, entity: str, types: frozenset[EventType]) -> list[Event]:
         """The logged events on a canonical entity whose type is one of `types`: a
@@ -340,13 +369,15 @@ class Store:
             )
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Full-text search over reasoning, alternatives and entity paths (BM25 ranked)."""
-        match = _fts_query(query)
-        if not match:
+        """Events each of whose query words is in their own text (reasoning,
+        alternative) or their entity's path: those whose own text holds every word
+        first, the newest first within each (`Index.search`)."""
+        terms = parse_query(query)
+        if not terms:
             raise ValidationError("search query has no words to look for")
         with self._lock:
             self.refresh()
-            return self._reader.search(query, match, limit)
+            return self._reader.search(query, terms, limit)
 
     def recent_verdicts(self, limit: int = 20) -> list[Event]:
         """The newest open verdicts (reverts and rejects no supersede names) project-wide.
@@ -400,6 +431,13 @@ class Store:
             return self.index.entity_paths()
 
     @property
+    def index_worker_cpu(self) -> float:
+        """CPU seconds the index worker has used (0.0 without one): a bulk load's whole
+        cost is this process's CPU and this."""
+        with self._lock:
+            return self._worker.cpu_seconds if self._worker is not None else 0.0
+
+    @property
     def degraded(self) -> str:
         """Why answers come from an index in memory ("" when the index file is used):
         reads work, slower, and writes are refused with this reason."""
@@ -418,15 +456,12 @@ class Store:
             return self.index.event_count()
 
 
-_WORD = re.compile(r"[\w]+\*?", re.UNICODE)
-
-
-def _fts_query(query: str) -> str:
-    """Words of a user query as an FTS5 AND of quoted terms (a trailing * keeps a prefix)."""
-    terms = []
-    for word in _WORD.findall(query):
-        star = word.endswith("*")
-        word = word.rstrip("*")
-        if word:
-            terms.append(f'"{word}"' + ("*" if star else ""))
-    return " ".join(terms)
+def _hand_over(
+    worker: IndexWorker, prepared: list[Pending], fed: int
+) -> tuple[IndexWorker | None, int]:
+    """Give the worker the lines prepared since the first `fed`; (None, ...) once it is
+    gone (this process then indexes the batch)."""
+    if fed == len(prepared):
+        return worker, fed
+    handed = worker.feed([p.line for p in prepared[fed:]])
+    return (worker if handed else None), len(prepared)

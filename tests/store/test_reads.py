@@ -86,7 +86,7 @@ def test_history_as_of_uses_recorded_time_and_keeps_occurred_time(store: Store) 
         store.history("t.c", as_of="last tuesday")
 
 
-def test_search_ranks_by_bm25_over_reasoning_alternatives_and_paths(store: Store) -> None:
+def test_search_over_reasoning_alternatives_and_paths(store: Store) -> None:
     for i in range(6):  # unrelated decisions give the terms a meaningful rarity
         put(store, "add", f"t.c{i}", f"unrelated decision number {i}", "2026-01-01")
     put(store, "add", "deps/stripe", "payments through the stripe sdk", "2026-01-01")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import tempfile
 from pathlib import Path
@@ -20,6 +21,8 @@ from cairn.store import (
     ValidationError,
     init_store,
 )
+from cairn.store.index import KINDS
+from cairn.store.paths import kind_of
 
 
 def _same(store: Store, entities: list[str]) -> None:
@@ -134,26 +137,29 @@ def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
     store.append(EventDraft(type="add", entity="t.a", reasoning="first"))
     index = store.index
     with contextlib.suppress(RuntimeError), index.write_transaction():
-        index._touched_ents[index.ent_of("t.a") or 0] = [(99, 0, 0, 0, True, 0, 0)] * 5
-        index._full_ents.add(index.ent_of("t.a") or 0)
+        index._touched_ents["t.a"] = [(99, 0, 0, 0, True, 0, 0)] * 5
+        index._full_ents.add("t.a")
         raise RuntimeError("the ingest failed")
     store.append(EventDraft(type="modify", entity="t.a", reasoning="second"))
     store.clear_caches()
     assert store.status_many(["t.a"])["t.a"].event_count == 2
 
 
-def _stored_rows(store: Store) -> dict[int, tuple[int, int, object]]:
-    rows = store.index.db.execute("SELECT ent, st, cnt, detail FROM est").fetchall()
-    return {ent: (st, cnt, json.loads(detail) if detail else None) for ent, st, cnt, detail in rows}
+def _stored_rows(store: Store) -> dict[str, tuple[int, int, object, object]]:
+    rows = store.index.db.execute("SELECT path, st, cnt, kd, detail FROM est").fetchall()
+    return {
+        path: (st, cnt, kd, json.loads(detail) if detail else None)
+        for path, st, cnt, kd, detail in rows
+    }
 
 
-def _rederived(store: Store) -> dict[int, tuple[int, int, object]]:
+def _rederived(store: Store) -> dict[str, tuple[int, int, object, object]]:
     """What a full derivation of every entity writes (rolled back afterwards)."""
     index = store.index
-    ents = [e for (e,) in index.db.execute("SELECT id FROM ent")]
+    paths = [p for (p,) in index.db.execute("SELECT path FROM ent")]
     index.db.execute("BEGIN IMMEDIATE")
     try:
-        index.derive_statuses(ents)
+        index.derive_statuses(paths)
         return _stored_rows(store)
     finally:
         index.db.execute("ROLLBACK")
@@ -300,3 +306,64 @@ def test_a_batch_takes_the_callers_strings_canonical_or_not(store: Store) -> Non
     store.clear_caches()
     with pytest.raises(ValidationError, match="empty part"):
         store.status_many(["users.email", "users..email"])
+
+
+def test_a_batch_fills_in_the_kind_each_line_leaves_out(store: Store) -> None:
+    # A line leaves `entity_kind` out when the path says it; the batch takes that kind
+    # from the status row (`est.kd`), so it must be the grammar's, for every kind of path.
+    paths = [
+        "users",
+        "users.email",
+        "src/",
+        "src/app.py",
+        "src/app.py::Session.login",
+        "route/GET /users/{id}",
+        "deps/left-pad",
+        "env/API_URL",
+    ]
+    for path in paths:
+        store.append(EventDraft(type="add", entity=path, reasoning=f"add {path}"))
+        store.append(EventDraft(type="revert", entity=path, reasoning=f"undo {path}"))
+    # A kind the writer gave that the path does not say stays in the line, and wins.
+    store.append(
+        EventDraft(type="reject", entity="src/app.py::run", entity_kind="function", reasoning="no")
+    )
+    paths.append("src/app.py::run")
+    stored = dict(store.index.db.execute("SELECT path, kd FROM est").fetchall())
+    for path in paths:
+        assert KINDS[stored[path]] == kind_of(path).value, path
+    store.clear_caches()
+    batch = store.status_many(paths)
+    for path in paths:
+        one = store.status(path)
+        assert batch[path].open_verdicts == one.open_verdicts, path
+        assert [v.entity_kind for v in batch[path].open_verdicts] == [
+            "function" if path.endswith("::run") else kind_of(path).value
+        ], path
+    Store.rebuild(store.cairn_dir)
+    with Store.open(store.cairn_dir) as again:
+        assert dict(again.index.db.execute("SELECT path, kd FROM est").fetchall()) == stored
+
+
+def test_a_cold_batch_leaves_the_collector_as_it_found_it(store: Store) -> None:
+    # The batch pauses the cyclic collector while it builds its answers.
+    store.append(EventDraft(type="add", entity="t.a", reasoning="add"))
+    store.append(EventDraft(type="revert", entity="t.a", reasoning="undo"))
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            store.clear_caches()
+            assert store.status_many(["t.a"])["t.a"].status is Status.REVERTED
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+
+
+def test_a_batch_with_a_lone_surrogate_is_refused_like_any_bad_path(store: Store) -> None:
+    # The batch's paths go to SQLite as JSON; orjson refuses a lone surrogate, so that
+    # list is encoded the standard way, looked up, and the path then refused by name.
+    store.append(EventDraft(type="add", entity="t.a", reasoning="add"))
+    store.clear_caches()
+    with pytest.raises(ValidationError, match="U\\+D800"):
+        store.status_many(["t.a", "t\ud800.b"])
+    assert store.status_many(["t.a"])["t.a"].status is Status.ACTIVE
