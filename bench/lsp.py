@@ -243,6 +243,77 @@ async def raw_start(
     return out
 
 
+async def raw_opens(
+    root: Path, path: Path, text: str, env: dict[str, str], rounds: int
+) -> dict[str, float]:
+    """didOpen -> publish with a client that costs nothing: the bench writes the frames
+    and reads the publish with `json.loads` (the Editor's pygls client also structures
+    every diagnostic into lsprotocol objects, a few ms a file that a real editor's
+    client does not spend on our behalf). Medians: wall, and the server's CPU and its
+    wait for a core (schedstat)."""
+    command = [str(Path(sys.executable).with_name("cairn")), "serve"]
+    proc = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        limit=1 << 24,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    params = {
+        "processId": os.getpid(),
+        "rootUri": root.as_uri(),
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        "initializationOptions": {"debounceMs": 0, "pollIntervalMs": 0},
+    }
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+    while (await _read_frame(proc.stdout)).get("id") != 1:
+        pass
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+
+    async def open_and_wait(target: Path) -> None:
+        item = {"uri": target.as_uri(), "languageId": "sql", "version": 1, "text": text}
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(
+            _frame(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "textDocument/didOpen",
+                    "params": {"textDocument": item},
+                }
+            )
+        )
+        while True:
+            message = await _read_frame(proc.stdout)
+            if (
+                message.get("method") == "textDocument/publishDiagnostics"
+                and message["params"]["uri"] == target.as_uri()
+            ):
+                return
+
+    await open_and_wait(path)
+    await idle(proc.pid)
+    walls: list[float] = []
+    split: list[tuple[float, float]] = []
+    for i in range(rounds):
+        run0, wait0 = sched_ms(proc.pid)
+        t0 = time.perf_counter()
+        await open_and_wait(path.with_name(f"0999_raw_{i}.sql"))
+        walls.append(ms(time.perf_counter() - t0))
+        run1, wait1 = sched_ms(proc.pid)
+        split.append((run1 - run0, wait1 - wait0))
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+    proc.stdin.close()
+    await proc.wait()
+    return {
+        "wall": statistics.median(walls),
+        "cpu": statistics.median(r[0] for r in split),
+        "wait": statistics.median(r[1] for r in split),
+    }
+
+
 async def idle(pid: int | None, timeout: float = 30.0) -> None:
     """Wait until the server's CPU time stops growing (its background work is done),
     so it is not counted against the rounds that follow."""
@@ -360,6 +431,8 @@ async def _measure(
     results["open"] = started["warm"]["open"]
     results["cpu"] = started["warm"]["cpu"]
     results["diagnostics"] = int(started["warm"]["diagnostics"])
+
+    results["raw_full"] = await raw_opens(root, path, text, env, args.rounds)
 
     editor = Editor(env=env)
     await editor.start(root, options={"debounceMs": 0, "pollIntervalMs": 0})
@@ -568,6 +641,10 @@ def main(argv: list[str] | None = None) -> int:
         ("  server waiting for a core per didOpen (schedstat)", f"{r['full_split'][1]:.1f} ms",
          ""),
         ("  client (Editor, pygls) CPU per didOpen", f"{r['full_split'][2]:.1f} ms", ""),
+        ("  raw client (the bench writes and reads the frames)", f"{r['raw_full']['wall']:.1f} ms",
+         ""),
+        ("    its server CPU per didOpen (schedstat)", f"{r['raw_full']['cpu']:.1f} ms", ""),
+        ("    its server waiting for a core per didOpen", f"{r['raw_full']['wait']:.1f} ms", ""),
         ("didChange -> diagnostics (debounce 0)", f"{r['change']:.1f} ms", ""),
         ("  server CPU time per didChange (mean)", f"{r['change_cpu']:.1f} ms", ""),
         ("initialize -> first diagnostics", f"{r['open']:.0f} ms",
