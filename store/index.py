@@ -1169,18 +1169,18 @@ class Index:
         )
         return dict(_summarise(self.db.execute(sql, (json.dumps(paths),)), paths))
 
-    def status_rows(self, paths: list[str]) -> list[tuple[str, Status, int, int | None, Any]]:
-        """The stored (path, status, event count, kind code, detail JSON) of the entities
-        that have events, among `paths` (distinct; sorted is fastest). The kind code
-        (`KINDS`) is there when the detail is.
+    def status_rows(self, paths: list[str]) -> Iterator[tuple[str, int, int, int | None, Any]]:
+        """The stored (path, status code (`STATUSES`), event count, kind code (`KINDS`),
+        detail JSON) of the entities that have events, among `paths` (distinct; sorted is
+        fastest), as SQLite gives them. The kind code is there when the detail is.
 
         One lookup a path, in their given order: `IN (SELECT ...)` first built a
         temporary index of them, and rows keyed by entity id took a second lookup.
         """
-        return [
-            (p, STATUSES[st], cnt, kd, detail)
-            for p, st, cnt, kd, detail in self.db.execute(_EST_SQL, (_json_list(paths),))
-        ]
+        rows: Iterator[tuple[str, int, int, int | None, Any]] = self.db.execute(
+            _EST_SQL, (_json_list(paths),)
+        )
+        return rows
 
     def verdict_rows_newest_first(self) -> Iterator[Row]:
         """Revert and reject events, the newest recorded first (digests, "what was refused")."""

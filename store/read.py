@@ -19,7 +19,7 @@ from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
 from cairn.store.fulltext import SearchTerm
 from cairn.store.gcpause import gc_paused
-from cairn.store.index import KINDS, MARKED_KEYS, Index, Row
+from cairn.store.index import KINDS, MARKED_KEYS, STATUSES, Index, Row
 from cairn.store.model import (
     Attempt,
     EntityStatus,
@@ -89,7 +89,7 @@ class Reader:
             ]
             if children:
                 # Only the children's statuses: their stored rows, no event read.
-                states = {p: st for p, st, _, _, _ in self.index.status_rows(children)}
+                states = {p: STATUSES[st] for p, st, _, _, _ in self.index.status_rows(children)}
                 for child in children:
                     state = states.get(child, Status.UNKNOWN)
                     if state not in (Status.ACTIVE, Status.UNKNOWN):
@@ -152,22 +152,23 @@ class Reader:
         out: dict[str, EntityStatus] = {}
         # (path, status, count, open verdicts, conflicts (0 or 1), re-opened pairs, the
         # index of its first line in `where`) of each status that names events.
-        named: list[tuple[str, Status, int, int, int, int, int]] = []
+        named: list[tuple[str, int, int, int, int, int, int]] = []
         where: list[int] = []  # flat (offset, length) of every named line
         pair_lines: set[int] = set()  # the lines read for their id alone
         # The kind each path's lines leave out, as the index stored it: inferring it
         # from the path again was a sixth of a cold batch at 1M events.
         kinds: dict[str, str] = {}
-        for path, status, count, kd, detail in self.index.status_rows(paths):
+        statuses = STATUSES
+        for path, code, count, kd, detail in self.index.status_rows(paths):
             if detail is None:
-                out[path] = EntityStatus(path, status, [], [], {}, count)
+                out[path] = EntityStatus(path, statuses[code], [], [], {}, count)
                 continue
             if kd is not None:
                 kinds[path] = KINDS[kd]
             open_v, conflict, pairs, spans = detail_parts(detail)
             first = len(where) >> 1
             shown = len(open_v) + (1 if conflict else 0)
-            named.append((path, status, count, len(open_v), shown, len(pairs), first))
+            named.append((path, code, count, len(open_v), shown, len(pairs), first))
             if pairs:
                 pair_lines.update(range(first + shown, first + shown + 2 * len(pairs)))
             where += spans
@@ -188,13 +189,13 @@ class Reader:
                 found[i] = id_from_bytes(line, parse_line)
             else:
                 found[i] = event_from_bytes(line, parse_line, kinds)
-        for path, status, count, n_open, shown, n_pairs, at in named:
+        for path, code, count, n_open, shown, n_pairs, at in named:
             # `where` order (status_rows.encode_detail): open verdicts, conflict, pairs.
             end = at + shown
             ids = found[end : end + 2 * n_pairs]
             out[path] = EntityStatus(
                 path,
-                status,
+                statuses[code],
                 found[at : at + n_open],
                 found[at + n_open : end],
                 dict(zip(ids[::2], ids[1::2], strict=True)),
