@@ -39,6 +39,7 @@ import logging
 import logging.handlers
 import os
 import queue
+import re
 import stat
 import sys
 import threading
@@ -49,16 +50,16 @@ from typing import Any, BinaryIO
 
 import orjson
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter, run_async
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import JsonRPCProtocol, LanguageServerProtocol, lsp_method
 
 from cairn.core.project import ProjectFinder
 from cairn.lsp import codegen_cache
 from cairn.lsp.bootstrap import Handover, installed_version
 from cairn.lsp.conversions import converter
-from cairn.lsp.frames import FrameReader
+from cairn.lsp.frames import FrameReader, decode
 from cairn.lsp.scheduling import Scheduler, Worker
 from cairn.lsp.settings import Settings, pulls_diagnostics
 from cairn.lsp.startup import settle
@@ -287,13 +288,7 @@ class CairnServer(LanguageServer):
             limit=lambda: self.settings.max_message_bytes,
             report=lambda message: self.log(message, types.MessageType.Warning),
         )
-        await run_async(
-            stop_event=self._stop_event,
-            reader=reader,
-            protocol=self.protocol,
-            logger=log,
-            error_handler=self.report_server_error,
-        )
+        await _read_loop(self._stop_event, reader, self.protocol, self.report_server_error)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors (a malformed message, a failed notification) go to the log.
@@ -385,6 +380,39 @@ class StdinReader:
         finally:
             loop.remove_reader(self._fd)
         return os.read(self._fd, n)
+
+
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+
+
+async def _read_loop(
+    stop_event: threading.Event,
+    reader: FrameReader,
+    protocol: JsonRPCProtocol,
+    error_handler: Callable[[Exception, type[JsonRpcException]], Any],
+) -> None:
+    """pygls' read loop (`pygls.io_.run_async`, pygls 2.1), with the body decoded by
+    `frames.decode` (orjson when it reads the same) instead of `json.loads`."""
+    content_length = 0
+    while not stop_event.is_set():
+        header = await reader.readline()
+        if not header:
+            break
+        if not content_length:
+            match = _CONTENT_LENGTH.fullmatch(header)
+            if match:
+                content_length = int(match.group(1))
+        if content_length and not header.strip():
+            body = await reader.readexactly(content_length)
+            if not body:
+                break
+            try:
+                protocol.handle_message(decode(body, protocol.structure_message))
+            except Exception as exc:
+                log.exception("Unable to handle message")
+                error_handler(exc, JsonRpcException)
+            finally:
+                content_length = 0
 
 
 def _hashable(value: Any) -> bool:

@@ -127,3 +127,13 @@ def test_a_client_that_never_reads_stderr_is_still_answered(server: RawServer) -
         server.send(b"".join(bad))
     assert REASON in server.hover()
     assert server.proc.poll() is None
+
+
+def test_a_message_orjson_refuses_is_read_by_the_stdlib_and_serving_goes_on(
+    server: RawServer,
+) -> None:
+    """`frames.decode` hands what orjson refuses (a NaN) to the stdlib, as pygls would
+    read it; the notification is ignored and the server keeps answering."""
+    body = b'{"jsonrpc":"2.0","method":"$/cairn/nothing","params":{"v":NaN}}'
+    server.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    assert REASON in server.hover()
