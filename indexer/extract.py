@@ -348,6 +348,7 @@ def _direct_symbols(
         method = node_text(method_nodes[0]) if method_nodes else settings.get("method")
     out: list[tuple[int, Symbol]] = []
     path = ctx.path
+    ascii = lines.ascii
     for capture_name, kind, role in compiled.primaries[pattern]:
         found = nodes.get(capture_name)
         if not found:
@@ -365,9 +366,19 @@ def _direct_symbols(
             )
             if entity is None:
                 continue
-            name_range = node_range(lines, text_node)
+            if ascii:  # node_range's fast path, inline: two of these per symbol
+                start, end = text_node.start_point, text_node.end_point
+                name_range = make_range(start[0], start[1], end[0], end[1])
+            else:
+                name_range = node_range(lines, text_node)
             whole_node = range_node if range_node is not None else name_node
-            whole = name_range if whole_node is text_node else node_range(lines, whole_node)
+            if whole_node is text_node:
+                whole = name_range
+            elif ascii:
+                start, end = whole_node.start_point, whole_node.end_point
+                whole = make_range(start[0], start[1], end[0], end[1])
+            else:
+                whole = node_range(lines, whole_node)
             symbol = make_symbol(
                 path, entity, kind, role, name_range, whole, version if kind == "dependency" else ""
             )
@@ -407,36 +418,32 @@ def _settle(symbols: list[Symbol]) -> list[Symbol]:
     # entity and role are, but hashed and compared in C (Range's and Role's own
     # __hash__ are Python functions, a third of this function's time).
     unique: dict[tuple[int, int, int, int, str, int], Symbol] = {}
+    introduce, reference = Role.INTRODUCE, Role.REFERENCE
     for s in symbols:
         n = s.name_range
-        key = (n.start_line, n.start_character, n.end_line, n.end_character, s.entity, _rank(s))
+        role = s.role
+        rank = 0 if role is introduce else _REFERENCE if role is reference else 2
+        key = (n.start_line, n.start_character, n.end_line, n.end_character, s.entity, rank)
         seen = unique.get(key)
         # two patterns may see one dependency, one of them with its version: keep that
         if seen is None or s.version or not seen.version:
             unique[key] = s
     decided = {key[:5] for key in unique if key[5] != _REFERENCE}
-    kept = [(key, s) for key, s in unique.items() if key[5] != _REFERENCE or key[:5] not in decided]
-    kept.sort(key=_position_key)
+    # (name range, range, entity, role): the order of the Range objects' own fields;
+    # the keys are unique, so the symbols themselves are never compared
+    kept = [
+        ((*key[:4], (r := s.range).start_line, r.start_character, r.end_line, r.end_character,
+          *key[4:]), s)
+        for key, s in unique.items()
+        if key[5] != _REFERENCE or key[:5] not in decided
+    ]  # fmt: skip
+    kept.sort()
     return [s for _, s in kept]
 
 
 # Roles ranked in the order of their values ("introduce" < "reference" < "remove"), so
 # sorting on the rank is sorting on `role.value`.
 _REFERENCE = 1
-
-
-def _rank(s: Symbol) -> int:
-    role = s.role
-    return 0 if role is Role.INTRODUCE else _REFERENCE if role is Role.REFERENCE else 2
-
-
-def _position_key(
-    entry: tuple[tuple[int, int, int, int, str, int], Symbol],
-) -> tuple[int, int, int, int, int, int, int, int, str, int]:
-    """(name range, range, entity, role): the order of the Range objects' own fields."""
-    key, s = entry
-    r = s.range
-    return (*key[:4], r.start_line, r.start_character, r.end_line, r.end_character, *key[4:])
 
 
 def _shift(symbol: Symbol, old: tuple[int, int], new: tuple[int, int]) -> Symbol:

@@ -88,14 +88,8 @@ class LineIndex:
     def point(self, offset: int) -> tuple[int, int]:
         """The tree-sitter point (row, byte column) of a byte offset."""
         starts = self.starts
-        lo, hi = 0, len(starts) - 1
-        while lo < hi:  # the last line start <= offset
-            mid = (lo + hi + 1) // 2
-            if starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo, offset - starts[lo]
+        row = max(0, bisect_right(starts, offset) - 1)  # the last line start <= offset
+        return row, offset - starts[row]
 
     def _line_bytes(self, line: int) -> int:
         return len(self.data) - self.starts[line]
