@@ -48,15 +48,17 @@ class _WriteClock:
         import cairn.store.store as store_module
 
         self.cpu = 0.0
+        self.wall = 0.0
         self._module = store_module
         self._inner = store_module.write_prepared
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            c0 = time.process_time()
+            c0, t0 = time.process_time(), time.perf_counter()
             try:
                 return self._inner(*args, **kwargs)
             finally:
                 self.cpu += time.process_time() - c0
+                self.wall += time.perf_counter() - t0
 
         store_module.write_prepared = timed  # type: ignore[assignment]
 
@@ -98,6 +100,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
                 print(f"  cairn loaded {len(ids):>9} events {load_s:7.1f}s", file=sys.stderr)
         clock.close()
         worker_cpu = store.index_worker_cpu  # the other core's share (0 without one)
+        worker_waited = store.index_worker_waited
         if args.keep_log:
             shutil.copyfile(cairn_dir / "decisions.jsonl", args.keep_log / f"cairn-{n}.jsonl")
         del ids
@@ -123,6 +126,10 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "load_cpu_write_index_us_per_event": round((clock.cpu + worker_cpu) / n * 1e6, 1),
             "load_cpu_this_process_us_per_event": round(load_cpu / n * 1e6, 1),
             "load_cpu_index_worker_us_per_event": round(worker_cpu / n * 1e6, 1),
+            # Where the two processes waited for each other: this one for the worker's
+            # commit (with the log's write and fsync), the worker for lines to index.
+            "load_write_wall_seconds": round(clock.wall, 2),
+            "load_index_worker_waited_seconds": round(worker_waited, 2),
             **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),

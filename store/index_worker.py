@@ -37,7 +37,6 @@ import subprocess
 import sys
 import time
 import weakref
-from collections import deque
 from pathlib import Path
 from typing import IO, Any
 
@@ -80,6 +79,8 @@ class IndexWorker:
     def __init__(self, cairn_dir: Path) -> None:
         self.cairn_dir = cairn_dir
         self.cpu_seconds = 0.0  # the worker's CPU time so far, as it last reported
+        # Seconds its batches waited for lines (the parent still preparing), all told.
+        self.waited_seconds = 0.0
         # Why the last big batch was indexed in this process instead ("": by the worker).
         self.failure = ""
         self._proc: subprocess.Popen[bytes] | None = None
@@ -128,7 +129,7 @@ class IndexWorker:
             return False, self.failure or "the index worker is not running"
         self._open = False
         try:
-            self._send(b"E", str(end).encode(), wait=True)
+            self._send(b"E", str(end).encode())
             reply = self._reply()
         except WorkerGone as exc:
             self.failure = str(exc)
@@ -145,7 +146,7 @@ class IndexWorker:
             return
         self._open = False
         with contextlib.suppress(WorkerGone):
-            self._send(b"A", b"", wait=True)
+            self._send(b"A", b"")
             self._reply()
 
     def close(self) -> None:
@@ -185,16 +186,14 @@ class IndexWorker:
         self._finalizer = weakref.finalize(self, _stop, proc, self._feed)
         return proc
 
-    def _send(self, op: bytes, payload: bytes, *, wait: bool = False) -> None:
-        """Send a frame; with `wait`, also everything still queued (before an answer)."""
+    def _send(self, op: bytes, payload: bytes) -> None:
+        """Send a frame (WorkerGone, the worker killed, when it cannot)."""
         proc = self._started() if op == b"B" else self._proc
         feed = self._feed
         if proc is None or feed is None:
             raise WorkerGone("the index worker is not running")
         try:
             feed.put(_HEAD.pack(op, len(payload)), payload)
-            if wait:
-                feed.drain()
         except OSError as exc:
             self._kill()
             raise WorkerGone(f"the index worker stopped ({exc})") from None
@@ -208,6 +207,7 @@ class IndexWorker:
             if not isinstance(reply, dict):
                 raise TypeError("not an object")
             self.cpu_seconds = float(reply["cpu"])
+            self.waited_seconds += float(reply.get("waited", 0.0))
         except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
             self._kill()
             raise WorkerGone(f"the index worker stopped ({exc or 'no answer'})") from None
@@ -231,54 +231,37 @@ class IndexWorker:
 
 
 class _Feed:
-    """Frames on their way to the worker's stdin, written without waiting: what the pipe
-    cannot take yet stays here and goes with the next frame, or when `drain` waits for
-    it. No thread: one that must win the GIL back from the preparing loop would only
-    hand the lines over late."""
+    """Frames on their way to the worker's stdin. Each is written whole before the
+    parent goes on preparing, waiting for the worker to make room if it must: the
+    worker is the slower half, and a frame left half-written until the next one was
+    ready kept it idle (measured: it waited about twice as long for lines). No
+    thread: one that must win the GIL back from the preparing loop hands lines over
+    late. The pipe is non-blocking so that `_stop` can give up on a worker that hangs."""
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
-        self._backlog: deque[memoryview] = deque()
         with contextlib.suppress(OSError, AttributeError):  # Linux; a bigger pipe helps
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         os.set_blocking(fd, False)
 
-    def put(self, head: bytes, payload: bytes) -> None:
-        """Queue a frame and write what the pipe takes now (OSError: the worker is gone)."""
-        self._backlog.append(memoryview(head))
-        if payload:
-            self._backlog.append(memoryview(payload))
-        self._push(wait=False)
-
-    def drain(self, timeout: float | None = None) -> None:
-        """Write every queued frame, waiting for the worker to read them (OSError: it is
-        gone; TimeoutError: it read nothing for `timeout` seconds)."""
-        self._push(wait=True, timeout=timeout)
-
-    def _push(self, *, wait: bool, timeout: float | None = None) -> None:
-        backlog = self._backlog
-        while backlog:
-            view = backlog[0]
-            try:
-                written = os.write(self._fd, view)
-            except BlockingIOError:
-                written = 0
-            if written == len(view):
-                backlog.popleft()
-            elif written:
-                backlog[0] = view[written:]
-            elif not wait:
-                return
-            elif not select.select([], [self._fd], [], timeout)[1]:
-                raise TimeoutError("the index worker reads nothing")
+    def put(self, head: bytes, payload: bytes, timeout: float | None = None) -> None:
+        """Write a frame (OSError: the worker is gone; TimeoutError: it read nothing for
+        `timeout` seconds)."""
+        for data in (head, payload):
+            view = memoryview(data)
+            while view:
+                try:
+                    view = view[os.write(self._fd, view) :]
+                except BlockingIOError:
+                    if not select.select([], [self._fd], [], timeout)[1]:
+                        raise TimeoutError("the index worker reads nothing") from None
 
 
 def _stop(proc: subprocess.Popen[bytes], feed: _Feed | None) -> None:
     """Ask the worker to quit and wait for it (killed if it does not)."""
     if feed is not None and proc.poll() is None:
-        with contextlib.suppress(OSError):
-            feed.put(_HEAD.pack(b"Q", 0), b"")
-            feed.drain(timeout=10)
+        with contextlib.suppress(OSError):  # TimeoutError included: then it is killed
+            feed.put(_HEAD.pack(b"Q", 0), b"", timeout=10)
     for pipe in (proc.stdin, proc.stdout):
         with contextlib.suppress(OSError, ValueError):
             if pipe is not None:
@@ -323,6 +306,7 @@ class _Frames:
         self._op = b""
         self._payload: bytearray | None = None  # None: the head is still being read
         self._filled = 0
+        self.waited = 0.0  # seconds spent waiting for the parent's frames (a diagnostic)
 
     def _step(self) -> bool:
         """Read what is there now toward the current frame; True once it is whole."""
@@ -359,7 +343,9 @@ class _Frames:
     def next(self) -> tuple[bytes, bytes]:
         """The next frame (waits for it); EOFError when the parent is gone."""
         while not self._step():
+            t0 = time.perf_counter()
             select.select([self._fd], [], [])
+            self.waited += time.perf_counter() - t0
         payload = self._payload
         assert payload is not None
         self._payload, self._got = None, 0
@@ -382,8 +368,10 @@ def main() -> None:
                 continue  # nothing else comes outside a batch
             if index is None:
                 index = Index(cairn_dir, cairn_dir / LOG_NAME)
+            frames.waited = 0.0
             reply = _batch(index, int(payload), frames)
             reply["cpu"] = time.process_time()
+            reply["waited"] = frames.waited
             data = json.dumps(reply).encode()
             os.write(answers, _HEAD.pack(b"R", len(data)) + data)
     if index is not None:

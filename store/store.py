@@ -438,6 +438,13 @@ class Store:
             return self._worker.cpu_seconds if self._worker is not None else 0.0
 
     @property
+    def index_worker_waited(self) -> float:
+        """Seconds the index worker's batches waited for lines still being prepared
+        (0.0 without one): how far preparing, not indexing, held a bulk load back."""
+        with self._lock:
+            return self._worker.waited_seconds if self._worker is not None else 0.0
+
+    @property
     def degraded(self) -> str:
         """Why answers come from an index in memory ("" when the index file is used):
         reads work, slower, and writes are refused with this reason."""
