@@ -296,3 +296,33 @@ def test_a_worker_that_exits_at_once_is_not_started_again(
     alone, _, _ = _load(tmp_path / "alone")
     assert quits == alone
     assert len(starts) == 1 and "stopped" in failure
+
+
+def test_a_forked_child_leaves_its_parents_worker_alone(tmp_path: Path) -> None:
+    # A copy of the store in a forked child (multiprocessing's fork) must neither talk
+    # to the parent's worker nor stop it: the child indexes in process, and the parent
+    # goes on with the same worker.
+    cairn_dir = init_store(tmp_path / "repo")
+    with Store.open(cairn_dir) as store:
+        store.append_many(_drafts(0, 20))
+        assert store._worker is not None
+        pid = store._worker.pid
+        child = os.fork()
+        if child == 0:  # pragma: no cover (the child reports through its exit code)
+            code = 1
+            try:
+                events = store.append_many(_drafts(20, 20))
+                store.close()
+                code = 0 if len(events) == 20 else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        events = store.append_many(_drafts(40, 20))
+        assert len(events) == 20
+        assert store._worker.pid == pid and store._worker.failure == ""
+    state = _state(cairn_dir)
+    with Store.open(cairn_dir) as fresh:
+        assert len(fresh) == 60
+    Store.rebuild(cairn_dir)
+    assert _state(cairn_dir) == state
