@@ -70,10 +70,13 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
     from cairn.store import Store, init_store
     from cairn.store.index import index_files
 
-    if args.in_process:
+    if args.index_worker != "auto":
         import cairn.store.store as store_module
 
-        store_module.MIN_BATCH = 1 << 62  # no index worker
+        if args.index_worker == "never":
+            store_module.MIN_BATCH = 1 << 62
+        else:  # as if the machine had a core to spare
+            store_module.spare_cores = lambda: 1
     workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
     try:
         cairn_dir = init_store(workdir)
@@ -377,9 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument(
-        "--in-process",
-        action="store_true",
-        help="index every batch in this process (no index worker): the one-core baseline",
+        "--index-worker",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="auto: a worker process indexes big batches when a core is spare (the "
+        "store's own rule); never: the one-core baseline; always: even on a busy machine",
     )
     ap.add_argument(
         "--keep-log",
