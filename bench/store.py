@@ -101,6 +101,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         clock.close()
         worker_cpu = store.index_worker_cpu  # the other core's share (0 without one)
         worker_waited = store.index_worker_waited
+        worker_batches = store.index_worker_batches  # none on a machine without a spare core
         if args.keep_log:
             shutil.copyfile(cairn_dir / "decisions.jsonl", args.keep_log / f"cairn-{n}.jsonl")
         del ids
@@ -130,6 +131,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             # commit (with the log's write and fsync), the worker for lines to index.
             "load_write_wall_seconds": round(clock.wall, 2),
             "load_index_worker_waited_seconds": round(worker_waited, 2),
+            "load_batches_by_index_worker": f"{worker_batches} of {-(-n // args.batch)}",
             **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),

@@ -28,6 +28,7 @@ def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "MIN_BATCH", 16)
     monkeypatch.setattr(store_module, "FIRST_CHUNK", 2)
     monkeypatch.setattr(store_module, "CHUNK", 5)
+    monkeypatch.setattr(store_module, "spare_cores", lambda: 1)  # a quiet machine
 
 
 def _in_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -257,7 +258,7 @@ def test_closing_the_store_stops_the_worker(tmp_path: Path) -> None:
     cairn_dir = init_store(tmp_path / "repo")
     store = Store.open(cairn_dir)
     store.append_many(_drafts(0, 20))
-    assert store._worker is not None
+    assert store._worker is not None and store.index_worker_batches == 1
     pid = store._worker.pid
     assert pid is not None
     os.kill(pid, 0)  # running between batches, ready for the next
@@ -326,3 +327,18 @@ def test_a_forked_child_leaves_its_parents_worker_alone(tmp_path: Path) -> None:
         assert len(fresh) == 60
     Store.rebuild(cairn_dir)
     assert _state(cairn_dir) == state
+
+
+def test_a_busy_machine_indexes_a_big_batch_in_process(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "spare_cores", lambda: 0)  # every core taken
+    assert len(store.append_many(_drafts(0, 20))) == 20
+    assert store._worker is None and len(store) == 20
+
+
+def test_spare_cores_counts_the_cores_beside_this_process() -> None:
+    from cairn.store.index_worker import spare_cores
+
+    # This process is running while it asks: at most every other core is spare.
+    assert spare_cores() <= (os.cpu_count() or 1) - (1 if Path("/proc/loadavg").exists() else 0)
