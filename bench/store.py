@@ -70,10 +70,13 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
     from cairn.store import Store, init_store
     from cairn.store.index import index_files
 
-    if args.in_process:
+    if args.index_worker != "auto":
         import cairn.store.store as store_module
 
-        store_module.MIN_BATCH = 1 << 62  # no index worker
+        if args.index_worker == "never":
+            store_module.MIN_BATCH = 1 << 62
+        else:  # as if the machine had a core to spare
+            store_module.spare_cores = lambda: 1
     workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
     try:
         cairn_dir = init_store(workdir)
@@ -101,6 +104,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
         clock.close()
         worker_cpu = store.index_worker_cpu  # the other core's share (0 without one)
         worker_waited = store.index_worker_waited
+        worker_batches = store.index_worker_batches  # none on a machine without a spare core
         if args.keep_log:
             shutil.copyfile(cairn_dir / "decisions.jsonl", args.keep_log / f"cairn-{n}.jsonl")
         del ids
@@ -130,6 +134,7 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             # commit (with the log's write and fsync), the worker for lines to index.
             "load_write_wall_seconds": round(clock.wall, 2),
             "load_index_worker_waited_seconds": round(worker_waited, 2),
+            "load_batches_by_index_worker": f"{worker_batches} of {-(-n // args.batch)}",
             **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),
@@ -375,9 +380,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
     ap.add_argument("--progress", action="store_true")
     ap.add_argument(
-        "--in-process",
-        action="store_true",
-        help="index every batch in this process (no index worker): the one-core baseline",
+        "--index-worker",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="auto: a worker process indexes big batches when a core is spare (the "
+        "store's own rule); never: the one-core baseline; always: even on a busy machine",
     )
     ap.add_argument(
         "--keep-log",

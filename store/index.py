@@ -1286,8 +1286,15 @@ class Index:
         holds the others."""
         covers: dict[int, list[int]] = {}  # entity -> the terms its path holds
         sql = "SELECT rowid FROM ent_fts WHERE ent_fts MATCH ?"
+        # A term no event's own text holds can only be in the path: only entities whose
+        # path holds every such term can match (`src pkg011 ...` would otherwise group
+        # every entity under `src/`).
+        some = "SELECT 1 FROM fts WHERE fts MATCH ? LIMIT 1"
+        must = [
+            t.phrase() for t in terms if not self.db.execute(some, (t.each_token(),)).fetchone()
+        ]
         for i, term in enumerate(terms):
-            for (ent,) in self.db.execute(sql, (term.phrase(),)):
+            for (ent,) in self.db.execute(sql, (" ".join([term.phrase(), *must]),)):
                 covers.setdefault(ent, []).append(i)
         groups: dict[tuple[int, ...], list[int]] = {}
         for ent, held in covers.items():

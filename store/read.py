@@ -178,17 +178,16 @@ class Reader:
                     out[path] = EntityStatus(path, Status.UNKNOWN)
         if not named:
             return out
-        # The lines read in log order (`lines_at`) and decoded as they come: the shown
-        # events whole, the re-opened pairs' for their ids alone (a tenth of the lines).
-        n = len(where) >> 1
-        order = sorted(zip(where[::2], where[1::2], range(n), strict=True))
-        lines = self.index.lines_at([(off, length) for off, length, _ in order])
-        found: list[Any] = [None] * n  # an Event, or a re-opened pair's id
-        for (_, _, i), line in zip(order, lines, strict=True):
-            if i in pair_lines:
-                found[i] = id_from_bytes(line, parse_line)
-            else:
-                found[i] = event_from_bytes(line, parse_line, kinds)
+        # The shown events decoded whole, the re-opened pairs' lines for their ids alone
+        # (a tenth of the lines). `lines_at` takes what the page cache holds as it comes
+        # (sorting ~700 spans by offset first saved nothing) and advises the rest at once.
+        lines = self.index.lines_at(list(zip(where[::2], where[1::2], strict=True)))
+        found: list[Any] = [
+            id_from_bytes(line, parse_line)
+            if i in pair_lines
+            else event_from_bytes(line, parse_line, kinds)
+            for i, line in enumerate(lines)
+        ]  # an Event, or a re-opened pair's id
         for path, code, count, n_open, shown, n_pairs, at in named:
             # `where` order (status_rows.encode_detail): open verdicts, conflict, pairs.
             end = at + shown

@@ -19,7 +19,7 @@ from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import Index, remove_index
-from cairn.store.index_worker import CHUNK, FIRST_CHUNK, MIN_BATCH, IndexWorker
+from cairn.store.index_worker import CHUNK, FIRST_CHUNK, MIN_BATCH, IndexWorker, spare_cores
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
     AppendResult,
@@ -246,8 +246,8 @@ class Store:
     def _index_worker(self, size: int) -> IndexWorker | None:
         """The worker, with a batch begun at the index's offset, for a batch of `size`
         drafts big enough to be worth a second process; None to index in this one."""
-        if size < MIN_BATCH:
-            return None
+        if size < MIN_BATCH or spare_cores() < 1:
+            return None  # small, or no core for it: this process indexes the batch
         if self._worker is None:
             self._worker = IndexWorker(self.cairn_dir)
         return self._worker if self._worker.begin(self.index.consumed) else None
@@ -436,6 +436,12 @@ class Store:
         cost is this process's CPU and this."""
         with self._lock:
             return self._worker.cpu_seconds if self._worker is not None else 0.0
+
+    @property
+    def index_worker_batches(self) -> int:
+        """How many batches the index worker indexed (0 without one)."""
+        with self._lock:
+            return self._worker.committed if self._worker is not None else 0
 
     @property
     def index_worker_waited(self) -> float:

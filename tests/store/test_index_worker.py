@@ -28,6 +28,7 @@ def _small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "MIN_BATCH", 16)
     monkeypatch.setattr(store_module, "FIRST_CHUNK", 2)
     monkeypatch.setattr(store_module, "CHUNK", 5)
+    monkeypatch.setattr(store_module, "spare_cores", lambda: 1)  # a quiet machine
 
 
 def _in_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -257,7 +258,7 @@ def test_closing_the_store_stops_the_worker(tmp_path: Path) -> None:
     cairn_dir = init_store(tmp_path / "repo")
     store = Store.open(cairn_dir)
     store.append_many(_drafts(0, 20))
-    assert store._worker is not None
+    assert store._worker is not None and store.index_worker_batches == 1
     pid = store._worker.pid
     assert pid is not None
     os.kill(pid, 0)  # running between batches, ready for the next
@@ -296,3 +297,48 @@ def test_a_worker_that_exits_at_once_is_not_started_again(
     alone, _, _ = _load(tmp_path / "alone")
     assert quits == alone
     assert len(starts) == 1 and "stopped" in failure
+
+
+def test_a_forked_child_leaves_its_parents_worker_alone(tmp_path: Path) -> None:
+    # A copy of the store in a forked child (multiprocessing's fork) must neither talk
+    # to the parent's worker nor stop it: the child indexes in process, and the parent
+    # goes on with the same worker.
+    cairn_dir = init_store(tmp_path / "repo")
+    with Store.open(cairn_dir) as store:
+        store.append_many(_drafts(0, 20))
+        assert store._worker is not None
+        pid = store._worker.pid
+        child = os.fork()
+        if child == 0:  # pragma: no cover (the child reports through its exit code)
+            code = 1
+            try:
+                events = store.append_many(_drafts(20, 20))
+                store.close()
+                code = 0 if len(events) == 20 else 2
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(child, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        events = store.append_many(_drafts(40, 20))
+        assert len(events) == 20
+        assert store._worker.pid == pid and store._worker.failure == ""
+    state = _state(cairn_dir)
+    with Store.open(cairn_dir) as fresh:
+        assert len(fresh) == 60
+    Store.rebuild(cairn_dir)
+    assert _state(cairn_dir) == state
+
+
+def test_a_busy_machine_indexes_a_big_batch_in_process(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "spare_cores", lambda: 0)  # every core taken
+    assert len(store.append_many(_drafts(0, 20))) == 20
+    assert store._worker is None and len(store) == 20
+
+
+def test_spare_cores_counts_the_cores_beside_this_process() -> None:
+    from cairn.store.index_worker import spare_cores
+
+    # This process is running while it asks: at most every other core is spare.
+    assert spare_cores() <= (os.cpu_count() or 1) - (1 if Path("/proc/loadavg").exists() else 0)
