@@ -5,12 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tree_sitter import Point, Tree
-from tree_sitter import Range as TSRange
 
 from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
-from cairn.indexer.comment_lines import sql_code_ranges
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
@@ -46,8 +44,6 @@ class Document:
         self._pending: list[EditRecord] = []
         self._indexable: bool | None = None  # decided per version of the text
         self._query_list: list[CompiledQuery] | None = None  # chosen per version
-        # leave SQL comment lines out of the parse (`_parse`); off after a syntax error
-        self._skip_comments = True
         self._set_data(to_bytes(text))
 
     # --- text -------------------------------------------------------------------------
@@ -101,7 +97,6 @@ class Document:
         self._tree = None
         self._base = None
         self._pending = []
-        self._skip_comments = True
         self._set_data(to_bytes(text))
 
     def edit(
@@ -196,36 +191,11 @@ class Document:
         if not keep_tree:
             self._tree = None
         if self.indexable and self.language in GRAMMARS:
-            self._tree = self._parse(data, self._tree)
+            ts_parser = parser(self.language)
+            old = self._tree
+            self._tree = ts_parser.parse(data, old) if old is not None else ts_parser.parse(data)
         else:
             self._tree = None
-
-    def _parse(self, data: bytes, old: Tree | None) -> Tree:
-        """The tree of `data` (re-using `old`, edited to match, when there is one).
-
-        A SQL file's runs of comment lines between statements are left out of the parse
-        when no query can see them (`comment_lines`); a tree with a syntax error is
-        parsed again whole, and the document then stops leaving lines out."""
-        assert self.language is not None
-        ts_parser = parser(self.language)
-        ranges = self._code_ranges(data)
-        if ranges is not None:
-            ts_parser.included_ranges = ranges
-            try:
-                tree = ts_parser.parse(data, old) if old is not None else ts_parser.parse(data)
-            finally:
-                ts_parser.included_ranges = []  # the whole text again, for the next parse
-            if not tree.root_node.has_error:
-                return tree
-            self._skip_comments = False
-        return ts_parser.parse(data, old) if old is not None else ts_parser.parse(data)
-
-    def _code_ranges(self, data: bytes) -> list[TSRange] | None:
-        if self.language != "sql" or not self._skip_comments:
-            return None
-        if not all(q.builtin and not q.sees_comments for q in self._queries()):
-            return None  # a user's query might match a comment, or count on one
-        return sql_code_ranges(data)
 
     def _index(self) -> list[Symbol]:
         if not self.indexable:
