@@ -39,26 +39,22 @@ PEER_VERSION = "0.3.17"
 
 
 class _WriteClock:
-    """CPU time inside `write_prepared` (append the lines, index them or wait for the
-    index worker to commit them): the rest of this process's CPU is preparing the
-    drafts (validation, masking, encoding, hashing, handing lines to the worker). A big
-    batch's indexing runs in the worker process: its CPU is counted apart and added."""
+    """CPU time inside `write_prepared` (append the lines, index them): the rest of a
+    load's CPU is preparing the drafts (validation, masking, encoding, hashing)."""
 
     def __init__(self) -> None:
         import cairn.store.store as store_module
 
         self.cpu = 0.0
-        self.wall = 0.0
         self._module = store_module
         self._inner = store_module.write_prepared
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            c0, t0 = time.process_time(), time.perf_counter()
+            c0 = time.process_time()
             try:
                 return self._inner(*args, **kwargs)
             finally:
                 self.cpu += time.process_time() - c0
-                self.wall += time.perf_counter() - t0
 
         store_module.write_prepared = timed  # type: ignore[assignment]
 
@@ -70,13 +66,6 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
     from cairn.store import Store, init_store
     from cairn.store.index import index_files
 
-    if args.index_worker != "auto":
-        import cairn.store.store as store_module
-
-        if args.index_worker == "never":
-            store_module.MIN_BATCH = 1 << 62
-        else:  # as if the machine had a core to spare
-            store_module.spare_cores = lambda: 1
     workdir = Path(tempfile.mkdtemp(prefix=f"cairn-bench-{n}-"))
     try:
         cairn_dir = init_store(workdir)
@@ -102,9 +91,6 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             if args.progress:
                 print(f"  cairn loaded {len(ids):>9} events {load_s:7.1f}s", file=sys.stderr)
         clock.close()
-        worker_cpu = store.index_worker_cpu  # the other core's share (0 without one)
-        worker_waited = store.index_worker_waited
-        worker_batches = store.index_worker_batches  # none on a machine without a spare core
         if args.keep_log:
             shutil.copyfile(cairn_dir / "decisions.jsonl", args.keep_log / f"cairn-{n}.jsonl")
         del ids
@@ -124,17 +110,9 @@ def run_cairn(n: int, args: argparse.Namespace, peer: Any) -> dict[str, Any]:
             "n_events": n,
             "load_seconds": round(load_s, 2),
             "load_events_per_s": round(n / load_s),
-            # Both processes' CPU: with the index worker, wall time is less than this.
-            "load_cpu_us_per_event": round((load_cpu + worker_cpu) / n * 1e6, 1),
+            "load_cpu_us_per_event": round(load_cpu / n * 1e6, 1),
             "load_cpu_prepare_us_per_event": round((load_cpu - clock.cpu) / n * 1e6, 1),
-            "load_cpu_write_index_us_per_event": round((clock.cpu + worker_cpu) / n * 1e6, 1),
-            "load_cpu_this_process_us_per_event": round(load_cpu / n * 1e6, 1),
-            "load_cpu_index_worker_us_per_event": round(worker_cpu / n * 1e6, 1),
-            # Where the two processes waited for each other: this one for the worker's
-            # commit (with the log's write and fsync), the worker for lines to index.
-            "load_write_wall_seconds": round(clock.wall, 2),
-            "load_index_worker_waited_seconds": round(worker_waited, 2),
-            "load_batches_by_index_worker": f"{worker_batches} of {-(-n // args.batch)}",
+            "load_cpu_write_index_us_per_event": round(clock.cpu / n * 1e6, 1),
             **reads,
             "verify_seconds": round(verify_s, 2),
             "rebuild_seconds": round(rebuild_s, 2),
@@ -310,25 +288,11 @@ def table(rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> str:
         lines = [
             ("bulk load events/s", ours["load_events_per_s"], t.get("load_events_per_s"), True, ""),
             ("bulk load seconds", ours["load_seconds"], t.get("load_seconds"), False, " s"),
-            (
-                "bulk load CPU µs/event, all processes",
-                ours["load_cpu_us_per_event"],
-                None,
-                False,
-                "",
-            ),
+            ("bulk load CPU µs/event", ours["load_cpu_us_per_event"], None, False, ""),
             (
                 "of which preparing drafts / writing and indexing",
                 f"{ours.get('load_cpu_prepare_us_per_event', '–')} / "
                 f"{ours.get('load_cpu_write_index_us_per_event', '–')}",
-                None,
-                False,
-                "",
-            ),
-            (
-                "of which this process / the index worker",
-                f"{ours.get('load_cpu_this_process_us_per_event', '–')} / "
-                f"{ours.get('load_cpu_index_worker_us_per_event', '–')}",
                 None,
                 False,
                 "",
@@ -379,13 +343,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--diff-bytes", type=int, default=80)
     ap.add_argument("--json-out", type=Path, default=None, help="append result lines here")
     ap.add_argument("--progress", action="store_true")
-    ap.add_argument(
-        "--index-worker",
-        choices=("auto", "always", "never"),
-        default="auto",
-        help="auto: a worker process indexes big batches when a core is spare (the "
-        "store's own rule); never: the one-core baseline; always: even on a busy machine",
-    )
     ap.add_argument(
         "--keep-log",
         type=Path,

@@ -19,7 +19,6 @@ from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import Index, remove_index
-from cairn.store.index_worker import CHUNK, FIRST_CHUNK, MIN_BATCH, IndexWorker, spare_cores
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
     AppendResult,
@@ -64,7 +63,6 @@ class Store:
         self._reader = Reader(self.index)
         self._preparer = Preparer(self.root, self._events_of_types, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
-        self._worker: IndexWorker | None = None  # indexes big batches (started on the first)
 
     @classmethod
     def open(cls, cairn_dir: Path | str, *, author: AuthorLookup | None = None) -> Store:
@@ -105,9 +103,6 @@ class Store:
     def close(self) -> None:
         """Release the database connection and the log's read handle."""
         with self._lock:
-            if self._worker is not None:
-                self._worker.close()
-                self._worker = None
             self.index.close()
 
     def __enter__(self) -> Store:
@@ -204,53 +199,29 @@ class Store:
             prepared: list[Pending] = []
             out: list[Event] = []
             keyed: dict[str, Event] = {}
-            # A big batch is indexed by a second process as it is prepared (both cores).
-            worker = self._index_worker(len(drafts))
-            fed, step = 0, FIRST_CHUNK
-            try:
-                for draft in drafts:
-                    key = check_key(draft.key) if draft.key else ""
-                    if key:
-                        earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
-                        if earlier is not None:
-                            out.append(earlier)
-                            continue
-                    pending = self._preparer.prepare(draft, parents, ctx, masked)
-                    prepared.append(pending)
-                    out.append(pending.event)
-                    if key:
-                        keyed[key] = pending.event
-                    parents = [pending.event.id]
-                    if worker is not None and len(prepared) - fed >= step:
-                        worker, fed = _hand_over(worker, prepared, fed)
-                        step = min(CHUNK, 2 * fed)
-                if worker is not None:
-                    worker, fed = _hand_over(worker, prepared, fed)
-            except BaseException:
-                if worker is not None:
-                    worker.abort()  # a refused draft: nothing of the batch is indexed
-                raise
+            for draft in drafts:
+                key = check_key(draft.key) if draft.key else ""
+                if key:
+                    earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
+                    if earlier is not None:
+                        out.append(earlier)
+                        continue
+                pending = self._preparer.prepare(draft, parents, ctx, masked)
+                prepared.append(pending)
+                out.append(pending.event)
+                if key:
+                    keyed[key] = pending.event
+                parents = [pending.event.id]
             self.write_warnings = []
-            if not prepared and worker is not None:
-                worker.abort()  # every draft was a retry: nothing to write
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.
-                warning = write_prepared(self.log, self.index, prepared, self._seen_db, worker)
+                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
                 self.write_warnings = [warning] if warning else []
                 self._reader.status_cache.clear()
                 # An index left behind is caught up (or tried again) by the next read.
                 self._seen = self._log_key() if warning is None else "unset"
                 self._seen_db = self.index.recorded_stat()
             return out, len(out) - len(prepared)
-
-    def _index_worker(self, size: int) -> IndexWorker | None:
-        """The worker, with a batch begun at the index's offset, for a batch of `size`
-        drafts big enough to be worth a second process; None to index in this one."""
-        if size < MIN_BATCH or spare_cores() < 1:
-            return None  # small, or no core for it: this process indexes the batch
-        if self._worker is None:
-            self._worker = IndexWorker(self.cairn_dir)
-        return self._worker if self._worker.begin(self.index.consumed) else None
 
     def _events_of_types(self, entity: str, types: frozenset[EventType]) -> list[Event]:
         """The logged events on a canonical entity whose type is one of `types`: a
@@ -431,26 +402,6 @@ class Store:
             return self.index.entity_paths()
 
     @property
-    def index_worker_cpu(self) -> float:
-        """CPU seconds the index worker has used (0.0 without one): a bulk load's whole
-        cost is this process's CPU and this."""
-        with self._lock:
-            return self._worker.cpu_seconds if self._worker is not None else 0.0
-
-    @property
-    def index_worker_batches(self) -> int:
-        """How many batches the index worker indexed (0 without one)."""
-        with self._lock:
-            return self._worker.committed if self._worker is not None else 0
-
-    @property
-    def index_worker_waited(self) -> float:
-        """Seconds the index worker's batches waited for lines still being prepared
-        (0.0 without one): how far preparing, not indexing, held a bulk load back."""
-        with self._lock:
-            return self._worker.waited_seconds if self._worker is not None else 0.0
-
-    @property
     def degraded(self) -> str:
         """Why answers come from an index in memory ("" when the index file is used):
         reads work, slower, and writes are refused with this reason."""
@@ -469,12 +420,3 @@ class Store:
             return self.index.event_count()
 
 
-def _hand_over(
-    worker: IndexWorker, prepared: list[Pending], fed: int
-) -> tuple[IndexWorker | None, int]:
-    """Give the worker the lines prepared since the first `fed`; (None, ...) once it is
-    gone (this process then indexes the batch)."""
-    if fed == len(prepared):
-        return worker, fed
-    handed = worker.feed([p.line for p in prepared[fed:]])
-    return (worker if handed else None), len(prepared)

@@ -24,7 +24,6 @@ from cairn.store.author import AuthorLookup, default_author
 from cairn.store.canonical import canonical_bytes
 from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
-from cairn.store.index_worker import IndexWorker
 from cairn.store.log import LogFile
 from cairn.store.model import Event, EventDraft, EventType, new_event
 from cairn.store.paths import EntityKind, EntityPathError, parse
@@ -385,11 +384,7 @@ def replay(draft: EventDraft, earlier: Event | None) -> Event | None:
 
 
 def write_prepared(
-    log: LogFile,
-    index: Index,
-    prepared: list[Pending],
-    seen_db: object,
-    worker: IndexWorker | None = None,
+    log: LogFile, index: Index, prepared: list[Pending], seen_db: object
 ) -> str | None:
     """Append the prepared lines in one write (fsynced), then index them in one transaction.
 
@@ -398,25 +393,9 @@ def write_prepared(
     the write has happened: an index that cannot take them (not writable, disk full) is
     not a failure to report, since a retry would write the decision twice. It returns a
     warning instead, and the index catches up from the log on the next open.
-
-    With a `worker` that was handed the lines as they were prepared (a big batch, begun
-    at the index's offset), the worker commits them once they are durable; if it cannot,
-    they are indexed here as without one.
     """
     data = b"".join(p.line for p in prepared)
-    try:
-        offset = log.append(data)
-    except BaseException:
-        if worker is not None:
-            worker.abort()
-        raise
-    if worker is not None:
-        # It was told the lines go at the index's offset; anywhere else, it must not commit.
-        if offset == index.consumed and worker.finish(offset + len(data))[0]:
-            index.close_log()
-            index.reload_state()  # what the worker committed: heads, chains, counters
-            return None
-        worker.abort()  # (nothing to do once it has answered) its rows rolled back
+    offset = log.append(data)
     try:
         _index_written(log, index, prepared, seen_db, offset)
     except sqlite3.Error as exc:
