@@ -19,7 +19,8 @@ from cairn.lsp.conversions import (
     to_diagnostic,
     wire_diagnostics,
 )
-from cairn.lsp.wire import diagnostic, notification, publish_params
+from cairn.lsp.wire import diagnostic as wire_diagnostic
+from cairn.lsp.wire import notification, publish_params
 from cairn.store.model import EntityStatus, Event, EventType, Status
 
 RANGE = Range(2, 4, 2, 18)
@@ -81,7 +82,7 @@ def varied_findings() -> list[Finding]:
     found = findings_for([introduce, reference, gone], statuses, None, {"orders": REVERT})
     found += findings_for([introduce], statuses, Severities(introduce=Severity.ERROR))
     hand = [
-        Finding("x", "", severity, "naïve — 🙂 \"quoted\"\n", Range(0, 0, 0, 0), "reference", {})
+        Finding("x", "", severity, 'naïve — 🙂 "quoted"\n', Range(0, 0, 0, 0), "reference", {})
         for severity in (Severity.ERROR, Severity.WARNING, Severity.INFORMATION, Severity.HINT)
     ]
     assert {f.kind.value for f in found} >= {"verdict", "removed"}
@@ -96,7 +97,7 @@ def test_the_wire_publish_is_byte_for_byte_the_lsprotocol_one(version: int | Non
     found = varied_findings()
     uri = "file:///w/db/1.sql"
     fast = orjson.dumps(
-        notification(PUBLISH, publish_params(uri, [diagnostic(f) for f in found], version))
+        notification(PUBLISH, publish_params(uri, [wire_diagnostic(f) for f in found], version))
     )
     message = types.PublishDiagnosticsNotification(
         method=PUBLISH,
@@ -121,7 +122,7 @@ def test_a_pull_report_of_wire_diagnostics_is_the_lsprotocol_one() -> None:
         error_diagnostic("not logged: locked"),
     ]
     dicts = [
-        *(diagnostic(f) for f in found),
+        *(wire_diagnostic(f) for f in found),
         *wire_diagnostics(draft_diagnostics("not a draft", problems, refused=False)),
         *wire_diagnostics([error_diagnostic("not logged: locked")]),
     ]
