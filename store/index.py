@@ -27,7 +27,7 @@ from cairn.store.fastid import loads as parse_line
 from cairn.store.fulltext import SearchTerm, holds, text_tokens
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
-from cairn.store.model import Event, EventType, Status, event_from_bytes
+from cairn.store.model import Event, EventType, Status, event_from_bytes, events_from_bytes
 from cairn.store.paths import EntityKind, EntityPath, EntityPathError, parse
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
@@ -533,9 +533,9 @@ class Index:
         return event_from_bytes(self._read(off, length), parse_line)
 
     def events_at(self, spans: list[tuple[int, int]]) -> list[Event]:
-        """The events at many spans (in that order), from their lines (`lines_at`)."""
-        kinds: dict[str, str] = {}
-        return [event_from_bytes(line, parse_line, kinds) for line in self.lines_at(spans)]
+        """The events at many spans (in that order), from their lines (`lines_at`)
+        decoded together (`events_from_bytes`)."""
+        return events_from_bytes(self.lines_at(spans), parse_line, {})
 
     def lines_at(self, spans: list[tuple[int, int]]) -> list[bytes | memoryview]:
         """The lines at many spans (in that order).

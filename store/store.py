@@ -418,5 +418,3 @@ class Store:
         with self._lock:
             self.refresh()
             return self.index.event_count()
-
-
