@@ -1182,6 +1182,18 @@ class Index:
         )
         return rows
 
+    def status_table(self, paths: list[str]) -> list[Any]:
+        """`status_rows` flattened into one list, each detail parsed (`detail_parts`'
+        form, or None): path, status code, count, kind code, detail, then the next
+        entity's, in no set order.
+
+        SQLite joins the rows into one JSON string (the stored detail is JSON already)
+        parsed in one call: at 1M events a cold batch's 500 row tuples and ~280 detail
+        parses, each a Python step, cost more than SQLite's writing of the string.
+        """
+        found = self.db.execute(_EST_FLAT_SQL, (_json_list(paths),)).fetchone()[0]
+        return orjson.loads(found) if found else []
+
     def verdict_rows_newest_first(self) -> Iterator[Row]:
         """Revert and reject events, the newest recorded first (digests, "what was refused")."""
         codes = (TYPE_CODES["revert"], TYPE_CODES["reject"])
@@ -1453,6 +1465,14 @@ _SUMMARY_BY_PATH_SQL = (
 _EST_SQL = (
     "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
     "CROSS JOIN est s ON s.path = j.value"
+)
+
+# `status_table`: every row as `path,st,cnt,kd,detail` in one JSON array (`json_quote`
+# escapes the path; a detail is the compact JSON `status_rows.encode_detail` writes).
+_EST_FLAT_SQL = (
+    "SELECT '[' || group_concat(json_quote(s.path) || ',' || s.st || ',' || s.cnt || ',' "
+    "|| ifnull(s.kd, 'null') || ',' || ifnull(s.detail, 'null')) || ']' "
+    "FROM json_each(?) j CROSS JOIN est s ON s.path = j.value"
 )
 
 
