@@ -23,7 +23,6 @@ from cairn.core.findings import Finding, Severities, findings_for, removed
 from cairn.lsp.conversions import draft_diagnostics, wire_diagnostics
 from cairn.lsp.stores import StoreUnavailable
 from cairn.lsp.wire import diagnostic
-from cairn.store.gcpause import gc_paused
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -86,11 +85,8 @@ async def analyse(
         found = previous.findings[: previous.from_statuses]
         shown = previous.diagnostics[: previous.from_statuses]
     else:
-        # A file's hundreds of findings and their diagnostics' dicts are in no cycle:
-        # the collector's passes over them (several per file) find nothing.
-        with gc_paused():
-            found = tuple(findings_for(snapshot.symbols, statuses, severities, removals))
-            shown = tuple(diagnostic(f) for f in found)
+        found = tuple(findings_for(snapshot.symbols, statuses, severities, removals))
+        shown = tuple(diagnostic(f) for f in found)
     analysis = Analysis(
         version=snapshot.version,
         symbols=snapshot.symbols,
