@@ -536,24 +536,21 @@ class _Sink:
 
 def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
     """Where a full-file analysis and an edit's spend their time, without the transport:
-    the indexer's share, the store's, and the server's own (findings, LSP types, the
-    publish's encoding by the server's protocol), each step as the server does it."""
-    from lsprotocol import types
-
+    the indexer's share, the store's, and the server's own (findings, their wire-form
+    diagnostics, the publish's encoding by the server's protocol), each step as the
+    server does it."""
     from cairn.core.findings import Severities, findings_for
     from cairn.indexer import Document
     from cairn.lsp.analysis import Analysis, same_inputs
-    from cairn.lsp.conversions import to_diagnostic
     from cairn.lsp.server import build_server
+    from cairn.lsp.wire import diagnostic, publish_params
 
     server = build_server()
     server.protocol.set_writer(_Sink())  # type: ignore[arg-type]
     severities = Severities()
 
-    def publish(uri: str, version: int, diagnostics: list[types.Diagnostic]) -> None:
-        server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
-        )
+    def publish(uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
+        server.publish_diagnostics(publish_params(uri, diagnostics, version))
 
     opened, edited = Split(), Split()
     with Store.open(root / ".cairn") as store:
@@ -569,8 +566,8 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
             opened.mark("store: status_many, 500 entities, " + ("cold" if i == 0 else "warm"))
             findings = tuple(findings_for(found, status, severities))
             opened.mark("lsp/core: findings")
-            diagnostics = tuple(to_diagnostic(f) for f in findings)
-            opened.mark("lsp: diagnostics (LSP types)")
+            diagnostics = tuple(diagnostic(f) for f in findings)
+            opened.mark("lsp: diagnostics (wire form)")
             publish(uri, 1, list(diagnostics))
             opened.mark("lsp: encode and write the publish")
             before = Analysis(1, found, status, findings, diagnostics, severities, len(findings))
@@ -583,7 +580,7 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
             if same_inputs(before, again, status, severities):
                 reused = before.diagnostics
             else:
-                reused = tuple(to_diagnostic(f) for f in findings_for(again, status, severities))
+                reused = tuple(diagnostic(f) for f in findings_for(again, status, severities))
             edited.mark("lsp/core: findings and diagnostics (reused: no symbol moved)")
             publish(uri, 2, list(reused))
             edited.mark("lsp: encode and write the publish")

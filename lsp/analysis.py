@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
 from cairn.core.findings import Finding, Severities, findings_for, removed
-from cairn.lsp.conversions import draft_diagnostics, to_diagnostic
+from cairn.lsp.conversions import draft_diagnostics, wire_diagnostics
 from cairn.lsp.stores import StoreUnavailable
+from cairn.lsp.wire import diagnostic
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -40,7 +41,9 @@ class Analysis:
     symbols: tuple[Symbol, ...] = ()
     statuses: Mapping[str, EntityStatus] = field(default_factory=lambda: MappingProxyType({}))
     findings: tuple[Finding, ...] = ()
-    diagnostics: tuple[types.Diagnostic, ...] = ()
+    # In wire form (`cairn.lsp.wire.diagnostic`), as published: a file's hundreds are
+    # never built as lsprotocol objects only to be taken apart again by the converter.
+    diagnostics: tuple[dict[str, Any], ...] = ()
     # How the leading `from_statuses` findings (and diagnostics) were derived: the
     # severities they used. A later version with equal symbols and the very same
     # status objects (one log version) derives the same ones, so it reuses them.
@@ -70,7 +73,7 @@ async def analyse(
     if snapshot.is_draft:
         _, problems = parse_draft(snapshot.text)
         diagnostics = draft_diagnostics(snapshot.text, problems, refused=snapshot.refused)
-        return Analysis(version=snapshot.version, diagnostics=tuple(diagnostics))
+        return Analysis(version=snapshot.version, diagnostics=wire_diagnostics(diagnostics))
     statuses = await _statuses(server, snapshot)
     if not current():
         return None
@@ -83,7 +86,7 @@ async def analyse(
         shown = previous.diagnostics[: previous.from_statuses]
     else:
         found = tuple(findings_for(snapshot.symbols, statuses, severities, removals))
-        shown = tuple(to_diagnostic(f) for f in found)
+        shown = tuple(diagnostic(f) for f in found)
     analysis = Analysis(
         version=snapshot.version,
         symbols=snapshot.symbols,
@@ -103,7 +106,7 @@ async def analyse(
     return replace(
         analysis,
         findings=(*analysis.findings, *more),
-        diagnostics=(*analysis.diagnostics, *(to_diagnostic(f) for f in more)),
+        diagnostics=(*analysis.diagnostics, *(diagnostic(f) for f in more)),
     )
 
 

@@ -72,7 +72,7 @@ import orjson
 
 from cairn.lsp.settings import Settings, pulls_diagnostics
 from cairn.lsp.startup import pause_gc
-from cairn.lsp.wire import diagnostic, frame, relative_to, uri_path
+from cairn.lsp.wire import diagnostic, frame, notification, publish_params, relative_to, uri_path
 
 SWITCH = "CAIRN_LSP_BOOTSTRAP"  # "0": no bootstrap (the server reads everything itself)
 CATCH_UP_BYTES = 8 * 1024 * 1024  # log not yet indexed that the first answer may index
@@ -276,8 +276,8 @@ class Bootstrap:
         if isinstance(found, str):
             return found
         if not pulls:
-            published = {"uri": uri, "diagnostics": found, "version": version}
-            self._send({"params": published, "method": PUBLISH, "jsonrpc": "2.0"})
+            published = publish_params(uri, found, version)
+            self._send(notification(PUBLISH, published))
             self._handover.published[uri] = published
             return "published the first diagnostics"
         while True:

@@ -6,7 +6,8 @@ handler never builds an LSP range or severity by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -30,6 +31,7 @@ __all__ = [
     "relative_to",
     "to_diagnostic",
     "uri_path",
+    "wire_diagnostics",
 ]
 
 LSP_SEVERITY = {severity: types.DiagnosticSeverity(n) for severity, n in SEVERITY.items()}
@@ -91,18 +93,33 @@ def error_diagnostic(message: str) -> types.Diagnostic:
     )
 
 
+@cache
+def _converter() -> Any:
+    return converter()
+
+
+def wire_diagnostics(diagnostics: Iterable[types.Diagnostic]) -> tuple[dict[str, Any], ...]:
+    """Diagnostics built as LSP types (a draft's few) in the wire form the analysis keeps."""
+    unstructure = _converter().unstructure
+    return tuple(unstructure(d) for d in diagnostics)
+
+
 def converter() -> Any:
     """pygls's converter, with a direct encoder for the one type sent by the hundred.
 
     A publish of a file's diagnostics went through cattrs' generic machinery object by
     object (about a tenth of a millisecond per diagnostic); the wire form of a
-    `Diagnostic` as Cairn builds it is a small dict. Anything with the fields Cairn never
+    `Diagnostic` as Cairn builds it is a small dict. One already in that form (what the
+    analysis keeps: `cairn.lsp.wire.diagnostic`, e.g. in a pull report's items) is
+    written as it is. Anything with the fields Cairn never
     sets (tags, related information, a code description) keeps the generic path.
     """
     conv = default_converter()
     generic: Callable[[types.Diagnostic], Any] = conv.get_unstructure_hook(types.Diagnostic)
 
     def diagnostic(d: types.Diagnostic) -> Any:
+        if type(d) is dict:  # already the wire form (`cairn.lsp.wire.diagnostic`)
+            return d
         if d.tags or d.related_information or d.code_description is not None:
             return generic(d)
         r = d.range

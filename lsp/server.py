@@ -65,6 +65,7 @@ from cairn.lsp.settings import Settings, pulls_diagnostics
 from cairn.lsp.startup import settle
 from cairn.lsp.state import Documents
 from cairn.lsp.stores import StoreHub
+from cairn.lsp.wire import notification
 
 log = logging.getLogger("cairn.lsp")
 STARTUP_S = 10.0  # at the latest, start-up is over this long after initialize
@@ -116,6 +117,18 @@ class CairnProtocol(LanguageServerProtocol):
                     return  # the client shows exactly this already
                 self._went_stale(f"the start-up publish for {params.uri}")
         super().notify(method, params)
+
+    def publish(self, params: dict[str, Any]) -> None:
+        """A publishDiagnostics from its params in wire form (`cairn.lsp.wire`): what
+        `notify` does with lsprotocol's params, without building and then unstructuring
+        a file's hundreds of diagnostics as objects. The same bytes go out."""
+        if self._published:
+            sent = self._published.pop(params["uri"], None)
+            if sent is not None:
+                if params == sent:
+                    return  # the client shows exactly this already
+                self._went_stale(f"the start-up publish for {params['uri']}")
+        self._send_data(notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params))
 
     def _went_stale(self, what: str) -> None:
         """What the bootstrap sent differs from what the server finds now: the log (or
@@ -223,6 +236,12 @@ class CairnServer(LanguageServer):
         if not self._settled:
             self._settled = True
             settle()
+
+    def publish_diagnostics(self, params: dict[str, Any]) -> None:
+        """Push a document's diagnostics, given as wire-form params (`cairn.lsp.wire`)."""
+        protocol = self.protocol
+        assert isinstance(protocol, CairnProtocol)  # protocol_cls (see __init__)
+        protocol.publish(params)
 
     @property
     def settings(self) -> Settings:

@@ -21,14 +21,15 @@ import logging
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from cairn.core.project import Project
 from cairn.indexer import Document, user_query_errors
 from cairn.lsp.analysis import EMPTY, Analysis, analyse, prefetch_hovers
-from cairn.lsp.conversions import relative_to, uri_path
+from cairn.lsp.conversions import relative_to, uri_path, wire_diagnostics
+from cairn.lsp.wire import publish_params
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -231,9 +232,10 @@ class Documents:
     ) -> None:
         """A draft's save was handled: keep (and push) what it says now."""
         doc.refused = refused
-        doc.analysis = Analysis(version=doc.version, diagnostics=tuple(diagnostics))
+        shown = wire_diagnostics(diagnostics)
+        doc.analysis = Analysis(version=doc.version, diagnostics=shown)
         if not self._server.pulls_diagnostics:
-            self._publish(doc.uri, doc.version, diagnostics)
+            self._publish(doc.uri, doc.version, list(shown))
 
     async def refuse_draft(self, doc: OpenDocument) -> None:
         """A draft's save was refused: its problems become errors, shown at once."""
@@ -271,10 +273,8 @@ class Documents:
             self._publish(uri, snapshot.version, list(result.diagnostics))
         prefetch_hovers(self._server, snapshot, result)
 
-    def _publish(self, uri: str, version: int, diagnostics: list[types.Diagnostic]) -> None:
-        self._server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics)
-        )
+    def _publish(self, uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
+        self._server.publish_diagnostics(publish_params(uri, diagnostics, version))
         self._server.settle()  # the first diagnostics are out: start-up is over
 
     # --- building and editing the indexer's document -----------------------------------

@@ -42,6 +42,20 @@ def diagnostic(finding: Finding) -> dict[str, Any]:
     return out
 
 
+def publish_params(uri: str, diagnostics: list[Any], version: int | None) -> dict[str, Any]:
+    """The params of a `textDocument/publishDiagnostics` as the server's converter writes
+    them (its fields in lsprotocol's order; an absent version left out)."""
+    out: dict[str, Any] = {"uri": uri, "diagnostics": diagnostics}
+    if version is not None:
+        out["version"] = version
+    return out
+
+
+def notification(method: str, params: Any) -> dict[str, Any]:
+    """A JSON-RPC notification in the key order pygls' messages are written in."""
+    return {"params": params, "method": method, "jsonrpc": "2.0"}
+
+
 def frame(body: bytes) -> bytes:
     """A JSON-RPC body with the header the server's protocol writes before it."""
     header = f"Content-Length: {len(body)}\r\nContent-Type: {CONTENT_TYPE}\r\n\r\n"

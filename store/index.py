@@ -27,7 +27,7 @@ from cairn.store.fastid import loads as parse_line
 from cairn.store.fulltext import SearchTerm, holds, text_tokens
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
-from cairn.store.model import Event, EventType, Status, event_from_bytes
+from cairn.store.model import Event, EventType, Status, event_from_bytes, events_from_bytes
 from cairn.store.paths import EntityKind, EntityPath, EntityPathError, parse
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import derive
@@ -533,9 +533,9 @@ class Index:
         return event_from_bytes(self._read(off, length), parse_line)
 
     def events_at(self, spans: list[tuple[int, int]]) -> list[Event]:
-        """The events at many spans (in that order), from their lines (`lines_at`)."""
-        kinds: dict[str, str] = {}
-        return [event_from_bytes(line, parse_line, kinds) for line in self.lines_at(spans)]
+        """The events at many spans (in that order), from their lines (`lines_at`)
+        decoded together (`events_from_bytes`)."""
+        return events_from_bytes(self.lines_at(spans), parse_line, {})
 
     def lines_at(self, spans: list[tuple[int, int]]) -> list[bytes | memoryview]:
         """The lines at many spans (in that order).
@@ -1182,6 +1182,18 @@ class Index:
         )
         return rows
 
+    def status_table(self, paths: list[str]) -> list[Any]:
+        """`status_rows` flattened into one list, each detail parsed (`detail_parts`'
+        form, or None): path, status code, count, kind code, detail, then the next
+        entity's, in no set order.
+
+        SQLite joins the rows into one JSON string (the stored detail is JSON already)
+        parsed in one call: at 1M events a cold batch's 500 row tuples and ~280 detail
+        parses, each a Python step, cost more than SQLite's writing of the string.
+        """
+        found = self.db.execute(_EST_FLAT_SQL, (_json_list(paths),)).fetchone()[0]
+        return orjson.loads(found) if found else []
+
     def verdict_rows_newest_first(self) -> Iterator[Row]:
         """Revert and reject events, the newest recorded first (digests, "what was refused")."""
         codes = (TYPE_CODES["revert"], TYPE_CODES["reject"])
@@ -1453,6 +1465,14 @@ _SUMMARY_BY_PATH_SQL = (
 _EST_SQL = (
     "SELECT s.path, s.st, s.cnt, s.kd, s.detail FROM json_each(?) j "
     "CROSS JOIN est s ON s.path = j.value"
+)
+
+# `status_table`: every row as `path,st,cnt,kd,detail` in one JSON array (`json_quote`
+# escapes the path; a detail is the compact JSON `status_rows.encode_detail` writes).
+_EST_FLAT_SQL = (
+    "SELECT '[' || group_concat(json_quote(s.path) || ',' || s.st || ',' || s.cnt || ',' "
+    "|| ifnull(s.kd, 'null') || ',' || ifnull(s.detail, 'null')) || ']' "
+    "FROM json_each(?) j CROSS JOIN est s ON s.path = j.value"
 )
 
 

@@ -10,7 +10,6 @@ import json
 from collections.abc import Collection, Iterable, Sequence
 from datetime import date, datetime, timezone
 from functools import lru_cache
-from typing import Any
 
 from msgspec.structs import replace as struct_replace
 
@@ -29,11 +28,11 @@ from cairn.store.model import (
     SearchHit,
     Status,
     event_from_bytes,
+    events_from_bytes,
     id_from_bytes,
 )
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
-from cairn.store.status_rows import detail_parts
 from cairn.store.times import parse_ts, to_ms
 from cairn.store.write import HEX, MIN_PREFIX
 
@@ -150,28 +149,37 @@ class Reader:
         batch's Python, kept to one pass over the rows and one over the lines.
         """
         out: dict[str, EntityStatus] = {}
-        # (path, status, count, open verdicts, conflicts (0 or 1), re-opened pairs, the
-        # index of its first line in `where`) of each status that names events.
-        named: list[tuple[str, int, int, int, int, int, int]] = []
-        where: list[int] = []  # flat (offset, length) of every named line
-        pair_lines: set[int] = set()  # the lines read for their id alone
+        # (path, status, count, open verdicts, + conflict (0 or 1), re-opened pairs, the
+        # index of its first shown line, of its first pair line) of each status that
+        # names events.
+        named: list[tuple[str, int, int, int, int, int, int, int]] = []
+        shown_at: list[int] = []  # flat (offset, length) of every shown event's line
+        pair_at: list[int] = []  # ... and of every re-opened pair's, read for its id alone
         # The kind each path's lines leave out, as the index stored it: inferring it
         # from the path again was a sixth of a cold batch at 1M events.
         kinds: dict[str, str] = {}
         statuses = STATUSES
-        for path, code, count, kd, detail in self.index.status_rows(paths):
-            if detail is None:
+        flat = iter(self.index.status_table(paths))
+        for path, code, count, kd, parts in zip(flat, flat, flat, flat, flat, strict=True):
+            if parts is None:
                 out[path] = EntityStatus(path, statuses[code], [], [], {}, count)
                 continue
             if kd is not None:
                 kinds[path] = KINDS[kd]
-            open_v, conflict, pairs, spans = detail_parts(detail)
-            first = len(where) >> 1
-            shown = len(open_v) + (1 if conflict else 0)
-            named.append((path, code, count, len(open_v), shown, len(pairs), first))
+            open_v, conflict, pairs, spans = parts
+            # `spans` order (status_rows.encode_detail): open verdicts, conflict, pairs.
+            n_open = len(open_v)
+            shown = n_open + (1 if conflict else 0)
+            first = len(shown_at) >> 1
             if pairs:
-                pair_lines.update(range(first + shown, first + shown + 2 * len(pairs)))
-            where += spans
+                named.append(
+                    (path, code, count, n_open, shown, len(pairs), first, len(pair_at) >> 1)
+                )
+                shown_at += spans[: 2 * shown]
+                pair_at += spans[2 * shown :]
+            else:
+                named.append((path, code, count, n_open, shown, 0, first, 0))
+                shown_at += spans
         if unknown and len(out) + len(named) < len(paths):
             for path in paths:
                 if path not in out:
@@ -179,25 +187,30 @@ class Reader:
         if not named:
             return out
         # The shown events decoded whole, the re-opened pairs' lines for their ids alone
-        # (a tenth of the lines). `lines_at` takes what the page cache holds as it comes
-        # (sorting ~700 spans by offset first saved nothing) and advises the rest at once.
+        # (a tenth of the lines), all read at once. `lines_at` takes what the page cache
+        # holds as it comes (sorting ~700 spans by offset first saved nothing) and
+        # advises the rest at once.
+        n_shown = len(shown_at) >> 1
+        where = shown_at + pair_at
         lines = self.index.lines_at(list(zip(where[::2], where[1::2], strict=True)))
-        found: list[Any] = [
-            id_from_bytes(line, parse_line)
-            if i in pair_lines
-            else event_from_bytes(line, parse_line, kinds)
-            for i, line in enumerate(lines)
-        ]  # an Event, or a re-opened pair's id
-        for path, code, count, n_open, shown, n_pairs, at in named:
-            # `where` order (status_rows.encode_detail): open verdicts, conflict, pairs.
+        events = events_from_bytes(lines[:n_shown], parse_line, kinds)
+        ids = [id_from_bytes(line, parse_line) for line in lines[n_shown:]]
+        for path, code, count, n_open, shown, n_pairs, at, pair in named:
             end = at + shown
-            ids = found[end : end + 2 * n_pairs]
             out[path] = EntityStatus(
                 path,
                 statuses[code],
-                found[at : at + n_open],
-                found[at + n_open : end],
-                dict(zip(ids[::2], ids[1::2], strict=True)),
+                events[at : at + n_open],
+                events[at + n_open : end],
+                dict(
+                    zip(
+                        ids[pair : pair + 2 * n_pairs : 2],
+                        ids[pair + 1 : pair + 2 * n_pairs : 2],
+                        strict=True,
+                    )
+                )
+                if n_pairs
+                else {},
                 count,
             )
         return out

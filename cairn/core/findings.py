@@ -185,7 +185,8 @@ def findings_for(
 def removed(statuses: Mapping[str, EntityStatus]) -> list[str]:
     """The entities among `statuses` whose status is `removed` (their removal is looked up
     by the caller, which holds the store, and passed back as `removals`)."""
-    return sorted(e for e, st in statuses.items() if st.status.value == "removed")
+    # `_value_`: `.value` is a slow property, and a file asks this of ~500 statuses
+    return sorted(e for e, st in statuses.items() if st.status._value_ == "removed")
 
 
 def latest_removal(events: Iterable[Event | None]) -> Event | None:

@@ -6,6 +6,8 @@ the cached analysis when it matches the current text, or a fresh one at once.
 
 from __future__ import annotations
 
+from typing import cast
+
 from lsprotocol import types
 
 from cairn.lsp.server import CairnServer
@@ -25,4 +27,6 @@ def register(server: CairnServer) -> None:
         if doc is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         analysis = await server.documents.fresh(doc)
-        return types.RelatedFullDocumentDiagnosticReport(items=list(analysis.diagnostics))
+        # The items stay in wire form: the converter writes them as they are.
+        items = cast(list[types.Diagnostic], list(analysis.diagnostics))
+        return types.RelatedFullDocumentDiagnosticReport(items=items)

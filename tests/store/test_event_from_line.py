@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cairn.store import EventDraft, Store
 from cairn.store.fastid import loads
-from cairn.store.model import Event, EventType, event_from_bytes, id_from_bytes
+from cairn.store.model import Event, EventType, event_from_bytes, events_from_bytes, id_from_bytes
 
 
 def _by_constructor(raw: dict[str, Any]) -> Event:
@@ -226,3 +226,58 @@ def test_new_event_builds_what_the_constructor_builds() -> None:
     ]
     with pytest.raises(AttributeError):
         made.id = "changed"  # type: ignore[misc]
+
+
+def _each(lines: list[bytes]) -> list[Event] | type[Exception]:
+    try:
+        return [event_from_bytes(line, loads, {}) for line in lines]
+    except (KeyError, ValueError, TypeError) as exc:
+        return type(exc)
+
+
+def _all(lines: list[bytes]) -> list[Event] | type[Exception]:
+    try:
+        return events_from_bytes([memoryview(line) for line in lines], loads, {})
+    except (KeyError, ValueError, TypeError) as exc:
+        return type(exc)
+
+
+_WRITER_LINES = [
+    orjson.dumps({"id": "1" * 64, "type": "add", "entity": "users.email", "reasoning": "r"}),
+    orjson.dumps({"id": "2" * 64, "type": "revert", "entity": "deps/left-pad", "parents": ["x"]}),
+    orjson.dumps(
+        {
+            "id": "3" * 64,
+            "type": "reject",
+            "entity": "t.c",
+            "entity_kind": "column",
+            "metadata": {"n": 1, "l": [True, None, "s"]},
+        }
+    ),
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    picks=st.lists(st.sampled_from(range(len(_WRITER_LINES) + len(ODD_LINES))), max_size=6),
+    extra=st.lists(st.dictionaries(_FIELD, _JSON, max_size=3), max_size=2),
+)
+def test_many_lines_read_as_each_line_reads(picks: list[int], extra: list[dict[str, Any]]) -> None:
+    # A batch decodes its lines in one pass, and any line msgspec refuses sends them all
+    # through `event_from_bytes`: the same events, or the same error, as line by line.
+    pool = [*_WRITER_LINES, *ODD_LINES]
+    lines = [pool[i] for i in picks]
+    for fields in extra:
+        raw = {"id": "f" * 64, "type": "modify", "entity": "users.name", **fields}
+        lines.append(json.dumps(raw, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    assert _all(lines) == _each(lines)
+
+
+def test_many_lines_share_the_kinds_a_caller_knows() -> None:
+    lines = [_WRITER_LINES[0], _WRITER_LINES[0]]
+    kinds = {"users.email": "table"}  # what the index stored, even if the path says else
+    events = events_from_bytes(lines, loads, kinds)
+    assert [e.entity_kind for e in events] == ["table", "table"]
+    inferred = events_from_bytes(lines, loads, {})
+    assert inferred == [event_from_bytes(line, loads) for line in lines]
+    assert inferred[0].entity_kind not in ("", "table")

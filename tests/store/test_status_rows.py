@@ -367,3 +367,30 @@ def test_a_batch_with_a_lone_surrogate_is_refused_like_any_bad_path(store: Store
     with pytest.raises(ValidationError, match="U\\+D800"):
         store.status_many(["t.a", "t\ud800.b"])
     assert store.status_many(["t.a"])["t.a"].status is Status.ACTIVE
+
+
+def test_the_batch_query_reads_the_rows_the_row_query_reads(store: Store) -> None:
+    # `status_table` has SQLite write every row into one JSON string (the path quoted by
+    # SQLite, the detail as stored): it must read back what `status_rows` gives.
+    paths = ['route/GET /a?b="x\\y"', "tbl.café", "deps/@scope/pkg", "env/A_B", "t.plain"]
+    for i, path in enumerate(paths):
+        store.append(EventDraft(type="add", entity=path, reasoning=f"add {i}"))
+        if i % 2 == 0:
+            store.append(EventDraft(type="revert", entity=path, reasoning=f"undo {i}"))
+        if i == 0:
+            store.append(EventDraft(type="supersede", entity=path, reasoning="again"))
+            store.append(EventDraft(type="reject", entity=path, reasoning="no", alternative="a"))
+            store.append(EventDraft(type="modify", entity=path, reasoning="anyway"))
+    store.refresh()
+    asked = sorted([*paths, "t.none"])
+    rows = [
+        [p, st, cnt, kd, json.loads(d) if d else None]
+        for p, st, cnt, kd, d in store.index.status_rows(asked)
+    ]
+    flat = store.index.status_table(asked)
+    got = [flat[i : i + 5] for i in range(0, len(flat), 5)]
+    assert sorted(got, key=str) == sorted(rows, key=str)
+    assert {r[0] for r in got} == set(paths)
+    assert any(r[4] and r[4][2] for r in got)  # a re-opened pair, with its spans
+    assert store.index.status_table(["t.none"]) == []
+    _same(store, asked)
