@@ -73,6 +73,7 @@ _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
 _SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+_KEEP_STATES = 1 << 18  # status rows kept between a load's batches (~100 MB at most)
 _FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts`
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 # `ev_h` indexes the id key's top 31 bits, not all 60: 4 bytes a row instead of 8, a
@@ -258,6 +259,11 @@ class Index:
         self._touched_ents: dict[str, list[NewEvent]] = {}
         self._full_ents: set[str] = set()
         self._states: dict[str, State] = {}  # rows moved forward, stored when it ends
+        # The stored rows as this connection last wrote them in a bulk append, kept for
+        # the next batch of the same load (most of its entities are touched again):
+        # no SELECT and no parse of their rows then. Valid while no other connection
+        # commits: `load_state`, which runs then and after a rollback, drops them.
+        self._kept: dict[str, State] = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
@@ -384,6 +390,7 @@ class Index:
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
         self._full_ents = set()
         self._states = {}
+        self._kept = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent`
 
     def reload_state(self) -> None:
@@ -733,7 +740,7 @@ class Index:
         self._new_tip(chain, pos, key, seq - 1, batch)
         self.heads = {events[-1].id}
         self._flush(batch)
-        self._store_states()
+        self._store_states(keep=True)
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return True
@@ -803,6 +810,13 @@ class Index:
         touched, self._touched_ents = self._touched_ents, {}
         states = self._states
         full = self._full_ents
+        kept = self._kept
+        if kept:
+            for path in touched:
+                if path not in states:
+                    state = kept.pop(path, None)
+                    if state is not None:
+                        states[path] = state
         # In key order: the rows are looked up (and later written) along the B-tree.
         fresh = sorted(path for path in touched if path not in states)
         for i in range(0, len(fresh), 10_000):
@@ -826,15 +840,22 @@ class Index:
                 full.add(path)
                 del states[path]
 
-    def _store_states(self) -> None:
-        """Write the status rows moved forward in this ingest."""
+    def _store_states(self, *, keep: bool = False) -> None:
+        """Write the status rows moved forward in this ingest; with `keep` (a bulk
+        append, whose next batch touches most of them again), keep them in memory."""
         states, self._states = self._states, {}
         rows = []
         for path, state in sorted(states.items()):
             st, cnt, kd, detail = state.row()
             if detail is not None and kd is None:
-                kd = kind_code(path)
+                # Kept on the state: a detail, once there, stays (only a full
+                # derivation, which makes a new row, clears it).
+                kd = state.kd = kind_code(path)
             rows.append((path, st, cnt, kd, detail))
+        if keep:
+            if len(self._kept) + len(states) > _KEEP_STATES:
+                self._kept = {}
+            self._kept.update(states)
         if rows:
             self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", rows)
 
@@ -846,6 +867,8 @@ class Index:
         change; `status_many` then reads one row per entity instead of all their events.
         """
         wanted = sorted(paths)
+        for path in wanted:
+            self._kept.pop(path, None)  # its row is derived anew below
         out = []
         for i in range(0, len(wanted), 10_000):
             chunk = wanted[i : i + 10_000]

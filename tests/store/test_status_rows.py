@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -394,3 +395,41 @@ def test_the_batch_query_reads_the_rows_the_row_query_reads(store: Store) -> Non
     assert any(r[4] and r[4][2] for r in got)  # a re-opened pair, with its spans
     assert store.index.status_table(["t.none"]) == []
     _same(store, asked)
+
+
+def test_rows_kept_between_batches_follow_other_writers_and_failed_batches(
+    cairn_dir: Path,
+) -> None:
+    # A bulk append keeps the status rows it wrote in memory for its next batch: they
+    # must be dropped when another writer moves the index on, and a batch whose index
+    # transaction fails must leave neither its rows nor its moved-forward states behind.
+    entities = ["t.a", "t.b", "t.c", "deps/x"]
+
+    def batch(writer: Store, steps: list[tuple[str, str]]) -> None:
+        writer.append_many([EventDraft(type=t, entity=e, reasoning=f"{t} {e}") for t, e in steps])
+
+    with Store.open(cairn_dir) as store, Store.open(cairn_dir) as other:
+        batch(store, [("add", "t.a"), ("add", "t.b"), ("add", "t.c"), ("reject", "deps/x")])
+        assert store.index._kept  # what the next batch starts from
+        batch(other, [("revert", "t.a"), ("modify", "t.b")])
+        batch(store, [("modify", "t.a"), ("add", "deps/x"), ("modify", "t.c")])
+        assert store.status_many(["t.a"])["t.a"].status is Status.CONFLICT
+        assert _stored_rows(store) == _rederived(store)
+        _same(store, entities)
+
+        index = store.index
+
+        def fail(paths: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        index.derive_statuses = fail  # type: ignore[method-assign]
+        batch(store, [("revert", "t.b"), ("modify", "t.b"), ("remove", "t.c")])
+        assert store.write_warnings  # the lines are written, the index is not
+        del index.derive_statuses
+        batch(store, [("modify", "t.b"), ("modify", "t.c"), ("revert", "t.a")])
+        assert _stored_rows(store) == _rederived(store)
+        _same(store, entities)
+        counts = {e: s.event_count for e, s in store.status_many(entities).items()}
+        assert counts == {"t.a": 4, "t.b": 5, "t.c": 4, "deps/x": 2}
+        batch(other, [("modify", "t.c")])
+        assert _stored_rows(other) == _rederived(other)
