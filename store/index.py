@@ -73,6 +73,14 @@ _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
 _SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+# A bulk append's batches (`ingest_written` of this many events or more) let the WAL grow
+# to this many pages before SQLite folds it into the database: at 1M events a 10k batch
+# of random keys dirties ~7,500 pages (most leaves of `ev_h`, `ev_ent`, `est`), so with
+# SQLite's default (1,000) every commit was followed by a checkpoint copying all of them,
+# though the next batch dirties the same pages again. Four batches' worth is copied once.
+_BULK_EVENTS = 1000
+_BULK_WAL_PAGES = 16384  # 64 MB of WAL at most (SQLite deletes it when the last
+_WAL_PAGES = 1000  # connection closes); SQLite's default, for every other write
 _KEEP_STATES = 1 << 18  # status rows kept between a load's batches (~100 MB at most)
 _FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts`
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
@@ -265,6 +273,7 @@ class Index:
         # commits: `load_state`, which runs then and after a rollback, drops them.
         self._kept: dict[str, State] = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
+        self._wal_pages = _WAL_PAGES  # this connection's wal_autocheckpoint
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         self.load_state()
@@ -674,6 +683,7 @@ class Index:
         """
         if not events or self.consumed != offset or set(events[0].parents) != self.heads:
             return False
+        self._checkpoint_every(_BULK_WAL_PAGES if len(events) >= _BULK_EVENTS else _WAL_PAGES)
         batch = _Batch()
         parents: list[ChainPos] = []
         for pid in events[0].parents:
@@ -744,6 +754,13 @@ class Index:
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return True
+
+    def _checkpoint_every(self, pages: int) -> None:
+        """Let this connection's commits fold the WAL into the database once it holds
+        `pages` pages (see `_BULK_WAL_PAGES`)."""
+        if pages != self._wal_pages:
+            self.db.execute(f"PRAGMA wal_autocheckpoint={pages}")
+            self._wal_pages = pages
 
     def _new_tip(self, chain: int, pos: int, key: int, seq: int, batch: _Batch) -> None:
         """Make the event at (chain, pos) its chain's tip (the previous one no longer is)."""
