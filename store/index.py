@@ -56,10 +56,8 @@ __all__ = [
 # batch of statuses reads no event row; 12: status rows keyed by entity path (one lookup
 # a path, not two) with the kind the grammar infers for it (`kd`, when it names events);
 # 13: `fts` holds an event's own text only, with `detail=none` and no column sizes, and
-# `ent_fts` each entity's path once (`cairn.store.fulltext`): 62 bytes an event fewer;
-# 14: id lookups go through `hk` and its small tail `hkt` (folded in sorted), not an
-# index on `ev` that every batch of random keys rewrote
-SCHEMA_VERSION = "14"
+# `ent_fts` each entity's path once (`cairn.store.fulltext`): 62 bytes an event fewer
+SCHEMA_VERSION = "13"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -86,28 +84,15 @@ _WAL_PAGES = 1000  # connection closes); SQLite's default, for every other write
 _KEEP_STATES = 1 << 18  # status rows kept between a load's batches (~100 MB at most)
 _FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts`
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
-# Id lookups: `hk` and `hkt` map the id key's top 31 bits (its bucket: 4 bytes a row
-# instead of 8, and still one row per lookup at 1M events, a bucket holding 2^29 keys of
-# 2^60) to the event's seq; the row then confirms the whole key.
-#
-# An index on `ev` got each event's bucket at a random place: at 1M events a batch of
-# 10k dirtied nearly every leaf, and each commit wrote (and checkpointed) the whole
-# index again. New events' buckets go to the small tail `hkt` instead; when it holds
-# more than `_fold_at` rows, it is moved into `hk` in key order (a merge that writes
-# each leaf of `hk` once) and emptied, in the transaction that filled it, so a
-# reader always finds every event in one of the two. A lookup asks both (two B-tree
-# searches, the tail's small enough to stay in memory).
+# `ev_h` indexes the id key's top 31 bits, not all 60: 4 bytes a row instead of 8, a
+# quarter smaller (5 bytes an event), and still one row per lookup at 1M events (a
+# bucket holds 2^29 keys of 2^60). A lookup names the bucket, then the key; `+h` keeps
+# SQLite from propagating `h = ?1` into the bucket term, which then no longer matched
+# the index (a full scan).
 _KEY_SHIFT = 29
-_FOLD_MIN = 20_000  # `hkt` rows before a fold, at least (see `Index._fold_at`)
-_BUCKET_SEQS = (
-    f"SELECT seq FROM hk WHERE b = ?1 >> {_KEY_SHIFT} "
-    f"UNION ALL SELECT seq FROM hkt WHERE b = ?1 >> {_KEY_SHIFT}"
-)
-_BY_KEY = f"seq IN ({_BUCKET_SEQS}) AND h = ?1"
-_BUCKETS = f"b BETWEEN ?1 >> {_KEY_SHIFT} AND ?2 >> {_KEY_SHIFT}"
+_BY_KEY = f"h >> {_KEY_SHIFT} = ?1 >> {_KEY_SHIFT} AND +h = ?1"
 _BY_KEY_RANGE = (
-    f"seq IN (SELECT seq FROM hk WHERE {_BUCKETS} UNION ALL SELECT seq FROM hkt WHERE "
-    f"{_BUCKETS}) AND h BETWEEN ?1 AND ?2"
+    f"h >> {_KEY_SHIFT} BETWEEN ?1 >> {_KEY_SHIFT} AND ?2 >> {_KEY_SHIFT} AND h BETWEEN ?1 AND ?2"
 )
 
 _SCHEMA = f"""
@@ -118,8 +103,7 @@ CREATE TABLE ev(
   ch INTEGER NOT NULL, pos INTEGER NOT NULL, ref INTEGER, rec INTEGER NOT NULL,
   occ INTEGER, off INTEGER NOT NULL, len INTEGER NOT NULL);
 CREATE INDEX ev_ent ON ev(ent);
-CREATE TABLE hk(b INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(b, seq)) WITHOUT ROWID;
-CREATE TABLE hkt(b INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(b, seq)) WITHOUT ROWID;
+CREATE INDEX ev_h ON ev(h >> {_KEY_SHIFT});
 CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos, tip_h);
 CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
@@ -290,7 +274,6 @@ class Index:
         self._kept: dict[str, State] = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
         self._wal_pages = _WAL_PAGES  # this connection's wal_autocheckpoint
-        self._tail: int | None = None  # rows in `hkt` (None: count them when needed)
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         self.load_state()
@@ -417,7 +400,6 @@ class Index:
         self._full_ents = set()
         self._states = {}
         self._kept = {}
-        self._tail = None
         self._all_ents_known = False  # ent_ids holds every row of `ent`
 
     def reload_state(self) -> None:
@@ -474,8 +456,7 @@ class Index:
         """Drop every derived row (a rebuild follows). Callers hold the transaction."""
         self.close_log()
         for table in (
-            "ev", "hk", "hkt", "ent", "chain", "merge", "review", "srckey", "ikey", "est",
-            "damage", "mark",
+            "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark"
         ):  # fmt: skip
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
@@ -1153,7 +1134,6 @@ class Index:
             db.executemany("INSERT INTO ent_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
             db.executemany("INSERT INTO ev VALUES (?,?,?,?,?,?,?,?,?,?,?)", batch.rows)
-            self._add_keys(batch.rows)
         if batch.fts:
             db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", batch.fts)
         if batch.chains:
@@ -1179,33 +1159,6 @@ class Index:
         if tips:
             db.executemany("UPDATE chain SET tip_seq=?, tip_pos=?, tip_h=? WHERE ch=?", tips)
         self._settle_statuses()
-
-    def _add_keys(self, rows: list[tuple[Any, ...]]) -> None:
-        """Put the id keys of new `ev` rows in the lookup tail, and fold it into `hk`
-        when it has grown past `_fold_at` (see `_BUCKET_SEQS`). Caller holds the
-        transaction."""
-        shift = _KEY_SHIFT
-        keys = sorted([(row[2] >> shift, row[0]) for row in rows])
-        self.db.executemany("INSERT INTO hkt VALUES (?, ?)", keys)
-        if self._tail is None:
-            self._tail = int(self.db.execute("SELECT count(*) FROM hkt").fetchone()[0])
-        else:
-            self._tail += len(keys)
-        if self._tail >= self._fold_at():
-            self.fold_keys()
-
-    def _fold_at(self) -> int:
-        """How many rows the tail may hold: an eighth of the events (so a batch rewrites
-        a small tail, and `hk` is rewritten once every eighth of the log), at least
-        `_FOLD_MIN`."""
-        return max(_FOLD_MIN, self.next_seq // 8)
-
-    def fold_keys(self) -> None:
-        """Move the lookup tail into `hk`, in key order (its own order). Caller holds
-        the transaction: a reader sees the rows in one table or the other."""
-        self.db.execute("INSERT INTO hk SELECT b, seq FROM hkt")
-        self.db.execute("DELETE FROM hkt")
-        self._tail = 0
 
     def record_position(self, consumed: int, st: os.stat_result) -> None:
         """Remember how far the log was ingested, its stat, tail hash and heads."""

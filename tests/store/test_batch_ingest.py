@@ -19,12 +19,6 @@ def _tables(store: Store) -> dict[str, Any]:
         "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark"
     ):  # fmt: skip
         out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-    # Where a fold left the id keys (`hk` or its tail) depends on the batches: together,
-    # they must be one row for each event.
-    out["keys"] = db.execute(
-        "SELECT * FROM hk UNION ALL SELECT * FROM hkt ORDER BY 1, 2"
-    ).fetchall()
-    assert len(out["keys"]) == len(out["ev"])
     out["heads"] = store.heads()
     for word in ("plan", "rollback", "cards", "email", "stripe"):
         out[f"search {word}"] = [(h.event.id, round(h.score, 9)) for h in store.search(word)]
@@ -112,7 +106,7 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
         created = _indexes(store)
         store.append_many(_drafts(0, 30))
         before = _tables(store)
-    assert {"ev_ent", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
+    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _indexes(store) == created
@@ -121,15 +115,11 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
             plan = store.index.db.execute(
                 f"EXPLAIN QUERY PLAN SELECT seq FROM ev WHERE {where}", args
             )
-            steps = str(plan.fetchall())
-            assert (
-                "SEARCH hk USING PRIMARY KEY" in steps and "SEARCH hkt USING PRIMARY KEY" in steps
-            )
-            assert "SCAN" not in steps.replace("SCAN CONSTANT ROW", "")
+            assert "ev_h" in str(plan.fetchall())
 
 
 def test_id_keys_that_share_an_index_bucket_are_told_apart(cairn_dir: Path) -> None:
-    # `hk` holds a key's top bits only: two keys in one bucket must still each find
+    # `ev_h` holds a key's top bits only: two keys in one bucket must still each find
     # their own row (by key, by key range in key order), and a third none.
     with Store.open(cairn_dir) as store:
         events = store.append_many(_drafts(0, 3))
@@ -143,7 +133,6 @@ def test_id_keys_that_share_an_index_bucket_are_told_apart(cairn_dir: Path) -> N
                 "FROM ev WHERE seq = 1",
                 (twin,),
             )
-            index.db.execute("INSERT INTO hkt VALUES (?, 1000)", (twin >> _KEY_SHIFT,))
         assert index._known(key) and index._known(twin) and not index._known(key ^ 2)
         assert [r.seq for r in index.rows_by_key_range(key, key)] == [1]
         assert [r.seq for r in index.rows_by_key_range(twin, twin)] == [1000]
@@ -182,7 +171,7 @@ def test_a_rebuild_that_meets_a_fork_finds_the_flushed_parent(
     Store.rebuild(main)
     with Store.open(main) as store:
         assert _tables(store) == merged
-        assert "ev_ent" in _indexes(store)
+        assert {"ev_h", "ev_ent"} <= set(_indexes(store))
 
 
 def test_a_failed_rebuild_leaves_the_indexes_in_place(
@@ -226,70 +215,3 @@ def test_a_bulk_append_folds_the_wal_in_less_often_and_a_single_one_as_before(
         assert every(store) == _WAL_PAGES
         store.index.checkpoint()
         assert reader.status("t9.c9").event_count == 1
-
-
-def _key_rows(store: Store) -> tuple[int, int]:
-    db = store.index.db
-    return (
-        int(db.execute("SELECT count(*) FROM hk").fetchone()[0]),
-        int(db.execute("SELECT count(*) FROM hkt").fetchone()[0]),
-    )
-
-
-def test_id_lookups_find_events_in_the_folded_keys_and_in_the_tail(
-    cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from cairn.store import index as index_module
-
-    monkeypatch.setattr(index_module, "_FOLD_MIN", 12)
-    events = []
-    with Store.open(cairn_dir) as store, Store.open(cairn_dir) as reader:
-        for first in range(0, 40, 5):
-            events += store.append_many(_drafts(first, 5))
-            folded, tail = _key_rows(store)
-            assert folded + tail == len(events) and tail < 12
-            for one in (store, reader):  # the writer's connection and another one
-                for e in events:
-                    assert one.get(e.id) == e
-                    assert one.get(e.id[:15]) == e  # a prefix: the key range lookup
-        assert folded and tail  # the last lookups spanned both
-        index = store.index
-        keys = sorted(id_key(e.id) for e in events)
-        assert [r.h for r in index.rows_by_key_range(keys[0], keys[-1], 100)] == keys
-        assert all(index._known(k) for k in keys) and not index._known(keys[0] ^ 1)
-        assert index._resolve(keys[3], _Batch()) is not None
-
-
-def test_a_batch_whose_fold_fails_leaves_no_key_behind_and_is_caught_up(
-    cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The fold runs in the batch's own transaction: failing half-way (the tail copied
-    # into `hk`, not yet emptied) must roll the batch back whole, and the next reader
-    # catches the index up from the log with every key in exactly one table.
-    import sqlite3
-
-    from cairn.store import index as index_module
-    from cairn.store.index import Index
-
-    monkeypatch.setattr(index_module, "_FOLD_MIN", 12)
-
-    def half_fold(self: Index) -> None:
-        self.db.execute("INSERT INTO hk SELECT b, seq FROM hkt")
-        raise sqlite3.OperationalError("disk I/O error")
-
-    with Store.open(cairn_dir) as store:
-        store.append_many(_drafts(0, 8))
-        assert _key_rows(store) == (0, 8)
-        monkeypatch.setattr(Index, "fold_keys", half_fold)
-        late = store.append_many(_drafts(8, 8))
-        assert store.write_warnings  # written to the log, not indexed
-        assert _key_rows(store) == (0, 8)
-        monkeypatch.undo()
-        monkeypatch.setattr(index_module, "_FOLD_MIN", 12)
-    with Store.open(cairn_dir) as store:
-        assert _key_rows(store) == (16, 0)  # caught up, and folded on the way
-        assert all(store.get(e.id) == e for e in late)
-        before = _tables(store)
-    Store.rebuild(cairn_dir)
-    with Store.open(cairn_dir) as store:
-        assert _tables(store) == before
