@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cairn.store import Store, init_store
 from cairn.store.canonical import canonical_json, content_digest, event_id, prune
 from cairn.store.errors import StoreError
 from cairn.store.model import EventDraft, EventType
@@ -269,3 +270,45 @@ def test_batch_times_take_every_wire_time_with_milliseconds(texts: list[str]) ->
         assert forms == {text: parse_ts(text) for text in texts}
     else:  # fewer decimals than milliseconds: parsed one by one
         assert forms == {}
+
+
+_BATCH_DRAFTS = st.lists(
+    st.builds(
+        EventDraft,
+        type=st.sampled_from(["add", "reject", "revert", "modify", "supersede"]),
+        entity=st.sampled_from(["users.email", "src/app.py::main", "db.orders.total"]),
+        reasoning=st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(_SECRET_TEXTS)),
+        diff=st.text(max_size=12),
+        agent=st.sampled_from(["", "bot"]),
+        recorded_at=st.one_of(st.just(""), _WIRE_TIMES, st.sampled_from(["2026-11-29"])),
+        metadata=st.sampled_from([{}, {"source": "import"}]),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(drafts=_BATCH_DRAFTS)
+def test_a_batch_writes_the_bytes_its_drafts_written_one_by_one_write(
+    drafts: list[EventDraft], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The real store, both ways: `append_many` (times worked out for the batch, structs)
+    # and `append` per draft (one time each); the same lines, or the same first error.
+    logs: list[Any] = []
+    with patch("cairn.store.write.now_ts", lambda: "2026-12-01T00:00:00.000Z"):
+        for one_by_one in (False, True):
+            root = tmp_path_factory.mktemp("batch")
+            with Store.open(init_store(root)) as store:
+                try:
+                    if one_by_one:
+                        for draft in drafts:
+                            store.append(draft)
+                    else:
+                        store.append_many(drafts)
+                except StoreError as exc:
+                    logs.append((type(exc), str(exc)))
+                    continue
+            logs.append((root / ".cairn" / "decisions.jsonl").read_bytes())
+    batch, single = logs
+    assert batch == single  # the same bytes, or the same first error (and nothing written)
