@@ -73,6 +73,15 @@ _RENAME_CODE = TYPE_CODES["rename"]
 _REVERT_CODE = TYPE_CODES["revert"]
 _SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
+# A bulk append's batches (`ingest_written` of this many events or more) let the WAL grow
+# to this many pages before SQLite folds it into the database: at 1M events a 10k batch
+# of random keys dirties ~7,500 pages (most leaves of `ev_h`, `ev_ent`, `est`), so with
+# SQLite's default (1,000) every commit was followed by a checkpoint copying all of them,
+# though the next batch dirties the same pages again. Four batches' worth is copied once.
+_BULK_EVENTS = 1000
+_BULK_WAL_PAGES = 16384  # 64 MB of WAL at most (SQLite deletes it when the last
+_WAL_PAGES = 1000  # connection closes); SQLite's default, for every other write
+_KEEP_STATES = 1 << 18  # status rows kept between a load's batches (~100 MB at most)
 _FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts`
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
 # `ev_h` indexes the id key's top 31 bits, not all 60: 4 bytes a row instead of 8, a
@@ -258,7 +267,13 @@ class Index:
         self._touched_ents: dict[str, list[NewEvent]] = {}
         self._full_ents: set[str] = set()
         self._states: dict[str, State] = {}  # rows moved forward, stored when it ends
+        # The stored rows as this connection last wrote them in a bulk append, kept for
+        # the next batch of the same load (most of its entities are touched again):
+        # no SELECT and no parse of their rows then. Valid while no other connection
+        # commits: `load_state`, which runs then and after a rollback, drops them.
+        self._kept: dict[str, State] = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent` (a rebuild's)
+        self._wal_pages = _WAL_PAGES  # this connection's wal_autocheckpoint
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         self.load_state()
@@ -384,6 +399,7 @@ class Index:
         self._touched_ents = {}  # a rolled-back ingest's counts must not carry over
         self._full_ents = set()
         self._states = {}
+        self._kept = {}
         self._all_ents_known = False  # ent_ids holds every row of `ent`
 
     def reload_state(self) -> None:
@@ -667,6 +683,7 @@ class Index:
         """
         if not events or self.consumed != offset or set(events[0].parents) != self.heads:
             return False
+        self._checkpoint_every(_BULK_WAL_PAGES if len(events) >= _BULK_EVENTS else _WAL_PAGES)
         batch = _Batch()
         parents: list[ChainPos] = []
         for pid in events[0].parents:
@@ -733,10 +750,17 @@ class Index:
         self._new_tip(chain, pos, key, seq - 1, batch)
         self.heads = {events[-1].id}
         self._flush(batch)
-        self._store_states()
+        self._store_states(keep=True)
         full, self._full_ents = self._full_ents, set()
         self.derive_statuses(full)
         return True
+
+    def _checkpoint_every(self, pages: int) -> None:
+        """Let this connection's commits fold the WAL into the database once it holds
+        `pages` pages (see `_BULK_WAL_PAGES`)."""
+        if pages != self._wal_pages:
+            self.db.execute(f"PRAGMA wal_autocheckpoint={pages}")
+            self._wal_pages = pages
 
     def _new_tip(self, chain: int, pos: int, key: int, seq: int, batch: _Batch) -> None:
         """Make the event at (chain, pos) its chain's tip (the previous one no longer is)."""
@@ -803,6 +827,13 @@ class Index:
         touched, self._touched_ents = self._touched_ents, {}
         states = self._states
         full = self._full_ents
+        kept = self._kept
+        if kept:
+            for path in touched:
+                if path not in states:
+                    state = kept.pop(path, None)
+                    if state is not None:
+                        states[path] = state
         # In key order: the rows are looked up (and later written) along the B-tree.
         fresh = sorted(path for path in touched if path not in states)
         for i in range(0, len(fresh), 10_000):
@@ -826,15 +857,22 @@ class Index:
                 full.add(path)
                 del states[path]
 
-    def _store_states(self) -> None:
-        """Write the status rows moved forward in this ingest."""
+    def _store_states(self, *, keep: bool = False) -> None:
+        """Write the status rows moved forward in this ingest; with `keep` (a bulk
+        append, whose next batch touches most of them again), keep them in memory."""
         states, self._states = self._states, {}
         rows = []
         for path, state in sorted(states.items()):
             st, cnt, kd, detail = state.row()
             if detail is not None and kd is None:
-                kd = kind_code(path)
+                # Kept on the state: a detail, once there, stays (only a full
+                # derivation, which makes a new row, clears it).
+                kd = state.kd = kind_code(path)
             rows.append((path, st, cnt, kd, detail))
+        if keep:
+            if len(self._kept) + len(states) > _KEEP_STATES:
+                self._kept = {}
+            self._kept.update(states)
         if rows:
             self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", rows)
 
@@ -846,6 +884,8 @@ class Index:
         change; `status_many` then reads one row per entity instead of all their events.
         """
         wanted = sorted(paths)
+        for path in wanted:
+            self._kept.pop(path, None)  # its row is derived anew below
         out = []
         for i in range(0, len(wanted), 10_000):
             chunk = wanted[i : i + 10_000]
@@ -1182,17 +1222,22 @@ class Index:
         )
         return rows
 
-    def status_table(self, paths: list[str]) -> list[Any]:
-        """`status_rows` flattened into one list, each detail parsed (`detail_parts`'
-        form, or None): path, status code, count, kind code, detail, then the next
-        entity's, in no set order.
+    def status_table(self, paths: list[str]) -> tuple[list[int], list[int], list[Any]]:
+        """`status_rows` as three lists in one order: the index of each row's path in
+        `paths`, its `status_code` (status, kind, count in one number) and its detail
+        parsed (`detail_parts`' form, or 0 when it names no event). Paths without events
+        are left out.
 
-        SQLite joins the rows into one JSON string (the stored detail is JSON already)
-        parsed in one call: at 1M events a cold batch's 500 row tuples and ~280 detail
-        parses, each a Python step, cost more than SQLite's writing of the string.
+        SQLite joins the rows into three JSON lists (the stored detail is JSON already),
+        parsed in three calls: at 1M events a cold batch's 500 row tuples and ~280 detail
+        parses, each a Python step, cost more than SQLite's writing of the strings, and
+        one string a row (the path quoted, each column joined) cost twice these lists.
         """
-        found = self.db.execute(_EST_FLAT_SQL, (_json_list(paths),)).fetchone()[0]
-        return orjson.loads(found) if found else []
+        keys, codes, details = self.db.execute(_EST_LISTS_SQL, (_json_list(paths),)).fetchone()
+        if keys is None:
+            return [], [], []
+        loads = orjson.loads
+        return loads(f"[{keys}]"), loads(f"[{codes}]"), loads(f"[{details}]")
 
     def verdict_rows_newest_first(self) -> Iterator[Row]:
         """Revert and reject events, the newest recorded first (digests, "what was refused")."""
@@ -1467,13 +1512,26 @@ _EST_SQL = (
     "CROSS JOIN est s ON s.path = j.value"
 )
 
-# `status_table`: every row as `path,st,cnt,kd,detail` in one JSON array (`json_quote`
-# escapes the path; a detail is the compact JSON `status_rows.encode_detail` writes).
-_EST_FLAT_SQL = (
-    "SELECT '[' || group_concat(json_quote(s.path) || ',' || s.st || ',' || s.cnt || ',' "
-    "|| ifnull(s.kd, 'null') || ',' || ifnull(s.detail, 'null')) || ']' "
+# `status_table`: a row's status, kind and event count in one number (`status_code`),
+# `NO_KIND` for a row without a kind (it names no event); three lists in the order
+# SQLite reads the rows (every aggregate of one query sees them in the same order).
+STATUS_MASK = 15
+KIND_SHIFT = 4
+COUNT_SHIFT = 8
+NO_KIND = 15
+assert len(STATUSES) <= STATUS_MASK + 1 and len(KINDS) < NO_KIND
+_EST_LISTS_SQL = (
+    "SELECT group_concat(j.key), "
+    f"group_concat((s.cnt << {COUNT_SHIFT}) | (ifnull(s.kd, {NO_KIND}) << {KIND_SHIFT}) | s.st), "
+    "group_concat(ifnull(s.detail, 0)) "
     "FROM json_each(?) j CROSS JOIN est s ON s.path = j.value"
 )
+
+
+def status_code(code: int) -> tuple[int, int | None, int]:
+    """(status code, kind code or None, event count) of one `status_table` number."""
+    kind = (code >> KIND_SHIFT) & NO_KIND
+    return code & STATUS_MASK, None if kind == NO_KIND else kind, code >> COUNT_SHIFT
 
 
 def _json_list(strings: list[str]) -> str:

@@ -18,7 +18,17 @@ from cairn.store.errors import AmbiguousTarget, UnknownEvent, ValidationError
 from cairn.store.fastid import loads as parse_line
 from cairn.store.fulltext import SearchTerm
 from cairn.store.gcpause import gc_paused
-from cairn.store.index import KINDS, MARKED_KEYS, STATUSES, Index, Row
+from cairn.store.index import (
+    COUNT_SHIFT,
+    KIND_SHIFT,
+    KINDS,
+    MARKED_KEYS,
+    NO_KIND,
+    STATUS_MASK,
+    STATUSES,
+    Index,
+    Row,
+)
 from cairn.store.model import (
     Attempt,
     EntityStatus,
@@ -149,22 +159,27 @@ class Reader:
         batch's Python, kept to one pass over the rows and one over the lines.
         """
         out: dict[str, EntityStatus] = {}
-        # (path, status, count, open verdicts, + conflict (0 or 1), re-opened pairs, the
-        # index of its first shown line, of its first pair line) of each status that
-        # names events.
-        named: list[tuple[str, int, int, int, int, int, int, int]] = []
+        # (path, status code (`index.status_code`), open verdicts, + conflict (0 or 1),
+        # re-opened pairs, the index of its first shown line, of its first pair line) of
+        # each status that names events.
+        named: list[tuple[str, int, int, int, int, int, int]] = []
         shown_at: list[int] = []  # flat (offset, length) of every shown event's line
         pair_at: list[int] = []  # ... and of every re-opened pair's, read for its id alone
         # The kind each path's lines leave out, as the index stored it: inferring it
         # from the path again was a sixth of a cold batch at 1M events.
         kinds: dict[str, str] = {}
         statuses = STATUSES
-        flat = iter(self.index.status_table(paths))
-        for path, code, count, kd, parts in zip(flat, flat, flat, flat, flat, strict=True):
-            if parts is None:
-                out[path] = EntityStatus(path, statuses[code], [], [], {}, count)
+        keys, codes, details = self.index.status_table(paths)
+        for key, code, parts in zip(keys, codes, details, strict=True):
+            # `code`: status, kind and count in one number (`index.status_code`).
+            path = paths[key]
+            if not parts:
+                out[path] = EntityStatus(
+                    path, statuses[code & STATUS_MASK], [], [], {}, code >> COUNT_SHIFT
+                )
                 continue
-            if kd is not None:
+            kd = (code >> KIND_SHIFT) & NO_KIND
+            if kd != NO_KIND:
                 kinds[path] = KINDS[kd]
             open_v, conflict, pairs, spans = parts
             # `spans` order (status_rows.encode_detail): open verdicts, conflict, pairs.
@@ -172,13 +187,11 @@ class Reader:
             shown = n_open + (1 if conflict else 0)
             first = len(shown_at) >> 1
             if pairs:
-                named.append(
-                    (path, code, count, n_open, shown, len(pairs), first, len(pair_at) >> 1)
-                )
+                named.append((path, code, n_open, shown, len(pairs), first, len(pair_at) >> 1))
                 shown_at += spans[: 2 * shown]
                 pair_at += spans[2 * shown :]
             else:
-                named.append((path, code, count, n_open, shown, 0, first, 0))
+                named.append((path, code, n_open, shown, 0, first, 0))
                 shown_at += spans
         if unknown and len(out) + len(named) < len(paths):
             for path in paths:
@@ -195,11 +208,11 @@ class Reader:
         lines = self.index.lines_at(list(zip(where[::2], where[1::2], strict=True)))
         events = events_from_bytes(lines[:n_shown], parse_line, kinds)
         ids = [id_from_bytes(line, parse_line) for line in lines[n_shown:]]
-        for path, code, count, n_open, shown, n_pairs, at, pair in named:
+        for path, code, n_open, shown, n_pairs, at, pair in named:
             end = at + shown
             out[path] = EntityStatus(
                 path,
-                statuses[code],
+                statuses[code & STATUS_MASK],
                 events[at : at + n_open],
                 events[at + n_open : end],
                 dict(
@@ -211,7 +224,7 @@ class Reader:
                 )
                 if n_pairs
                 else {},
-                count,
+                code >> COUNT_SHIFT,
             )
         return out
 

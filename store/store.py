@@ -199,19 +199,24 @@ class Store:
             prepared: list[Pending] = []
             out: list[Event] = []
             keyed: dict[str, Event] = {}
-            for draft in drafts:
-                key = check_key(draft.key) if draft.key else ""
-                if key:
-                    earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
-                    if earlier is not None:
-                        out.append(earlier)
-                        continue
-                pending = self._preparer.prepare(draft, parents, ctx, masked)
-                prepared.append(pending)
-                out.append(pending.event)
-                if key:
-                    keyed[key] = pending.event
-                parents = [pending.event.id]
+            preparer = self._preparer
+            preparer.prime(drafts)
+            try:
+                for draft in drafts:
+                    key = check_key(draft.key) if draft.key else ""
+                    if key:
+                        earlier = replay(draft, keyed.get(key) or self._reader.keyed(key))
+                        if earlier is not None:
+                            out.append(earlier)
+                            continue
+                    pending = preparer.prepare(draft, parents, ctx, masked)
+                    prepared.append(pending)
+                    out.append(pending.event)
+                    if key:
+                        keyed[key] = pending.event
+                    parents = [pending.event.id]
+            finally:
+                preparer.forget()
             self.write_warnings = []
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.

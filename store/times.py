@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta, timezone
 from functools import lru_cache
+from itertools import repeat
+from operator import add, itemgetter
 
 from cairn.store.errors import ValidationError
 
-__all__ = ["format_day", "format_ts", "now_ts", "parse_date", "parse_ts", "to_ms"]
+__all__ = ["format_day", "format_ts", "now_ts", "parse_date", "parse_ts", "to_ms", "wire_forms"]
 
 _WIRE_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{1,9}Z$")
 _OFFSET_RE = re.compile(r"^\+?(\d+)\s*([dwmy])$")
@@ -74,6 +76,44 @@ def parse_ts(text: str, *, field: str = "date", end_of_day: bool = False) -> str
             f"invalid {field} {text!r}; expected YYYY-MM-DD or an ISO 8601 time "
             "such as 2026-11-29T14:00:00Z, between years 0001 and 9999"
         ) from None
+
+
+# `wire_forms`: a batch of wire-format times (ASCII digits, a real time of day, at least
+# millisecond decimals), one a line, checked with one regex; their days are checked apart.
+_WIRE_LINES = re.compile(
+    r"(?:[0-9]{4}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3,9}Z\n)*"
+)
+_DAY = itemgetter(slice(0, 10))
+_TO_MILLIS = itemgetter(slice(0, 23))
+
+
+def wire_forms(texts: list[str]) -> dict[str, str]:
+    """`parse_ts` of each of `texts`, when every one is already UTC in wire format with
+    at least milliseconds (what an importer or a bulk load gives): {text: wire form},
+    worked out for the whole batch in C (one regex, slices) instead of a parse per text.
+    Empty when any text is not (another form, a day that does not exist, not text): the
+    caller parses each the usual way, which gives its answer or its error.
+    """
+    if not texts or set(map(type, texts)) != {str}:
+        return {}
+    joined = "\n".join(texts) + "\n"
+    # A text holding a newline could pass as two times: the count of lines says not.
+    if _WIRE_LINES.fullmatch(joined) is None or joined.count("\n") != len(texts):
+        return {}
+    if not all(map(_real_day, set(map(_DAY, texts)))):
+        return {}
+    # `parse_ts`'s fast path: the milliseconds kept, further decimals cut.
+    return dict(zip(texts, map(add, map(_TO_MILLIS, texts), repeat("Z")), strict=True))
+
+
+@lru_cache(maxsize=1 << 12)
+def _real_day(day: str) -> bool:
+    """Whether `parse_ts` takes this `YYYY-MM-DD` (with a valid time of day) as a day."""
+    try:
+        datetime.fromisoformat(day + "T00:00:00")
+    except ValueError:
+        return False
+    return True
 
 
 def parse_date(text: str, *, field: str = "date", today: date | None = None) -> str:

@@ -12,12 +12,13 @@ import json
 import re
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from hashlib import sha256
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 
 from cairn.store.author import AuthorLookup, default_author
@@ -29,7 +30,7 @@ from cairn.store.model import Event, EventDraft, EventType, new_event
 from cairn.store.paths import EntityKind, EntityPathError, parse
 from cairn.store.review import parse_expires_when, parse_revisit_after
 from cairn.store.secrets import mask_secrets, might_hold_secret
-from cairn.store.times import now_ts, parse_ts
+from cairn.store.times import now_ts, parse_ts, wire_forms
 
 __all__ = [
     "IDEMPOTENCY",
@@ -53,6 +54,7 @@ _VALUES = {t: t.value for t in EventType}  # `Enum.value` is a slow descriptor
 # A member is a class attribute lookup through the enum's metaclass: once, not per draft.
 _REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.REVERT
 
+_RECORDED_AT = attrgetter("recorded_at")
 _ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
 
 # An entity's logged events whose type is one of these (the read path answers it).
@@ -62,9 +64,9 @@ _VERDICTS_AND_SUPERSEDES = frozenset(t for t in EventType if t.is_verdict) | {Ev
 _APPLIED = frozenset(t for t in EventType if t.is_applied)
 
 
-@dataclass(slots=True)
-class Pending:
-    """An event prepared in a batch but not yet written."""
+class Pending(msgspec.Struct, gc=False):
+    """An event prepared in a batch but not yet written (a struct: made in C, one per
+    event of a bulk load; it holds an event and bytes, never itself)."""
 
     event: Event
     line: bytes
@@ -101,6 +103,18 @@ class Preparer:
         # raw path -> (canonical path, inferred kind, why the path is refused or ""): a
         # bulk load names each entity again and again, across batches.
         self._entities: dict[str, tuple[str, str, str]] = {}
+        # raw `recorded_at` -> its wire form, for the batch being written (`prime`)
+        self._recorded: dict[str, str] = {}
+
+    def prime(self, drafts: list[EventDraft]) -> None:
+        """Work out the batch's times together (`wire_forms`: a few regex passes over
+        them all instead of a parse each); `prepare` looks its draft's up. The answers
+        are `parse_ts`'s, so a draft of another batch would only miss. `forget` after."""
+        self._recorded = wire_forms(list(map(_RECORDED_AT, drafts)))
+
+    def forget(self) -> None:
+        """Drop what `prime` worked out (it holds a batch's times)."""
+        self._recorded = {}
 
     def prepare(
         self, draft: EventDraft, parents: list[str], ctx: BatchContext, masked: list[str]
@@ -133,7 +147,11 @@ class Preparer:
             supersedes = self._supersede_target(entity, draft.supersedes, ctx)
         elif etype is _REVERT and draft.reverts:
             reverts = self._revert_target(entity, draft.reverts, ctx)
-        recorded_at = parse_ts(draft.recorded_at, field="recorded_at") if draft.recorded_at else ""
+        raw_time, primed = draft.recorded_at, self._recorded
+        # (Primed only with a batch whose times are all text, so `get` cannot fail.)
+        recorded_at = (primed.get(raw_time) if primed else None) or (
+            parse_ts(raw_time, field="recorded_at") if raw_time else ""
+        )
         if not recorded_at:
             recorded_at = now_ts()
         occurred_at = parse_ts(draft.occurred_at, field="occurred_at") if draft.occurred_at else ""
@@ -157,6 +175,41 @@ class Preparer:
         commit = commit_id(draft.commit) if draft.commit else ""
         stale = (draft.stale_when or "").strip()
         diff = draft.diff or ""
+        long_text = (
+            len(reasoning) > _SHORT_TEXT
+            or len(alternative) > _SHORT_TEXT
+            or len(stale) > _SHORT_TEXT
+            or len(expires) > _SHORT_TEXT
+            or len(author) > _SHORT_LABEL
+            or len(agent) > _SHORT_LABEL
+            or len(session) > _SHORT_LABEL
+            or not isinstance(diff, str)
+            or len(diff) > _SHORT_DIFF
+        )
+        holds: bool | None = None  # the secret screen's answer, once asked
+        if not (long_text or metadata):
+            # Most events: short text, no metadata. The same checks in the same order as
+            # below, then the line encoded from structs in C instead of dicts; anything
+            # unusual (a secret to mask, text UTF-8 cannot hold) takes the path below.
+            if refusal:
+                raise ValidationError(refusal)
+            texts = (reasoning, alternative, diff, author, agent, session, expires, stale)
+            holds = might_hold_secret("\n".join(texts))
+            if not holds:
+                encoded = _encode_plain(
+                    _VALUES[etype], entity, parents, kind if kind != inferred_kind else "",
+                    supersedes, reverts, author, agent, session, commit, recorded_at,
+                    occurred_at, revisit, expires, stale, reasoning, alternative, diff,
+                )  # fmt: skip
+                if encoded is not None:
+                    eid, line = encoded
+                    event = new_event(
+                        eid, etype, entity, tuple(parents), kind or inferred_kind, reasoning,
+                        alternative, diff, supersedes, reverts, author, agent, session,
+                        commit, recorded_at, occurred_at, revisit, expires, stale, {},
+                    )  # fmt: skip
+                    ctx.events.append(event)
+                    return Pending(event, line)
         # Both halves built pruned (absent and empty are one; see `canonical.prune`).
         header: dict[str, Any] = {"type": _VALUES[etype], "entity": entity}
         if parents:
@@ -191,24 +244,18 @@ class Preparer:
             content["diff"] = diff
         if metadata:
             content["metadata"] = metadata
-        if (
-            len(reasoning) > _SHORT_TEXT
-            or len(alternative) > _SHORT_TEXT
-            or len(stale) > _SHORT_TEXT
-            or len(expires) > _SHORT_TEXT
-            or len(author) > _SHORT_LABEL
-            or len(agent) > _SHORT_LABEL
-            or len(session) > _SHORT_LABEL
-            or not isinstance(diff, str)
-            or len(diff) > _SHORT_DIFF
-        ):
+        if long_text:
             check_sizes(header, content)  # short text is under every limit: no need
         if refusal:
             raise ValidationError(refusal)
         if metadata or not isinstance(diff, str):
             header, content = mask_event(header, content, masked)
-        elif might_hold_secret(
-            "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+        elif (
+            holds
+            if holds is not None
+            else might_hold_secret(
+                "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+            )
         ):
             # `mask_event`'s screen, of the texts it would join (everything else is
             # shaped), without walking the dicts: most events hold only text.
@@ -675,6 +722,95 @@ def _encode_owned(header: dict[str, Any], content: dict[str, Any]) -> tuple[str,
         for name in ("content_digest", "id", *content):
             header.pop(name, None)
         return encode_event_by_members(header, content)
+
+
+class _PlainContent(msgspec.Struct, omit_defaults=True, gc=False):
+    """An event's content without metadata, its fields in canonical (code point) order:
+    encoded with empty fields omitted it is the pruned content's canonical JSON."""
+
+    alternative: str = ""
+    diff: str = ""
+    reasoning: str = ""
+
+
+class _PlainHeader(msgspec.Struct, omit_defaults=True, gc=False):
+    """The header an id is hashed over (with `content_digest`), in canonical order."""
+
+    agent: str = ""
+    author: str = ""
+    commit: str = ""
+    content_digest: str = ""
+    entity: str = ""
+    entity_kind: str = ""
+    expires_when: str = ""
+    occurred_at: str = ""
+    parents: list[str] = []
+    recorded_at: str = ""
+    reverts: str = ""
+    revisit_after: str = ""
+    session: str = ""
+    stale_when: str = ""
+    supersedes: str = ""
+    type: str = ""
+
+
+class _PlainLine(msgspec.Struct, omit_defaults=True, gc=False):
+    """The whole line of an event without metadata (header, content, id), in canonical
+    order."""
+
+    agent: str = ""
+    alternative: str = ""
+    author: str = ""
+    commit: str = ""
+    diff: str = ""
+    entity: str = ""
+    entity_kind: str = ""
+    expires_when: str = ""
+    id: str = ""
+    occurred_at: str = ""
+    parents: list[str] = []
+    reasoning: str = ""
+    recorded_at: str = ""
+    reverts: str = ""
+    revisit_after: str = ""
+    session: str = ""
+    stale_when: str = ""
+    supersedes: str = ""
+    type: str = ""
+
+
+_msgspec_encode = msgspec.json.Encoder().encode  # struct fields in definition order
+
+
+def _encode_plain(
+    type_: str, entity: str, parents: list[str], entity_kind: str, supersedes: str,
+    reverts: str, author: str, agent: str, session: str, commit: str, recorded_at: str,
+    occurred_at: str, revisit_after: str, expires_when: str, stale_when: str,
+    reasoning: str, alternative: str, diff: str,
+) -> tuple[str, bytes] | None:  # fmt: skip
+    """`encode_event` of an event without metadata whose fields are all text (the
+    parents a list of text), from structs: the same bytes (a struct's fields are
+    declared in canonical order and empty ones are omitted, which is `prune`; msgspec
+    escapes text as the canonical encoder does, tests/store/test_write_fast_paths.py
+    checks every code point) without building, copying and sorting dicts. None for
+    what msgspec refuses (a lone surrogate, a subclass of str): the dict path decides.
+    """
+    try:
+        digest = sha256(_msgspec_encode(_PlainContent(alternative, diff, reasoning))).hexdigest()
+        header = _PlainHeader(
+            agent, author, commit, digest, entity, entity_kind, expires_when, occurred_at,
+            parents, recorded_at, reverts, revisit_after, session, stale_when, supersedes,
+            type_,
+        )  # fmt: skip
+        eid = sha256(_msgspec_encode(header)).hexdigest()
+        line = _PlainLine(
+            agent, alternative, author, commit, diff, entity, entity_kind, expires_when, eid,
+            occurred_at, parents, reasoning, recorded_at, reverts, revisit_after, session,
+            stale_when, supersedes, type_,
+        )  # fmt: skip
+        return eid, _msgspec_encode(line) + b"\n"
+    except (ValueError, TypeError):
+        return None
 
 
 def encode_event_by_members(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:

@@ -141,12 +141,20 @@ class Session:
         """
         version = self._current()
         wanted = list(entities)
-        missing = [e for e in wanted if e not in version.statuses]
+        cached = version.statuses
+        missing = [e for e in wanted if e not in cached]
         if missing:
-            for entity, status in self.store.status_many(missing).items():
-                status = self._followed(version, status)
-                version.statuses[entity] = self._with_reviews(version, status)
-        return {e: version.statuses[e] for e in wanted}
+            found = self.store.status_many(missing)
+            # Without renames or due reviews (most logs, most of the time) a status is
+            # kept as the store gave it: asking each of a cold batch's 500 whether it
+            # has former paths or reviews was ~7% of the batch at 1M events.
+            follow = bool(self._aliases(version))
+            reviews = bool(version.reviews)
+            for entity, status in found.items():
+                if follow:
+                    status = self._followed(version, status)
+                cached[entity] = self._with_reviews(version, status) if reviews else status
+        return {e: cached[e] for e in wanted}
 
     def card(self, entity: str, newest: int) -> Card:
         """The hover card's data for one entity (cached per log version)."""

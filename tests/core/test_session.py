@@ -68,6 +68,28 @@ def test_statuses_carry_due_reviews_and_follow_the_log(tmp_path: Path) -> None:
         assert str(after["orders"].status) == "rejected"
 
 
+def test_statuses_without_renames_or_reviews_are_the_stores_own(tmp_path: Path) -> None:
+    # The batch asks about former paths and reviews only when the log has any.
+    init_store(tmp_path)
+    project = find_project(tmp_path, env={})
+    with Session.open(project) as session:
+        session.append(EventDraft(type="add", entity="users.email", reasoning="Added."))
+        session.append(EventDraft(type="revert", entity="users.email", reasoning="Undo."))
+        wanted = ["users.email", "orders"]
+        got = session.statuses(wanted)
+        session.store.clear_caches()
+        assert got == session.store.status_many(wanted)
+        assert str(got["users.email"].status) == "reverted" and not got["orders"].event_count
+        due = session.append(
+            EventDraft(
+                type="modify", entity="orders", reasoning="Later.", revisit_after="2026-01-01"
+            )
+        ).event
+        after = session.statuses(wanted)
+        assert [r.event.id for r in after["orders"].due_reviews] == [due.id]
+        assert after["users.email"] == got["users.email"]
+
+
 def test_removals_are_cached_per_log_version(tmp_path: Path) -> None:
     init_store(tmp_path)
     project = find_project(tmp_path, env={})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from cairn.store import (
     ValidationError,
     init_store,
 )
-from cairn.store.index import KINDS
+from cairn.store.index import KINDS, status_code
 from cairn.store.paths import kind_of
 
 
@@ -359,6 +360,19 @@ def test_a_cold_batch_leaves_the_collector_as_it_found_it(store: Store) -> None:
             gc.enable()
 
 
+def test_a_batchs_statuses_and_events_are_not_tracked_by_the_collector(store: Store) -> None:
+    # A cold batch at 1M events builds ~500 statuses and ~600 events and ends with a
+    # collection: neither type can be in a reference cycle, so neither is walked.
+    store.append(EventDraft(type="add", entity="t.a", reasoning="add"))
+    store.append(EventDraft(type="revert", entity="t.a", reasoning="undo"))
+    store.append(EventDraft(type="add", entity="t.b", reasoning="add"))
+    store.clear_caches()
+    batch = store.status_many(["t.a", "t.b", "t.none"])
+    assert batch["t.a"].open_verdicts and batch["t.b"].status is Status.ACTIVE
+    assert not any(gc.is_tracked(s) for s in batch.values())
+    assert not any(gc.is_tracked(e) for e in batch["t.a"].open_verdicts)
+
+
 def test_a_batch_with_a_lone_surrogate_is_refused_like_any_bad_path(store: Store) -> None:
     # The batch's paths go to SQLite as JSON; orjson refuses a lone surrogate, so that
     # list is encoded the standard way, looked up, and the path then refused by name.
@@ -370,8 +384,9 @@ def test_a_batch_with_a_lone_surrogate_is_refused_like_any_bad_path(store: Store
 
 
 def test_the_batch_query_reads_the_rows_the_row_query_reads(store: Store) -> None:
-    # `status_table` has SQLite write every row into one JSON string (the path quoted by
-    # SQLite, the detail as stored): it must read back what `status_rows` gives.
+    # `status_table` has SQLite write the rows as three lists (the path's place in the
+    # batch, status/kind/count in one number, the detail as stored): it must read back
+    # what `status_rows` gives, for any path, count and kind.
     paths = ['route/GET /a?b="x\\y"', "tbl.café", "deps/@scope/pkg", "env/A_B", "t.plain"]
     for i, path in enumerate(paths):
         store.append(EventDraft(type="add", entity=path, reasoning=f"add {i}"))
@@ -381,16 +396,62 @@ def test_the_batch_query_reads_the_rows_the_row_query_reads(store: Store) -> Non
             store.append(EventDraft(type="supersede", entity=path, reasoning="again"))
             store.append(EventDraft(type="reject", entity=path, reasoning="no", alternative="a"))
             store.append(EventDraft(type="modify", entity=path, reasoning="anyway"))
+    store.append_many(
+        [EventDraft(type="modify", entity="t.plain", reasoning=f"m {i}") for i in range(300)]
+    )
     store.refresh()
     asked = sorted([*paths, "t.none"])
     rows = [
-        [p, st, cnt, kd, json.loads(d) if d else None]
+        [p, st, cnt, kd, json.loads(d) if d else 0]
         for p, st, cnt, kd, d in store.index.status_rows(asked)
     ]
-    flat = store.index.status_table(asked)
-    got = [flat[i : i + 5] for i in range(0, len(flat), 5)]
+    keys, codes, details = store.index.status_table(asked)
+    got = []
+    for key, code, detail in zip(keys, codes, details, strict=True):
+        st, kd, cnt = status_code(code)
+        got.append([asked[key], st, cnt, kd, detail])
     assert sorted(got, key=str) == sorted(rows, key=str)
     assert {r[0] for r in got} == set(paths)
     assert any(r[4] and r[4][2] for r in got)  # a re-opened pair, with its spans
-    assert store.index.status_table(["t.none"]) == []
+    assert any(r[2] > 255 for r in got)  # a count wider than the bits below it
+    assert any(r[3] is not None for r in got) and any(r[3] is None for r in got)
+    assert store.index.status_table(["t.none"]) == ([], [], [])
     _same(store, asked)
+
+
+def test_rows_kept_between_batches_follow_other_writers_and_failed_batches(
+    cairn_dir: Path,
+) -> None:
+    # A bulk append keeps the status rows it wrote in memory for its next batch: they
+    # must be dropped when another writer moves the index on, and a batch whose index
+    # transaction fails must leave neither its rows nor its moved-forward states behind.
+    entities = ["t.a", "t.b", "t.c", "deps/x"]
+
+    def batch(writer: Store, steps: list[tuple[str, str]]) -> None:
+        writer.append_many([EventDraft(type=t, entity=e, reasoning=f"{t} {e}") for t, e in steps])
+
+    with Store.open(cairn_dir) as store, Store.open(cairn_dir) as other:
+        batch(store, [("add", "t.a"), ("add", "t.b"), ("add", "t.c"), ("reject", "deps/x")])
+        assert store.index._kept  # what the next batch starts from
+        batch(other, [("revert", "t.a"), ("modify", "t.b")])
+        batch(store, [("modify", "t.a"), ("add", "deps/x"), ("modify", "t.c")])
+        assert store.status_many(["t.a"])["t.a"].status is Status.CONFLICT
+        assert _stored_rows(store) == _rederived(store)
+        _same(store, entities)
+
+        index = store.index
+
+        def fail(paths: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        index.derive_statuses = fail  # type: ignore[method-assign]
+        batch(store, [("revert", "t.b"), ("modify", "t.b"), ("remove", "t.c")])
+        assert store.write_warnings  # the lines are written, the index is not
+        del index.derive_statuses
+        batch(store, [("modify", "t.b"), ("modify", "t.c"), ("revert", "t.a")])
+        assert _stored_rows(store) == _rederived(store)
+        _same(store, entities)
+        counts = {e: s.event_count for e, s in store.status_many(entities).items()}
+        assert counts == {"t.a": 4, "t.b": 5, "t.c": 4, "deps/x": 2}
+        batch(other, [("modify", "t.c")])
+        assert _stored_rows(other) == _rederived(other)
