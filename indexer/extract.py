@@ -25,7 +25,25 @@ from tree_sitter import Language, Node, QueryCursor, Tree
 from cairn.indexer.capture import STRING_TYPES, Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
 from cairn.indexer.model import CODE_KINDS as CODE_KINDS  # re-exported: its old home
-from cairn.indexer.model import Range, Role, Symbol, make_range, make_symbol
+from cairn.indexer.model import (
+    Range,
+    Role,
+    Symbol,
+    _new,
+    _set_end_character,
+    _set_end_line,
+    _set_entity,
+    _set_file,
+    _set_kind,
+    _set_name_range,
+    _set_range,
+    _set_role,
+    _set_start_character,
+    _set_start_line,
+    _set_version,
+    make_range,
+    make_symbol,
+)
 from cairn.indexer.queries import CompiledQuery
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import (
@@ -46,10 +64,14 @@ _PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*
 
 @dataclass
 class ChunkCache:
-    """Symbols per top-level chunk, keyed by the chunk's type and bytes; owned by a
-    Document."""
+    """Symbols per top-level chunk, keyed by the chunk's kind and bytes, valid for one
+    file-wide context (`context`: what resolvers read outside a chunk, and the root's
+    type); owned by a Document."""
 
-    entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = field(default_factory=dict)
+    entries: dict[tuple[int, bytes], tuple[tuple[int, int], list[Symbol]]] = field(
+        default_factory=dict
+    )
+    context: bytes | None = None
 
 
 def extract(
@@ -76,26 +98,31 @@ def extract(
             cache.entries = {}
             return []
     data = ctx.data
-    # File-wide context some resolvers read (a router's prefix) is part of every key.
+    # File-wide context some resolvers read (a router's prefix) and the root's type
+    # (module-level patterns need a `module` root, not an ERROR) hold for every chunk:
+    # when either changes, nothing cached is reused. A chunk is then known by its kind
+    # (a number: no string made per chunk) and bytes.
     reader = CONTEXTS.get(ctx.language)
-    context = reader(root, ctx) if reader is not None else b""
-    # The node's and the root's types are part of the key (module-level patterns need
-    # a `module` root, not an ERROR), and a chunk with a syntax error is never reused:
-    # error recovery can read the same bytes differently in another context.
-    context += root.type.encode() + b"\0"
-    keys = [context + c.type.encode() + b"\0" + data[c.start_byte : c.end_byte] for c in chunks]
-    broken = {i for i, c in enumerate(chunks) if c.has_error}
-    old = cache.entries
+    context = (reader(root, ctx) if reader is not None else b"") + root.type.encode()
+    old = cache.entries if cache.context == context else {}
+    keys = [(c.kind_id, data[c.start_byte : c.end_byte]) for c in chunks]
+    # A chunk with a syntax error is never reused: error recovery can read the same
+    # bytes differently in another context. A tree without one (asked once) has none.
+    broken = {i for i, c in enumerate(chunks) if c.has_error} if root.has_error else set()
     dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
     ascii = lines.ascii
-    positions: list[tuple[int, int]] = []
-    for chunk in chunks:
-        row, column = chunk.start_point
-        positions.append((row, column if ascii else lines.utf16_column(row, column)))
+    positions: list[tuple[int, int]]
+    if ascii:
+        positions = [c.start_point for c in chunks]  # Points are (row, column) tuples
+    else:
+        positions = []
+        for chunk in chunks:
+            row, column = chunk.start_point
+            positions.append((row, lines.utf16_column(row, column)))
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
         fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries, positions)
-    entries: dict[bytes, tuple[tuple[int, int], list[Symbol]]] = {}
+    entries: dict[tuple[int, bytes], tuple[tuple[int, int], list[Symbol]]] = {}
     out: list[Symbol] = []
     for index, position in enumerate(positions):
         symbols = fresh.get(index)
@@ -107,6 +134,7 @@ def extract(
             entries[keys[index]] = (position, symbols)
         out.extend(symbols)
     cache.entries = entries
+    cache.context = context
     return out
 
 
@@ -263,11 +291,13 @@ def match_captures(
     primaries = compiled.primaries[pattern]
     if len(primaries) == 1:  # the usual pattern: one entity capture
         capture_name, kind, role = primaries[0]
-        found = _captures(nodes, capture_name, kind, role, settings, ctx.data)
+        found = _captures(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
     else:
         found = []
         for capture_name, kind, role in primaries:
-            found.extend(_captures(nodes, capture_name, kind, role, settings, ctx.data))
+            found.extend(
+                _captures(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
+            )
     if resolver is None or not found:
         return found
     out: list[Capture] = []
@@ -333,7 +363,7 @@ def _direct_symbols(
     settings = compiled.settings[pattern]
     data = ctx.data
     override, range_nodes, table, version, method = _helpers(nodes, settings, data)
-    range_node = widen(range_nodes[0]) if range_nodes else None
+    range_node = widen(range_nodes[0], ctx.language) if range_nodes else None
     out: list[tuple[int, Symbol]] = []
     path = ctx.path
     ascii = lines.ascii
@@ -354,9 +384,14 @@ def _direct_symbols(
             )
             if entity is None:
                 continue
-            if ascii:  # node_range's fast path, inline: two of these per symbol
+            # make_range and make_symbol, inline: three Python calls fewer per symbol
+            if ascii:
                 start, end = text_node.start_point, text_node.end_point
-                name_range = make_range(start[0], start[1], end[0], end[1])
+                name_range = _new(Range)
+                _set_start_line(name_range, start[0])
+                _set_start_character(name_range, start[1])
+                _set_end_line(name_range, end[0])
+                _set_end_character(name_range, end[1])
             else:
                 name_range = node_range(lines, text_node)
             whole_node = range_node if range_node is not None else name_node
@@ -364,12 +399,21 @@ def _direct_symbols(
                 whole = name_range
             elif ascii:
                 start, end = whole_node.start_point, whole_node.end_point
-                whole = make_range(start[0], start[1], end[0], end[1])
+                whole = _new(Range)
+                _set_start_line(whole, start[0])
+                _set_start_character(whole, start[1])
+                _set_end_line(whole, end[0])
+                _set_end_character(whole, end[1])
             else:
                 whole = node_range(lines, whole_node)
-            symbol = make_symbol(
-                path, entity, kind, role, name_range, whole, version if kind == "dependency" else ""
-            )
+            symbol = _new(Symbol)
+            _set_file(symbol, path)
+            _set_entity(symbol, entity)
+            _set_kind(symbol, kind)
+            _set_role(symbol, role)
+            _set_name_range(symbol, name_range)
+            _set_range(symbol, whole)
+            _set_version(symbol, version if kind == "dependency" else "")
             out.append((text_node.start_byte, symbol))
     return out
 
@@ -483,6 +527,7 @@ def _captures(
     role: Role,
     settings: dict[str, str | None],
     data: bytes,
+    language: str | None = None,
 ) -> list[Capture]:
     found = nodes.get(capture_name)
     if not found:
@@ -490,7 +535,7 @@ def _captures(
     override, range_nodes, table, version, method = _helpers(nodes, settings, data)
     scope_nodes = nodes.get("scope") if len(nodes) > 1 else None
     scope = node_text(scope_nodes[0]) if scope_nodes else None
-    range_node = widen(range_nodes[0]) if range_nodes else None
+    range_node = widen(range_nodes[0], language) if range_nodes else None
     out: list[Capture] = []
     for name_node in found:
         text_node = override[0] if override else name_node
@@ -517,21 +562,29 @@ def _captures(
 
 # Nodes that wrap a definition without being one: the definition's full range is the
 # wrapper's, so a changed decorator or `export` keyword belongs to what it decorates.
+# Each is its language's own construct, named per language: asking a node for its parent
+# walks down from the root (past every earlier top-level node), so a language without
+# any wrapper never asks.
 _WRAPPERS = frozenset({"decorated_definition", "export_statement"})
 # Go declarations that hold one spec are the spec's whole definition (`const X = 1`).
 _ONE_SPEC = frozenset({"const_declaration", "var_declaration", "type_declaration"})
+_WRAPPING = frozenset({"python", "javascript", "typescript", "tsx", "go"})
 
 
-def widen(node: Node) -> Node:
+def widen(node: Node, language: str | None = None) -> Node:
     """The whole definition a construct belongs to: a decorated Python definition with
     its decorators, an exported JS/TS declaration with `export`, a single Go spec with
-    its `const`/`var`/`type` keyword."""
+    its `const`/`var`/`type` keyword. Nodes of other languages (`language` given and
+    none of these) are their own whole definition."""
+    if language is not None and language not in _WRAPPING:
+        return node
     parent = node.parent
     if parent is None:
         return node
-    if parent.type in _WRAPPERS:
+    kind = parent.type
+    if kind in _WRAPPERS:
         return parent
-    if parent.type in _ONE_SPEC and parent.named_child_count == 1:
+    if kind in _ONE_SPEC and parent.named_child_count == 1:
         return parent
     return node
 

@@ -71,7 +71,7 @@ def splice(
     if function is None:
         return None
     # the function's symbol spans its decorators / `export` too (extract.widen)
-    unit = widen(function)
+    unit = widen(function, ctx.language)
     new_start = (unit.start_point.row, lines.utf16_column(*unit.start_point))
     new_end = (unit.end_point.row, lines.utf16_column(*unit.end_point))
     old_start, old_end = new_start, _unmap(new_end, edit)
