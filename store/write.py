@@ -124,16 +124,18 @@ class Preparer:
         self._recorded = wire_forms(list(map(_RECORDED_AT, drafts)))
 
     def asked(self, drafts: list[EventDraft]) -> frozenset[str]:
-        """The canonical entities of the drafts that may name another event (a supersede
-        or a revert, or a type `prepare` has yet to read): what the batch's lookups can
-        ask about, so they can be grouped and fetched once. A path that is no path is
-        left out (its draft fails before any lookup)."""
+        """The canonical entities of the drafts that may name another event (a supersede,
+        a revert naming a change, or a type `prepare` has yet to read): what the batch's
+        lookups can ask about, so they can be grouped and fetched once. A path that is
+        no path is left out (its draft fails before any lookup)."""
         out: set[str] = set()
         for draft in drafts:
             kind = draft.type
             etype = _TYPES.get(kind) if isinstance(kind, str) else None
             if etype is not None and etype is not _SUPERSEDE and etype is not _REVERT:
                 continue
+            if etype is _REVERT and not draft.reverts:
+                continue  # a revert that names no change looks nothing up
             hit = self._entities.get(draft.entity) if isinstance(draft.entity, str) else None
             if hit is None:
                 try:

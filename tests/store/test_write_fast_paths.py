@@ -281,6 +281,7 @@ _BATCH_DRAFTS = st.lists(
         reasoning=st.one_of(st.text(min_size=1, max_size=12), st.sampled_from(_SECRET_TEXTS)),
         diff=st.text(max_size=12),
         agent=st.sampled_from(["", "bot"]),
+        reverts=st.sampled_from(["", "", "abcdef12"]),
         recorded_at=st.one_of(st.just(""), _WIRE_TIMES, st.sampled_from(["2026-11-29"])),
         metadata=st.sampled_from([{}, {"source": "import"}]),
     ),
@@ -336,3 +337,20 @@ def test_a_batch_context_answers_for_an_entity_it_was_not_told_of() -> None:
         assert [e.id[-1] for e in ctx.on("users.name")] == ["1"]
         ctx.events.append(_added(3, "users.name"))
         assert [e.id[-1] for e in ctx.on("users.name")] == ["1", "3"]
+
+
+def test_a_batch_reverts_and_supersedes_what_the_log_holds(store: Store) -> None:
+    # The logged events a batch's refs name are fetched once for the batch (`asked`).
+    added = store.append(EventDraft(type="add", entity="users.email", reasoning="r")).event
+    other = store.append(EventDraft(type="add", entity="users.name", reasoning="r")).event
+    reverted, superseded = store.append_many(
+        [
+            EventDraft(type="revert", entity="users.email", reasoning="r", reverts=added.id[:8]),
+            EventDraft(type="supersede", entity="users.email", reasoning="back again"),
+        ]
+    )
+    assert reverted.reverts == added.id and superseded.supersedes == reverted.id
+    with pytest.raises(StoreError, match="not an applied change"):
+        store.append_many(
+            [EventDraft(type="revert", entity="users.email", reasoning="r", reverts=other.id[:8])]
+        )
