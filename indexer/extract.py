@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tree_sitter import Language, Node, QueryCursor, Tree
+from tree_sitter import Language, Node, Tree
 
 from cairn.indexer.capture import STRING_TYPES, Capture, FileContext, literal, node_text
 from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
@@ -177,10 +177,7 @@ def _index_chunks(
     for compiled in queries:
         direct = compiled.direct
         for span in spans:
-            cursor = QueryCursor(compiled.query)
-            if span is not None:
-                cursor.set_byte_range(*span)
-            for pattern, nodes in cursor.matches(root):
+            for pattern, nodes in compiled.matches(root, span):
                 if "container" in nodes and "container.name" in nodes:
                     node = nodes["container"][0]
                     chunk = max(0, bisect_right(starts, node.start_byte) - 1)

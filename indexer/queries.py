@@ -27,11 +27,11 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from tree_sitter import Query
+from tree_sitter import Node, Query, QueryCursor
 from tree_sitter import QueryError as TSQueryError
 
 from cairn.indexer.frameworks import RESOLVERS
-from cairn.indexer.languages import GRAMMARS, grammar
+from cairn.indexer.languages import GRAMMARS, grammar, parser
 from cairn.indexer.model import CODE_KINDS, QueryError, Role
 
 KINDS = frozenset(
@@ -106,6 +106,10 @@ class CompiledQuery:
     _by_name: dict[str, CompiledQuery | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    # how `matches` runs the patterns (`_plan`), made on first use
+    _plan: list[tuple[Query, int | None, tuple[int, ...] | None]] = field(
+        default_factory=list, compare=False, repr=False
+    )
     # per pattern: True when a match becomes its symbols directly (`extract`'s direct
     # path): no resolver, no file filter, and only entity kinds that need no scope walk
     direct: tuple[bool, ...] = field(init=False, compare=False, repr=False)
@@ -121,6 +125,77 @@ class CompiledQuery:
                 for props, primaries in zip(self.settings, self.primaries, strict=True)
             ),
         )
+
+    def matches(
+        self, root: Node, byte_range: tuple[int, int] | None = None
+    ) -> list[tuple[int, dict[str, list[Node]]]]:
+        """The query's matches under `root` (the tree's root), as `QueryCursor.matches`
+        gives them, each with its pattern's index in this query.
+
+        Patterns rooted at the grammar's root node (`(module ...)`: module-level
+        constants) run apart, in a cursor that starts matches at the root only. In one
+        cursor with the others, such a pattern's state stays in flight over the whole
+        walk and is checked at every node of the file (a seventh of a Python file's
+        query time); alone, the cursor descends only where that pattern needs it."""
+        out: list[tuple[int, dict[str, list[Node]]]] = []
+        for query, depth, index in self._plan or self._make_plan():
+            cursor = QueryCursor(query)
+            if depth is not None:
+                cursor.set_max_start_depth(depth)
+            if byte_range is not None:
+                cursor.set_byte_range(*byte_range)
+            found = cursor.matches(root)
+            if index is None:
+                out.extend(found)
+            else:
+                out.extend((index[pattern], nodes) for pattern, nodes in found)
+        return out
+
+    def _make_plan(self) -> list[tuple[Query, int | None, tuple[int, ...] | None]]:
+        with _lock:
+            if not self._plan:
+                self._plan.extend(self._split_rooted())
+        return self._plan
+
+    def _split_rooted(self) -> list[tuple[Query, int | None, tuple[int, ...] | None]]:
+        """(query, max start depth, pattern index map) per cursor to run: the patterns
+        rooted at the grammar's root node apart from the others when the query has
+        both (else the query as it is)."""
+        whole: list[tuple[Query, int | None, tuple[int, ...] | None]] = [(self.query, None, None)]
+        query = self.query
+        if not self.text or not self.language:
+            return whole
+        root = _root_kind(self.language)
+        source = self.text.encode("utf-8")
+        rooted = tuple(
+            i
+            for i in range(query.pattern_count)
+            if _pattern_head(
+                source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)]
+            )
+            == root
+        )
+        if not rooted:
+            return whole
+        if len(rooted) == query.pattern_count:
+            return [(query, 0, None)]
+        others = tuple(i for i in range(query.pattern_count) if i not in rooted)
+        plan: list[tuple[Query, int | None, tuple[int, ...] | None]] = []
+        for keep, depth in ((others, None), (rooted, 0)):
+            text = b"\n".join(
+                source[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)]
+                for i in keep
+            )
+            try:
+                part = Query(grammar(self.language), text.decode("utf-8"))
+            except TSQueryError:
+                return whole
+            if part.pattern_count != len(keep) or tuple(
+                _settings(part, i) for i in range(part.pattern_count)
+            ) != tuple(self.settings[i] for i in keep):
+                return whole
+            plan.append((part, depth, keep))
+        return plan
 
     def applies_to(self, basename: str) -> bool:
         """True when some pattern may match in a file of this name (`#set! files`)."""
@@ -184,7 +259,26 @@ class CompiledQuery:
             text="",
             _narrowed={},
             _by_name={},
+            _plan=[],
         )
+
+
+_HEAD = re.compile(rb"\(+\s*([A-Za-z_][\w]*)")
+_roots: dict[str, str] = {}
+
+
+def _pattern_head(pattern: bytes) -> str | None:
+    """The node type a pattern's text starts with (`module` in `((module ...) @x)`)."""
+    match = _HEAD.match(pattern)
+    return match.group(1).decode("utf-8") if match else None
+
+
+def _root_kind(language: str) -> str:
+    """The type of the grammar's root node (`module`, `program`, `source_file`)."""
+    found = _roots.get(language)
+    if found is None:
+        found = _roots[language] = parser(language).parse(b"").root_node.type
+    return found
 
 
 _lock = threading.Lock()
