@@ -18,7 +18,7 @@ from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
-from cairn.store.index import Index, Row, remove_index
+from cairn.store.index import Index, remove_index
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
     AppendResult,
@@ -63,8 +63,6 @@ class Store:
         self._reader = Reader(self.index)
         self._preparer = Preparer(self.root, self._events_of_types, author)
         self.write_warnings: list[str] = []  # from the last write (an index left behind)
-        # The logged rows of the entities a batch being prepared may look up (`_write`).
-        self._batch_rows: dict[str, list[Row]] | None = None
 
     @classmethod
     def open(cls, cairn_dir: Path | str, *, author: AuthorLookup | None = None) -> Store:
@@ -197,17 +195,13 @@ class Store:
             # durable, the index not) is ingested here, so its retry finds it.
             self._sync()
             parents = sorted(self.index.heads)
-            preparer = self._preparer
+            ctx = BatchContext()
             prepared: list[Pending] = []
             out: list[Event] = []
             keyed: dict[str, Event] = {}
+            preparer = self._preparer
+            preparer.prime(drafts)
             try:
-                # What the batch's supersedes and reverts may look up among logged events,
-                # fetched in one query (nothing is indexed until the batch is prepared).
-                asked = preparer.asked(drafts)
-                self._batch_rows = self.index.rows_for_paths(sorted(asked)) if asked else {}
-                ctx = BatchContext(asked)
-                preparer.prime(drafts)
                 for draft in drafts:
                     key = check_key(draft.key) if draft.key else ""
                     if key:
@@ -223,7 +217,6 @@ class Store:
                     parents = [pending.event.id]
             finally:
                 preparer.forget()
-                self._batch_rows = None
             self.write_warnings = []
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.
@@ -239,13 +232,10 @@ class Store:
         """The logged events on a canonical entity whose type is one of `types`: a
         supersede's target is found among the entity's verdicts, without reading (and
         decoding) every change logged on it."""
-        rows = self._batch_rows.get(entity) if self._batch_rows is not None else None
-        if rows is None:
-            ent = self.index.ent_of(entity)
-            if ent is None:
-                return []
-            rows = self.index.rows_for(ent)
-        return self._reader.events([r for r in rows if r.ty in types])
+        ent = self.index.ent_of(entity)
+        if ent is None:
+            return []
+        return self._reader.events([r for r in self.index.rows_for(ent) if r.ty in types])
 
     def replay(self, draft: EventDraft) -> Event | None:
         """The logged event a write of `draft` would return instead of writing (its

@@ -23,7 +23,7 @@ import orjson
 
 from cairn.store.author import AuthorLookup, default_author
 from cairn.store.canonical import canonical_bytes
-from cairn.store.errors import AmbiguousTarget, KeyReused, StoreError, ValidationError
+from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
 from cairn.store.model import Event, EventDraft, EventType, new_event
@@ -75,30 +75,19 @@ class Pending(msgspec.Struct, gc=False):
 class BatchContext:
     """Per-write caches: canonical entities and the batch's events (for ref lookups)."""
 
-    def __init__(self, asked: frozenset[str] | None = None) -> None:
+    def __init__(self) -> None:
         # The batch's events, grouped by entity only when a supersede or revert asks
         # (most batches never do): a list append per event, not a dict of lists.
         self.events: list[Event] = []
         self._by_entity: dict[str, list[Event]] = {}
         self._grouped = 0
-        # The entities this batch's supersedes and reverts may ask about (None: any):
-        # only their events are grouped (a set lookup an event, not a list each).
-        self.asked = asked
 
     def on(self, entity: str) -> list[Event]:
         """The batch's events on `entity`, in order (the caller picks the types it may
         name: hashing an enum member is a Python call, so none is hashed here)."""
-        asked = self.asked
-        if asked is not None and entity not in asked:
-            return [event for event in self.events if event.entity == entity]
         grouped = self._by_entity
         for event in self.events[self._grouped :]:
-            if asked is None or event.entity in asked:
-                found = grouped.get(event.entity)
-                if found is None:
-                    grouped[event.entity] = [event]
-                else:
-                    found.append(event)
+            grouped.setdefault(event.entity, []).append(event)
         self._grouped = len(self.events)
         return grouped.get(entity, [])
 
@@ -122,28 +111,6 @@ class Preparer:
         them all instead of a parse each); `prepare` looks its draft's up. The answers
         are `parse_ts`'s, so a draft of another batch would only miss. `forget` after."""
         self._recorded = wire_forms(list(map(_RECORDED_AT, drafts)))
-
-    def asked(self, drafts: list[EventDraft]) -> frozenset[str]:
-        """The canonical entities of the drafts that may name another event (a supersede,
-        a revert naming a change, or a type `prepare` has yet to read): what the batch's
-        lookups can ask about, so they can be grouped and fetched once. A path that is
-        no path is left out (its draft fails before any lookup)."""
-        out: set[str] = set()
-        for draft in drafts:
-            kind = draft.type
-            etype = _TYPES.get(kind) if isinstance(kind, str) else None
-            if etype is not None and etype is not _SUPERSEDE and etype is not _REVERT:
-                continue
-            if etype is _REVERT and not draft.reverts:
-                continue  # a revert that names no change looks nothing up
-            hit = self._entities.get(draft.entity) if isinstance(draft.entity, str) else None
-            if hit is None:
-                try:
-                    hit = self._entity(draft.entity)
-                except (StoreError, ValueError, TypeError):
-                    continue  # `prepare` says what is wrong with it, in the drafts' order
-            out.add(hit[0])
-        return frozenset(out)
 
     def forget(self) -> None:
         """Drop what `prime` worked out (it holds a batch's times)."""

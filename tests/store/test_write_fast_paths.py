@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from cairn.store import Store, init_store
 from cairn.store.canonical import canonical_json, content_digest, event_id, prune
 from cairn.store.errors import StoreError
-from cairn.store.model import Event, EventDraft, EventType, new_event
+from cairn.store.model import EventDraft, EventType
 from cairn.store.times import parse_ts, to_ms, wire_forms
 from cairn.store.write import (
     MAX_DIFF_BYTES,
@@ -295,10 +295,9 @@ _BATCH_DRAFTS = st.lists(
 def test_a_batch_writes_the_bytes_its_drafts_written_one_by_one_write(
     earlier: list[EventDraft], drafts: list[EventDraft], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    # The real store, both ways: `append_many` (times worked out for the batch, structs,
-    # the logged events its supersedes and reverts may name fetched once) and `append`
-    # per draft; the same lines, or the same first error. `earlier` is logged first, one
-    # by one, in both (what the lookups find in the log, not in the batch).
+    # The real store, both ways: `append_many` (times worked out for the batch, structs)
+    # and `append` per draft; the same lines, or the same first error. `earlier` is
+    # logged first, one by one, in both (what lookups find in the log, not the batch).
     logs: list[Any] = []
     with patch("cairn.store.write.now_ts", lambda: "2026-12-01T00:00:00.000Z"):
         for one_by_one in (False, True):
@@ -321,26 +320,7 @@ def test_a_batch_writes_the_bytes_its_drafts_written_one_by_one_write(
     assert batch == single  # the same bytes, or the same first error (and nothing written)
 
 
-def _added(i: int, entity: str) -> Event:
-    return new_event(
-        f"{i:064x}", EventType.ADD, entity, (), "", "r", "", "", "", "", "", "", "", "",
-        "2026-01-01T00:00:00.000Z", "", "", "", "", {},
-    )  # fmt: skip
-
-
-def test_a_batch_context_answers_for_an_entity_it_was_not_told_of() -> None:
-    events = [_added(i, e) for i, e in enumerate(["users.email", "users.name", "users.email"])]
-    told, untold = BatchContext(frozenset({"users.email"})), BatchContext()
-    for ctx in (told, untold):
-        ctx.events.extend(events)
-        assert [e.id[-1] for e in ctx.on("users.email")] == ["0", "2"]
-        assert [e.id[-1] for e in ctx.on("users.name")] == ["1"]
-        ctx.events.append(_added(3, "users.name"))
-        assert [e.id[-1] for e in ctx.on("users.name")] == ["1", "3"]
-
-
 def test_a_batch_reverts_and_supersedes_what_the_log_holds(store: Store) -> None:
-    # The logged events a batch's refs name are fetched once for the batch (`asked`).
     added = store.append(EventDraft(type="add", entity="users.email", reasoning="r")).event
     other = store.append(EventDraft(type="add", entity="users.name", reasoning="r")).event
     reverted, superseded = store.append_many(
