@@ -7,8 +7,8 @@ is most of a verify, and about 1.3x faster per line than orjson through a dict
 encoder's (tests/trust/test_fastid.py checks every code point, sorted keys, big
 integers), so a match proves the line is what was written; anything the struct cannot
 hold as it is returns None, and the caller reads the line the full way, which decides.
-It is its own module so that the language server, which reads lines through
-`cairn.store.index`, never imports msgspec.
+The writer encodes plain events from the same two structs (`cairn.store.write`), so the
+canonical field order is declared once.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["Proven", "proven"]
+__all__ = ["ContentFields", "LineFields", "Proven", "proven"]
 
 _sha256 = hashlib.sha256
 
@@ -29,7 +29,7 @@ def _no_float(text: str) -> Any:
     raise ValueError(f"float {text}")
 
 
-class _Fields(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+class LineFields(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     """Every field a line may carry, in canonical (code point) order. Encoded with `id`
     and the content fields at their defaults, it is the header the id was hashed over:
     omitting defaults is the canonical pruning of null-free fields ("" [] {} dropped).
@@ -60,7 +60,7 @@ class _Fields(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc
     type: str = ""
 
 
-class _Content(msgspec.Struct, omit_defaults=True, gc=False):
+class ContentFields(msgspec.Struct, omit_defaults=True, gc=False):
     """The content object, in canonical order (empty fields omitted: pruned)."""
 
     alternative: str = ""
@@ -69,7 +69,7 @@ class _Content(msgspec.Struct, omit_defaults=True, gc=False):
     reasoning: str = ""
 
 
-_decode = msgspec.json.Decoder(_Fields, float_hook=_no_float).decode
+_decode = msgspec.json.Decoder(LineFields, float_hook=_no_float).decode
 _encode = msgspec.json.Encoder().encode  # struct fields in definition (canonical) order
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode  # metadata's keys too
 _DecodeError = (msgspec.DecodeError, ValueError)  # ValidationError is a DecodeError
@@ -92,7 +92,7 @@ def proven(line: bytes | memoryview) -> Proven | None:
     ident = f.id
     if not ident or not f.type or not f.entity or f.redacted or f.content_digest:
         return None
-    content = _Content(f.alternative, f.diff, f.metadata, f.reasoning)
+    content = ContentFields(f.alternative, f.diff, f.metadata, f.reasoning)
     f.content_digest = _sha256(_encode_sorted(content)).hexdigest()
     f.id = f.alternative = f.diff = f.reasoning = ""
     f.metadata = _NO_META

@@ -24,6 +24,7 @@ import orjson
 from cairn.store.author import AuthorLookup, default_author
 from cairn.store.canonical import canonical_bytes
 from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
+from cairn.store.fastproof import ContentFields, LineFields
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
 from cairn.store.model import Event, EventDraft, EventType, new_event
@@ -724,62 +725,10 @@ def _encode_owned(header: dict[str, Any], content: dict[str, Any]) -> tuple[str,
         return encode_event_by_members(header, content)
 
 
-class _PlainContent(msgspec.Struct, omit_defaults=True, gc=False):
-    """An event's content without metadata, its fields in canonical (code point) order:
-    encoded with empty fields omitted it is the pruned content's canonical JSON."""
-
-    alternative: str = ""
-    diff: str = ""
-    reasoning: str = ""
-
-
-class _PlainHeader(msgspec.Struct, omit_defaults=True, gc=False):
-    """The header an id is hashed over (with `content_digest`), in canonical order."""
-
-    agent: str = ""
-    author: str = ""
-    commit: str = ""
-    content_digest: str = ""
-    entity: str = ""
-    entity_kind: str = ""
-    expires_when: str = ""
-    occurred_at: str = ""
-    parents: list[str] = []
-    recorded_at: str = ""
-    reverts: str = ""
-    revisit_after: str = ""
-    session: str = ""
-    stale_when: str = ""
-    supersedes: str = ""
-    type: str = ""
-
-
-class _PlainLine(msgspec.Struct, omit_defaults=True, gc=False):
-    """The whole line of an event without metadata (header, content, id), in canonical
-    order."""
-
-    agent: str = ""
-    alternative: str = ""
-    author: str = ""
-    commit: str = ""
-    diff: str = ""
-    entity: str = ""
-    entity_kind: str = ""
-    expires_when: str = ""
-    id: str = ""
-    occurred_at: str = ""
-    parents: list[str] = []
-    reasoning: str = ""
-    recorded_at: str = ""
-    reverts: str = ""
-    revisit_after: str = ""
-    session: str = ""
-    stale_when: str = ""
-    supersedes: str = ""
-    type: str = ""
-
-
-_msgspec_encode = msgspec.json.Encoder().encode  # struct fields in definition order
+# Struct fields encode in definition order, which `LineFields` and `ContentFields`
+# declare canonical (the order verify proves lines with).
+_msgspec_encode = msgspec.json.Encoder().encode
+_NO_METADATA: dict[str, Any] = {}
 
 
 def _encode_plain(
@@ -796,17 +745,19 @@ def _encode_plain(
     what msgspec refuses (a lone surrogate, a subclass of str): the dict path decides.
     """
     try:
-        digest = sha256(_msgspec_encode(_PlainContent(alternative, diff, reasoning))).hexdigest()
-        header = _PlainHeader(
-            agent, author, commit, digest, entity, entity_kind, expires_when, occurred_at,
-            parents, recorded_at, reverts, revisit_after, session, stale_when, supersedes,
-            type_,
+        content = ContentFields(alternative, diff, _NO_METADATA, reasoning)
+        digest = sha256(_msgspec_encode(content)).hexdigest()
+        # Positional, in `LineFields`' order: a keyword call cost ~2 us more an event.
+        header = LineFields(
+            agent, "", author, commit, digest, "", entity, entity_kind, expires_when, "",
+            _NO_METADATA, occurred_at, parents, "", recorded_at, False, reverts,
+            revisit_after, session, stale_when, supersedes, type_,
         )  # fmt: skip
         eid = sha256(_msgspec_encode(header)).hexdigest()
-        line = _PlainLine(
-            agent, alternative, author, commit, diff, entity, entity_kind, expires_when, eid,
-            occurred_at, parents, reasoning, recorded_at, reverts, revisit_after, session,
-            stale_when, supersedes, type_,
+        line = LineFields(
+            agent, alternative, author, commit, "", diff, entity, entity_kind, expires_when,
+            eid, _NO_METADATA, occurred_at, parents, reasoning, recorded_at, False, reverts,
+            revisit_after, session, stale_when, supersedes, type_,
         )  # fmt: skip
         return eid, _msgspec_encode(line) + b"\n"
     except (ValueError, TypeError):
