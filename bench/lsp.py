@@ -570,6 +570,9 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
             opened.mark("lsp: diagnostics (wire form)")
             publish(uri, 1, list(diagnostics))
             opened.mark("lsp: encode and write the publish")
+            # what the server does next, while the client reads the diagnostics
+            doc.remember_chunks()
+            opened.mark("indexer: fill the edit cache (after the publish)")
             before = Analysis(1, found, status, findings, diagnostics, severities, len(findings))
             # didChange: one character in a comment, as the stdio rounds do; the server
             # reuses the findings when no symbol moved (lsp/analysis.py).
