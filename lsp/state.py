@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -276,6 +276,12 @@ class Documents:
     def _publish(self, uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
         self._server.publish_diagnostics(publish_params(uri, diagnostics, version))
         self._server.settle()  # the first diagnostics are out: start-up is over
+        doc = self._open.get(uri)
+        if doc is not None and doc.doc is not None:
+            # The edit cache of a newly opened file is filled while the client reads its
+            # diagnostics, not before they are sent (`Document.remember_chunks`); an
+            # edit that arrives first fills it itself.
+            _soon(doc.doc.remember_chunks)
 
     # --- building and editing the indexer's document -----------------------------------
 
@@ -370,6 +376,14 @@ class Documents:
 def _name_size(symbol: Symbol) -> tuple[int, int]:
     r = symbol.name_range
     return (r.end_line - r.start_line, r.end_character - r.start_character)
+
+
+def _soon(work: Callable[[], None]) -> None:
+    """Run `work` on the loop once the current step is done (at once without a loop)."""
+    try:
+        asyncio.get_running_loop().call_soon(work)
+    except RuntimeError:
+        work()
 
 
 async def _quietly(awaitable: object) -> None:
