@@ -150,6 +150,7 @@ class Documents:
 
     def open(self, uri: str, text: str, version: int) -> None:
         """didOpen: build the server's view and analyse it at once."""
+        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         self._open[uri] = self._build(uri, text, version)
         self.schedule(uri, 0)
 
@@ -160,6 +161,7 @@ class Documents:
         doc = self._open.get(uri)
         if doc is None:
             return
+        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         doc.version = version
         self._apply(doc, changes)
         self.schedule(uri)
@@ -244,6 +246,14 @@ class Documents:
         await self._analyse_now(doc.uri)
 
     async def _analyse_now(self, uri: str) -> None:
+        try:
+            await self._analyse(uri)
+        finally:
+            # after the publish and the edit cache (queued by `_publish`): the cyclic
+            # GC held since the open or edit runs now (`cairn.lsp.gc_hold`)
+            _soon(self._server.gc_hold.release)
+
+    async def _analyse(self, uri: str) -> None:
         doc = self._open.get(uri)
         if doc is None:
             return
