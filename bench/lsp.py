@@ -16,7 +16,9 @@ Measured (medians of noisy runs on a shared 2-core machine; read them as orders;
 package's bytecode is compiled first, as installing a wheel does):
 hover p50/p99; didOpen -> diagnostics for the whole file (with, per round, the server's
 CPU and its time waiting for a core from /proc/PID/task/*/schedstat, and the Editor's
-own CPU: the parts the wall time is made of on a shared machine); didChange -> diagnostics
+own CPU: the parts the wall time is made of on a shared machine; and the CPU of a fixed
+loop in this process before each round: the machine's speed, which moved 2x within
+minutes on the development VM, and the server's CPU with it); didChange -> diagnostics
 with the debounce set to 0 (so the figure excludes it); process start and
 initialize -> first diagnostics (with the scripted Editor, whose own pygls client work
 counts too, and with a raw client that writes and reads the frames itself; with and
@@ -147,6 +149,20 @@ def sched_ms(pid: int | None) -> tuple[float, float]:
         run += int(fields[0])
         wait += int(fields[1])
     return run / 1e6, wait / 1e6
+
+
+def reference_ms() -> float:
+    """CPU time of a fixed piece of Python work (dict inserts and a sum) in this process:
+    the machine's speed at this moment. On the development VM it moved 2x within
+    minutes (4 to 9 ms for the same loop, no steal time counted), and the server's CPU
+    per didOpen moved with it (19 to 30 ms for the same code), so a round's figure is
+    read next to it."""
+    started = time.thread_time()
+    table: dict[int, int] = {}
+    for i in range(20_000):
+        table[i] = i * 3
+    sum(table.values())
+    return ms(time.thread_time() - started)
 
 
 def memory_mb(pid: int | None) -> dict[str, float]:
@@ -449,9 +465,11 @@ async def _measure(
         # publish), which together make up the wall time on a busy machine.
         full: list[float] = []
         split: list[tuple[float, float, float]] = []
+        reference: list[float] = []
         c0 = cpu_ms(editor.pid)
         for i in range(args.rounds):
             other = path.with_name(f"0999_bench_{i}.sql")
+            reference.append(reference_ms())
             run0, wait0 = sched_ms(editor.pid)
             own0 = time.process_time()
             t0 = time.perf_counter()
@@ -464,6 +482,14 @@ async def _measure(
         results["full"] = statistics.median(full)
         results["full_min"] = min(full)
         results["full_split"] = tuple(statistics.median(r[k] for r in split) for k in range(3))
+        # The machine's speed over the rounds, and the server's CPU per round in units of
+        # the reference loop's (what compares across hours of a VM whose speed moves).
+        results["reference"] = (
+            statistics.median(reference),
+            min(reference),
+            max(reference),
+            statistics.median(r[0] / ref for r, ref in zip(split, reference, strict=True)),
+        )
 
         # didChange (one character in a comment) -> diagnostics for that version.
         change = []
@@ -570,6 +596,9 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
             opened.mark("lsp: diagnostics (wire form)")
             publish(uri, 1, list(diagnostics))
             opened.mark("lsp: encode and write the publish")
+            # what the server does next, while the client reads the diagnostics
+            doc.remember_chunks()
+            opened.mark("indexer: fill the edit cache (after the publish)")
             before = Analysis(1, found, status, findings, diagnostics, severities, len(findings))
             # didChange: one character in a comment, as the stdio rounds do; the server
             # reuses the findings when no symbol moved (lsp/analysis.py).
@@ -638,6 +667,10 @@ def main(argv: list[str] | None = None) -> int:
         ("  server waiting for a core per didOpen (schedstat)", f"{r['full_split'][1]:.1f} ms",
          ""),
         ("  client (Editor, pygls) CPU per didOpen", f"{r['full_split'][2]:.1f} ms", ""),
+        ("  machine speed: a fixed loop's CPU before each round, median (min-max)",
+         f"{r['reference'][0]:.2f} ms", f"({r['reference'][1]:.2f}-{r['reference'][2]:.2f})"),
+        ("  server CPU per didOpen in fixed loops (speed-independent)",
+         f"{r['reference'][3]:.2f}", ""),
         ("  raw client (the bench writes and reads the frames)", f"{r['raw_full']['wall']:.1f} ms",
          ""),
         ("    its server CPU per didOpen (schedstat)", f"{r['raw_full']['cpu']:.1f} ms", ""),

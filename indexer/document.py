@@ -9,7 +9,7 @@ from tree_sitter import Point, Tree
 from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
-from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract
+from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract, first_index, remember
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
@@ -39,6 +39,9 @@ class Document:
         self._text: str | None = None
         # a document that will be edited remembers symbols per chunk; a one-shot need not
         self._chunks: ChunkCache | None = None if _one_shot else ChunkCache()
+        # the symbols came from `first_index`: the chunk cache is filled from them later
+        # (`remember_chunks`), not before they are shown
+        self._unremembered = False
         # symbols as they were before the edits since, for splice() (one edit only)
         self._base: list[Symbol] | None = None
         self._pending: list[EditRecord] = []
@@ -94,6 +97,7 @@ class Document:
 
     def replace(self, text: str | bytes) -> None:
         """Replace the whole text (a full-document sync); the tree is rebuilt."""
+        self.remember_chunks()  # chunks whose bytes stay are reused
         self._tree = None
         self._base = None
         self._pending = []
@@ -103,6 +107,7 @@ class Document:
         self, start_line: int, start_char: int, end_line: int, end_char: int, new_text: str
     ) -> None:
         """Apply an LSP content change (positions in UTF-16 code units)."""
+        self.remember_chunks()  # before the tree is edited: what the re-index reuses
         lines = self._lines
         start_byte, start_col = lines.byte_offset(start_line, start_char)
         end_byte, end_col = lines.byte_offset(end_line, end_char)
@@ -157,6 +162,23 @@ class Document:
                 self._symbols = self._index()
         return self._symbols
 
+    def remember_chunks(self) -> None:
+        """Fill the chunk cache an edit reuses, if the symbols were found without it.
+
+        A document's first symbols come from one pass over the file (`first_index`),
+        without the per-chunk bookkeeping (a tenth of a large file's open); the editor's
+        server calls this once their diagnostics are out, and an edit or a replacement
+        that comes first calls it before it changes anything."""
+        if not self._unremembered:
+            return
+        self._unremembered = False
+        if self._chunks is None or self._tree is None or self._symbols is None:
+            return
+        if self.language is None:
+            return
+        ctx = FileContext(self.file, self.language, self._data)
+        remember(self._chunks, self._tree, ctx, self._lines, self._queries(), self._symbols)
+
     def symbol_at(self, line: int, character: int) -> Symbol | None:
         """The symbol whose name is under the position (innermost first), else the
         innermost symbol whose whole range contains it."""
@@ -185,6 +207,7 @@ class Document:
         self._data = data
         self._text = None
         self._symbols = None
+        self._unremembered = False
         self._indexable = None
         self._query_list = None
         self._lines = lines if lines is not None else LineIndex(data)
@@ -216,6 +239,12 @@ class Document:
             spliced = splice(self._tree, ctx, self._lines, queries, base, pending[0])
             if spliced is not None:
                 return spliced
+        if self._chunks is not None and not self._chunks.entries:
+            # Nothing to reuse: one pass, and the cache later (`remember_chunks`).
+            found = first_index(self._tree, ctx, self._lines, queries)
+            if found is not None:
+                self._unremembered = True
+                return found
         return extract(self._tree, ctx, self._lines, queries, self._chunks)
 
 

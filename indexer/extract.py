@@ -88,37 +88,13 @@ def extract(
         # A one-shot index: the whole file is one chunk, and nothing is remembered (no
         # chunk keys, no file-wide context for them).
         return _index_chunks(root, [root], [0], ctx, lines, queries)[0]
-    chunks = root.children or [root]
-    if len(chunks) > 1 and not any(q.sees_comments for q in queries):
-        # No pattern names a comment, so a top-level comment holds no symbol: leave it
-        # out of the bookkeeping (a migration is often mostly comment lines).
-        comments = _comment_kinds(tree)
-        chunks = [c for c in chunks if c.kind_id not in comments]
-        if not chunks:
-            cache.entries = {}
-            return []
-    data = ctx.data
-    # File-wide context some resolvers read (a router's prefix) and the root's type
-    # (module-level patterns need a `module` root, not an ERROR) hold for every chunk:
-    # when either changes, nothing cached is reused. A chunk is then known by its kind
-    # (a number: no string made per chunk) and bytes.
-    reader = CONTEXTS.get(ctx.language)
-    context = (reader(root, ctx) if reader is not None else b"") + root.type.encode()
+    chunks = _chunk_nodes(tree, queries)
+    if not chunks:
+        cache.entries = {}
+        return []
+    context, keys, broken, positions = _layout(tree, ctx, lines, chunks)
     old = cache.entries if cache.context == context else {}
-    keys = [(c.kind_id, data[c.start_byte : c.end_byte]) for c in chunks]
-    # A chunk with a syntax error is never reused: error recovery can read the same
-    # bytes differently in another context. A tree without one (asked once) has none.
-    broken = {i for i, c in enumerate(chunks) if c.has_error} if root.has_error else set()
     dirty = [i for i, key in enumerate(keys) if key not in old or i in broken]
-    ascii = lines.ascii
-    positions: list[tuple[int, int]]
-    if ascii:
-        positions = [c.start_point for c in chunks]  # Points are (row, column) tuples
-    else:
-        positions = []
-        for chunk in chunks:
-            row, column = chunk.start_point
-            positions.append((row, lines.utf16_column(row, column)))
     fresh: dict[int, list[Symbol]] = {}
     if dirty:
         fresh = _index_chunks(root, chunks, dirty, ctx, lines, queries, positions)
@@ -136,6 +112,114 @@ def extract(
     cache.entries = entries
     cache.context = context
     return out
+
+
+def first_index(
+    tree: Tree, ctx: FileContext, lines: LineIndex, queries: Sequence[CompiledQuery]
+) -> list[Symbol] | None:
+    """What `extract` returns with an empty cache, without its chunk bookkeeping; None
+    when that takes building chunk by chunk (a scope reaching outside its top-level
+    chunk, or every top-level node a comment: `extract` then decides).
+
+    With nothing cached every chunk is indexed, in one pass over the file that
+    `_build_together` splits back per chunk, so the symbols are that pass's. What
+    `extract` adds is the bookkeeping the next edit reuses (every top-level node as an
+    object, its bytes as a key, its position, the split), a tenth of a 5,000-line
+    migration's open; `remember` does it later from these symbols, once the editor
+    has its diagnostics."""
+    root = tree.root_node
+    found, held = _collect(root, [root], None, ctx, lines, queries)
+    if not found:
+        return []
+    scoped = [c for _, c in found if isinstance(c, Capture) and c.kind in CODE_KINDS]
+    if scoped or held:
+        chunks = _chunk_nodes(tree, queries)
+        if not chunks or not _within_chunks(chunks, scoped, [node for _, node, _ in held]):
+            return None
+    elif root.child_count > 1 and not _any_code_chunk(tree, queries):
+        return None
+    return build_symbols(
+        ctx, lines, file_prefix(ctx.path), [c for _, c in found], [(n, t) for _, n, t in held]
+    )
+
+
+def remember(
+    cache: ChunkCache,
+    tree: Tree,
+    ctx: FileContext,
+    lines: LineIndex,
+    queries: Sequence[CompiledQuery],
+    symbols: list[Symbol],
+) -> None:
+    """Fill `cache` with what `extract` would have left in it after returning `symbols`
+    for `tree` with nothing cached (`first_index`'s answer): each clean chunk's key,
+    position and share of the symbols."""
+    chunks = _chunk_nodes(tree, queries)
+    if not chunks:
+        cache.entries = {}
+        return
+    context, keys, broken, positions = _layout(tree, ctx, lines, chunks)
+    every = list(range(len(chunks)))
+    shares = _split(symbols, positions, every) if len(every) > 1 else {0: list(symbols)}
+    cache.entries = {
+        key: (positions[i], shares[i]) for i, key in enumerate(keys) if i not in broken
+    }
+    cache.context = context
+
+
+def _chunk_nodes(tree: Tree, queries: Sequence[CompiledQuery]) -> list[Node]:
+    """The top-level nodes that are indexed (and cached) one by one."""
+    root = tree.root_node
+    chunks = root.children or [root]
+    if len(chunks) > 1 and not any(q.sees_comments for q in queries):
+        # No pattern names a comment, so a top-level comment holds no symbol: leave it
+        # out of the bookkeeping (a migration is often mostly comment lines).
+        comments = _comment_kinds(tree)
+        chunks = [c for c in chunks if c.kind_id not in comments]
+    return chunks
+
+
+def _any_code_chunk(tree: Tree, queries: Sequence[CompiledQuery]) -> bool:
+    """True when `_chunk_nodes` would find a top-level node (asked without making all
+    of them: a migration's first statement usually comes within a few)."""
+    if any(q.sees_comments for q in queries):
+        return True
+    comments = _comment_kinds(tree)
+    cursor = tree.walk()
+    if not cursor.goto_first_child():
+        return True
+    while True:
+        if cursor.node is not None and cursor.node.kind_id not in comments:
+            return True
+        if not cursor.goto_next_sibling():
+            return False
+
+
+def _layout(
+    tree: Tree, ctx: FileContext, lines: LineIndex, chunks: list[Node]
+) -> tuple[bytes, list[tuple[int, bytes]], set[int], list[tuple[int, int]]]:
+    """The chunks' file-wide context, keys, syntax-error chunks and LSP start positions."""
+    root = tree.root_node
+    data = ctx.data
+    # File-wide context some resolvers read (a router's prefix) and the root's type
+    # (module-level patterns need a `module` root, not an ERROR) hold for every chunk:
+    # when either changes, nothing cached is reused. A chunk is then known by its kind
+    # (a number: no string made per chunk) and bytes.
+    reader = CONTEXTS.get(ctx.language)
+    context = (reader(root, ctx) if reader is not None else b"") + root.type.encode()
+    keys = [(c.kind_id, data[c.start_byte : c.end_byte]) for c in chunks]
+    # A chunk with a syntax error is never reused: error recovery can read the same
+    # bytes differently in another context. A tree without one (asked once) has none.
+    broken = {i for i, c in enumerate(chunks) if c.has_error} if root.has_error else set()
+    positions: list[tuple[int, int]]
+    if lines.ascii:
+        positions = [c.start_point for c in chunks]  # Points are (row, column) tuples
+    else:
+        positions = []
+        for chunk in chunks:
+            row, column = chunk.start_point
+            positions.append((row, lines.utf16_column(row, column)))
+    return context, keys, broken, positions
 
 
 def _comment_kinds(tree: Tree) -> frozenset[int]:
@@ -167,16 +251,47 @@ def _index_chunks(
 ) -> dict[int, list[Symbol]]:
     """Symbols of the `dirty` chunks (indexes into `chunks`, ascending); `positions`
     are the chunks' LSP start positions when the caller has them."""
-    starts = [c.start_byte for c in chunks]
     wanted = set(dirty) if len(dirty) < len(chunks) else None  # None: every chunk
+    spans = _runs(chunks, dirty) if wanted is not None else None
+    found, held = _collect(root, chunks, wanted, ctx, lines, queries, spans)
+    prefix = file_prefix(ctx.path)
+    together = _build_together(ctx, lines, prefix, chunks, dirty, found, held, positions)
+    if together is not None:
+        return together
+    captures: dict[int, list[Capture | Symbol]] = {i: [] for i in dirty}
+    containers: dict[int, list[tuple[Node, str]]] = {i: [] for i in dirty}
+    for chunk, item in found:
+        captures[chunk].append(item)
+    for chunk, node, name in held:
+        containers[chunk].append((node, name))
+    return {
+        index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
+        if captures[index]
+        else []
+        for index in dirty
+    }
+
+
+def _collect(
+    root: Node,
+    chunks: list[Node],
+    wanted: set[int] | None,
+    ctx: FileContext,
+    lines: LineIndex,
+    queries: Sequence[CompiledQuery],
+    spans: Sequence[tuple[int, int] | None] | None = None,
+) -> tuple[list[tuple[int, Capture | Symbol]], list[tuple[int, Node, str]]]:
+    """The queries' captures (or the direct path's symbols) in match order, and the
+    named containers, each with its chunk; only the `wanted` chunks' (None: all), from
+    matches in `spans` (None: the whole file)."""
+    starts = [c.start_byte for c in chunks]
     # (chunk, capture), or (chunk, symbol) from the direct path, in match order
     found: list[tuple[int, Capture | Symbol]] = []
     held: list[tuple[int, Node, str]] = []  # (chunk, container, its name)
-    spans = _runs(chunks, dirty) if wanted is not None else [None]
     one_chunk = len(chunks) == 1  # a one-shot index: everything is in chunk 0
     for compiled in queries:
         direct = compiled.direct
-        for span in spans:
+        for span in spans or (None,):
             for pattern, nodes in compiled.matches(root, span):
                 if "container" in nodes and "container.name" in nodes:
                     node = nodes["container"][0]
@@ -199,22 +314,7 @@ def _index_chunks(
                     # else a match reaching into a clean chunk: known already
                     if wanted is None or chunk in wanted:
                         found.append((chunk, capture))
-    prefix = file_prefix(ctx.path)
-    together = _build_together(ctx, lines, prefix, chunks, dirty, found, held, positions)
-    if together is not None:
-        return together
-    captures: dict[int, list[Capture | Symbol]] = {i: [] for i in dirty}
-    containers: dict[int, list[tuple[Node, str]]] = {i: [] for i in dirty}
-    for chunk, item in found:
-        captures[chunk].append(item)
-    for chunk, node, name in held:
-        containers[chunk].append((node, name))
-    return {
-        index: build_symbols(ctx, lines, prefix, captures[index], containers[index])
-        if captures[index]
-        else []
-        for index in dirty
-    }
+    return found, held
 
 
 def _build_together(
@@ -247,9 +347,8 @@ def _build_together(
         outer = chunks[chunk]
         if node.start_byte < outer.start_byte or node.end_byte > outer.end_byte:
             return None
-    out: dict[int, list[Symbol]] = {index: [] for index in dirty}
     if not found:
-        return out
+        return {index: [] for index in dirty}
     if positions is None:
         ascii = lines.ascii
         positions = []
@@ -259,6 +358,15 @@ def _build_together(
     symbols = build_symbols(
         ctx, lines, prefix, [c for _, c in found], [(n, name) for _, n, name in held]
     )
+    return _split(symbols, positions, dirty)
+
+
+def _split(
+    symbols: list[Symbol], positions: list[tuple[int, int]], dirty: list[int]
+) -> dict[int, list[Symbol]]:
+    """Sorted symbols of the `dirty` chunks (at least two), split back per chunk by the
+    chunks' start positions."""
+    out: dict[int, list[Symbol]] = {index: [] for index in dirty}
     # symbols come sorted by position, and chunks are in order: one walk splits them
     at = 0
     last = len(dirty) - 1
@@ -271,6 +379,21 @@ def _build_together(
             following = positions[dirty[at + 1]] if at < last else following
         out[dirty[at]].append(symbol)
     return out
+
+
+def _within_chunks(chunks: list[Node], scoped: list[Capture], containers: list[Node]) -> bool:
+    """True when each code capture's range and each container lies inside the chunk
+    its name (its start) is in: `_build_together`'s condition for one pass."""
+    if len(chunks) < 2:
+        return True  # one chunk: built alone, it is the one pass
+    starts = [c.start_byte for c in chunks]
+    for node, at in [(c.range_node, c.name_node.start_byte) for c in scoped] + [
+        (n, n.start_byte) for n in containers
+    ]:
+        outer = chunks[max(0, bisect_right(starts, at) - 1)]
+        if node.start_byte < outer.start_byte or node.end_byte > outer.end_byte:
+            return False
+    return True
 
 
 def match_captures(

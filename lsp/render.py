@@ -54,9 +54,10 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
         )
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
-    for event in conflicts[:1]:
+    for change in conflicts[:1]:
         lines.append(
-            f"⚠ **Re-applied without supersede** {when(event)}{by(event)} · `{short_id(event.id)}`"
+            f"⚠ **Re-applied without supersede** {when(change)}{by(change)} · "
+            f"`{short_id(change.id)}`"
         )
     reopened = status.reopened
     history = {"entity": entity}

@@ -26,7 +26,8 @@ Execution model
   this module (the GC paused, generated code from `cairn.lsp.codegen_cache`); the
   server settles once its first diagnostics are out, or `STARTUP_S` after initialize
   (`CairnServer.settle`: `gc.freeze()`, so the LSP types' thousands of long-lived
-  objects are never scanned by the cyclic collector again, and the GC resumes).
+  objects are never scanned by the cyclic collector again, and the GC resumes; from
+  then on it waits while a document is analysed: `cairn.lsp.gc_hold`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from cairn.lsp import codegen_cache
 from cairn.lsp.bootstrap import Handover, installed_version
 from cairn.lsp.conversions import converter
 from cairn.lsp.frames import FrameReader, decode
+from cairn.lsp.gc_hold import GcHold
 from cairn.lsp.scheduling import Scheduler, Worker
 from cairn.lsp.settings import Settings, pulls_diagnostics
 from cairn.lsp.startup import settle
@@ -224,6 +226,7 @@ class CairnServer(LanguageServer):
         self.documents = Documents(self)
         self._warned: set[str] = set()  # one-time messages already shown
         self._settled = False  # start-up is over (see `settle`)
+        self.gc_hold = GcHold()  # the cyclic GC waits while a document is analysed
         self._pull_offered = True  # False once initialize decided to push (no pull provider)
 
     def settle(self) -> None:

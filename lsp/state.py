@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,6 +150,7 @@ class Documents:
 
     def open(self, uri: str, text: str, version: int) -> None:
         """didOpen: build the server's view and analyse it at once."""
+        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         self._open[uri] = self._build(uri, text, version)
         self.schedule(uri, 0)
 
@@ -160,6 +161,7 @@ class Documents:
         doc = self._open.get(uri)
         if doc is None:
             return
+        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         doc.version = version
         self._apply(doc, changes)
         self.schedule(uri)
@@ -244,6 +246,14 @@ class Documents:
         await self._analyse_now(doc.uri)
 
     async def _analyse_now(self, uri: str) -> None:
+        try:
+            await self._analyse(uri)
+        finally:
+            # after the publish and the edit cache (queued by `_publish`): the cyclic
+            # GC held since the open or edit runs now (`cairn.lsp.gc_hold`)
+            _soon(self._server.gc_hold.release)
+
+    async def _analyse(self, uri: str) -> None:
         doc = self._open.get(uri)
         if doc is None:
             return
@@ -276,6 +286,12 @@ class Documents:
     def _publish(self, uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
         self._server.publish_diagnostics(publish_params(uri, diagnostics, version))
         self._server.settle()  # the first diagnostics are out: start-up is over
+        doc = self._open.get(uri)
+        if doc is not None and doc.doc is not None:
+            # The edit cache of a newly opened file is filled while the client reads its
+            # diagnostics, not before they are sent (`Document.remember_chunks`); an
+            # edit that arrives first fills it itself.
+            _soon(doc.doc.remember_chunks)
 
     # --- building and editing the indexer's document -----------------------------------
 
@@ -370,6 +386,14 @@ class Documents:
 def _name_size(symbol: Symbol) -> tuple[int, int]:
     r = symbol.name_range
     return (r.end_line - r.start_line, r.end_character - r.start_character)
+
+
+def _soon(work: Callable[[], None]) -> None:
+    """Run `work` on the loop once the current step is done (at once without a loop)."""
+    try:
+        asyncio.get_running_loop().call_soon(work)
+    except RuntimeError:
+        work()
 
 
 async def _quietly(awaitable: object) -> None:

@@ -1,7 +1,7 @@
 """The decision log: an append-only JSONL of content-addressed events and its index.
 
 Public API (see docs/architecture.md): `Store`, `init_store`, `EventDraft`, `Event`,
-`EventType`, `Status`, `EntityStatus`, `Attempt`, `SearchHit`, `Review`, the errors,
+`EventType`, `Status`, `EntityStatus`, `Reapplied`, `Attempt`, `SearchHit`, `Review`, the errors,
 and `event_id`/`content_digest`/`canonical_json` for integrity checks.
 """
 
@@ -25,6 +25,7 @@ from cairn.store.model import (
     Event,
     EventDraft,
     EventType,
+    Reapplied,
     Review,
     SearchHit,
     Status,
@@ -44,6 +45,7 @@ __all__ = [
     "EventType",
     "KeyReused",
     "LockTimeout",
+    "Reapplied",
     "Review",
     "SearchHit",
     "Status",

@@ -30,8 +30,8 @@ from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes, events_from_bytes
 from cairn.store.paths import EntityKind, EntityPath, EntityPathError, parse
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
-from cairn.store.status import derive
-from cairn.store.status_rows import NewEvent, State, advance, encode_detail
+from cairn.store.status import Derived, derive
+from cairn.store.status_rows import NewEvent, State, advance, encode_detail, reapplied_of
 from cairn.store.times import to_ms
 
 __all__ = [
@@ -57,9 +57,11 @@ __all__ = [
 # a path, not two) with the kind the grammar infers for it (`kd`, when it names events);
 # 13: `fts` holds an event's own text only, with `detail=none` and no column sizes, and
 # `ent_fts` each entity's path once (`cairn.store.fulltext`): 62 bytes an event fewer;
-# 14: an entity's events are listed in `es` and `es_new` (`_index_entities`), not in an
+# 14: a status row's detail keeps what the editor's batch shows of the newest conflict
+# (`Reapplied`) and the re-opened pairs' ids, so the batch reads only open verdicts' lines;
+# 15: an entity's events are listed in `es` and `es_new` (`_index_entities`), not in an
 # index of `ev` by entity
-SCHEMA_VERSION = "14"
+SCHEMA_VERSION = "15"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -229,6 +231,11 @@ _ROW_SQL = "SELECT seq, ent, h, ty, ch, pos, ref, rec, occ, off, len FROM ev"
 
 def _row(t: tuple[Any, ...]) -> Row:
     return Row(t[0], t[1], t[2], TYPES[t[3]], (t[4], t[5]), t[6], t[7], t[8], t[9], t[10])
+
+
+def _recorded_order(row: Row) -> tuple[int, int]:
+    """Newest recorded last (then logged last): which conflict a status row keeps."""
+    return row.rec, row.seq
 
 
 @dataclass(slots=True)
@@ -738,9 +745,9 @@ class Index:
             if entity not in full:
                 news = touched.get(entity)
                 if news is None:
-                    touched[entity] = [(seq, ty, rec, chain, True, off, length - 1)]
+                    touched[entity] = [(seq, ty, rec, chain, True, off, length - 1, e)]
                 else:
-                    news.append((seq, ty, rec, chain, True, off, length - 1))
+                    news.append((seq, ty, rec, chain, True, off, length - 1, e))
             key = int(e.id[:15], 16)
             rows.append(
                 (
@@ -871,7 +878,10 @@ class Index:
                 for state in conflicted:
                     state.crec, state.cch = at.get(state.conflict, (0, -1))
         for path, news in touched.items():
-            if not advance(states[path], news):
+            state = states[path]
+            if advance(state, news):
+                state.settle()  # holds no event of this flush past it
+            else:
                 full.add(path)
                 del states[path]
 
@@ -910,9 +920,12 @@ class Index:
         for i in range(0, len(wanted), 10_000):
             chunk = wanted[i : i + 10_000]
             found = self.db.execute(_SUMMARY_BY_PATH_SQL, (json.dumps(chunk),))
-            for path, (rows, count) in _summarise(found, chunk):
-                if count:
-                    out.append(self._status_row(path, rows, count))
+            derived = [
+                self._derived(path, rows, count)
+                for path, (rows, count) in _summarise(found, chunk)
+                if count
+            ]
+            out += self._status_rows(derived)
         self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", out)
 
     def _index_entities(self) -> None:
@@ -940,22 +953,48 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('es_from', ?)", (stop,))
         self._es_from = stop
 
-    def _status_row(
+    def _derived(
         self, path: str, rows: list[Row], count: int
-    ) -> tuple[str, int, int, int | None, str | None]:
+    ) -> tuple[str, Derived, int, list[Row]]:
+        """(path, its derived status, event count, the rows derived over)."""
         if count > len(rows) and names_a_summarised_change(rows):
             # A revert names a change the summary folded away.
             rows = self.rows_for(rows[0].ent)
-        derived = derive(rows, self.dag.is_ancestor)  # type: ignore[arg-type]
-        conflict = 0
-        if derived.conflicts:
-            # The editor's batch shows the newest re-applying change (`status` gives all).
-            rec = {r.seq: r.rec for r in rows}
-            conflict = max(derived.conflicts, key=lambda s: (rec[s], s))
-        spans = {r.seq: (r.off, r.len) for r in rows}
-        detail = encode_detail(derived.open_verdicts, conflict, derived.reopened, spans)
-        kd = kind_code(path) if detail is not None else None
-        return path, _STATUS_CODES[derived.status], count, kd, detail
+        return path, derive(rows, self.dag.is_ancestor), count, rows  # type: ignore[arg-type]
+
+    def _status_rows(
+        self, derived: list[tuple[str, Derived, int, list[Row]]]
+    ) -> list[tuple[str, int, int, int | None, str | None]]:
+        """The `est` rows of derived statuses; the lines of their newest conflicts and
+        re-opened pairs are read (together) for what the detail keeps of them."""
+        wanted: list[Row] = []  # each status's newest conflict, then its pairs' events
+        newest: list[int] = []  # each status's newest conflict's seq (0: none)
+        for _, d, _, rows in derived:
+            conflict = 0
+            if d.conflicts or d.reopened:
+                by_seq = {r.seq: r for r in rows}
+                if d.conflicts:
+                    # The editor's batch shows the newest re-applying change (`status`
+                    # gives all).
+                    row = max((by_seq[s] for s in d.conflicts), key=_recorded_order)
+                    conflict = row.seq
+                    wanted.append(row)
+                wanted += (by_seq[s] for pair in d.reopened for s in pair)
+            newest.append(conflict)
+        events = iter(self.events_at([(r.off, r.len) for r in wanted]) if wanted else ())
+        out = []
+        for (path, d, count, rows), conflict in zip(derived, newest, strict=True):
+            summary: list[Any] | int = 0
+            if conflict:
+                event = next(events)
+                summary = reapplied_of(_CODE_OF[event.type], event)
+            pair_ids = [next(events).id for pair in d.reopened for _ in pair]
+            opened = set(d.open_verdicts)
+            spans = {r.seq: (r.off, r.len) for r in rows if r.seq in opened}
+            detail = encode_detail(d.open_verdicts, conflict, d.reopened, spans, summary, pair_ids)
+            kd = kind_code(path) if detail is not None else None
+            out.append((path, _STATUS_CODES[d.status], count, kd, detail))
+        return out
 
     def _ingest_released(self, rec: Record, session: _Session) -> int:
         """Ingest one record, then every record that was waiting for it (iteratively: a
@@ -1079,11 +1118,16 @@ class Index:
         ref = id_key(ref_id) if ref_id else None
         ent = self.ent_ids.get(entity) or self.entity_id(entity, batch.ents)
         if entity not in self._full_ents:
+            # What a conflict's status row keeps of it (`status_rows.reapplied_of`), not
+            # the parsed line: a rebuild would hold a flush's lines until it settles.
+            said = (eid, raw["recorded_at"], occurred_raw, get("author"), get("agent"))
             news = self._touched_ents.get(entity)
             if news is None:
-                self._touched_ents[entity] = [(seq, ty, recorded, cp[0], linear, rec.off, rec.len)]
+                self._touched_ents[entity] = [
+                    (seq, ty, recorded, cp[0], linear, rec.off, rec.len, said)
+                ]
             else:
-                news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len))
+                news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len, said))
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )

@@ -23,6 +23,7 @@ __all__ = [
     "Event",
     "EventDraft",
     "EventType",
+    "Reapplied",
     "Review",
     "SearchHit",
     "Status",
@@ -412,6 +413,36 @@ class AppendResult:
     replayed: bool = False
 
 
+class Reapplied(msgspec.Struct, frozen=True, gc=False):
+    """A change that re-applied an entity after an open verdict without a supersede, as
+    its stored status row keeps it: the event's id, type, times, author and agent (what
+    a finding and the editor show of it), so a batch of statuses reads no line for it.
+    `Store.events_of` gives the whole event (its reasoning, say)."""
+
+    id: str
+    type: EventType
+    recorded_at: str = ""
+    occurred_at: str = ""
+    author: str = ""
+    agent: str = ""
+
+    @property
+    def when(self) -> str:
+        """When it happened in the world (as `Event.when`)."""
+        return self.occurred_at or self.recorded_at
+
+    def to_dict(self) -> dict[str, Any]:
+        """Its fields under the log's names (absent ones as null), as `Event.to_dict`."""
+        return {
+            "id": self.id,
+            "type": self.type.value,
+            "author": self.author or None,
+            "agent": self.agent or None,
+            "recorded_at": self.recorded_at or None,
+            "occurred_at": self.occurred_at or None,
+        }
+
+
 class EntityStatus(msgspec.Struct, frozen=True, gc=False):
     """An entity's derived status and the events that explain it.
 
@@ -425,7 +456,9 @@ class EntityStatus(msgspec.Struct, frozen=True, gc=False):
     entity: str
     status: Status
     open_verdicts: list[Event] = []  # msgspec gives each instance its own empty container
-    conflicts: list[Event] = []
+    # The changes that re-applied it without a supersede: every one as a whole `Event`
+    # from `status`; from a batch (`status_many`) the newest only, as its row keeps it.
+    conflicts: list[Event] | list[Reapplied] = []
     reopened: dict[str, str] = {}
     event_count: int = 0
     latest: Event | None = None

@@ -26,6 +26,7 @@ from cairn.store.index import (
     NO_KIND,
     STATUS_MASK,
     STATUSES,
+    TYPES,
     Index,
     Row,
 )
@@ -34,12 +35,12 @@ from cairn.store.model import (
     EntityStatus,
     Event,
     EventType,
+    Reapplied,
     Review,
     SearchHit,
     Status,
     event_from_bytes,
     events_from_bytes,
-    id_from_bytes,
 )
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
@@ -151,24 +152,24 @@ class Reader:
         self, paths: list[str], *, unknown: bool = True
     ) -> dict[str, EntityStatus]:
         """Statuses from the index's per-entity rows: one query, then the lines of only
-        the events that explain a non-plain status (open verdicts, a conflict, re-opened
-        verdicts' ids), at the byte spans the rows keep, read in log order. Paths the
-        index does not hold are `unknown`, or left out with `unknown=False`.
+        their open verdicts (a batch shows them whole), at the byte spans the rows keep,
+        read together. The newest conflict and the re-opened pairs' ids are in the rows
+        (`status_rows.encode_detail`). Paths the index does not hold are `unknown`, or
+        left out with `unknown=False`.
 
-        At 1M events a cold batch of 500 reads ~700 lines: the loops below are the
+        At 1M events a cold batch of 500 reads ~380 lines: the loops below are the
         batch's Python, kept to one pass over the rows and one over the lines.
         """
         out: dict[str, EntityStatus] = {}
-        # (path, status code (`index.status_code`), open verdicts, + conflict (0 or 1),
-        # re-opened pairs, the index of its first shown line, of its first pair line) of
-        # each status that names events.
-        named: list[tuple[str, int, int, int, int, int, int]] = []
-        shown_at: list[int] = []  # flat (offset, length) of every shown event's line
-        pair_at: list[int] = []  # ... and of every re-opened pair's, read for its id alone
+        # (path, status code (`index.status_code`), the index of its first open verdict's
+        # line, their number, its conflicts, its re-opened pairs) of each status that
+        # names events.
+        named: list[tuple[str, int, int, int, list[Reapplied], dict[str, str]]] = []
+        shown_at: list[int] = []  # flat (offset, length) of every open verdict's line
         # The kind each path's lines leave out, as the index stored it: inferring it
         # from the path again was a sixth of a cold batch at 1M events.
         kinds: dict[str, str] = {}
-        statuses = STATUSES
+        statuses, types = STATUSES, TYPES
         keys, codes, details = self.index.status_table(paths)
         for key, code, parts in zip(keys, codes, details, strict=True):
             # `code`: status, kind and count in one number (`index.status_code`).
@@ -181,52 +182,38 @@ class Reader:
             kd = (code >> KIND_SHIFT) & NO_KIND
             if kd != NO_KIND:
                 kinds[path] = KINDS[kd]
-            open_v, conflict, pairs, spans = parts
-            # `spans` order (status_rows.encode_detail): open verdicts, conflict, pairs.
-            n_open = len(open_v)
-            shown = n_open + (1 if conflict else 0)
-            first = len(shown_at) >> 1
-            if pairs:
-                named.append((path, code, n_open, shown, len(pairs), first, len(pair_at) >> 1))
-                shown_at += spans[: 2 * shown]
-                pair_at += spans[2 * shown :]
-            else:
-                named.append((path, code, n_open, shown, 0, first, 0))
-                shown_at += spans
+            open_v, _, _, spans, summary, pair_ids = parts
+            conflicts = []
+            if summary:
+                eid, ty, recorded, occurred, author, agent = summary
+                conflicts.append(Reapplied(eid, types[ty], recorded, occurred, author, agent))
+            pairs = dict(zip(pair_ids[::2], pair_ids[1::2], strict=True)) if pair_ids else {}
+            named.append((path, code, len(shown_at) >> 1, len(open_v), conflicts, pairs))
+            shown_at += spans
         if unknown and len(out) + len(named) < len(paths):
             for path in paths:
                 if path not in out:
                     out[path] = EntityStatus(path, Status.UNKNOWN)
         if not named:
             return out
-        # The shown events decoded whole, the re-opened pairs' lines for their ids alone
-        # (a tenth of the lines), all read at once. `lines_at` takes what the page cache
-        # holds as it comes (sorting ~700 spans by offset first saved nothing) and
-        # advises the rest at once.
-        n_shown = len(shown_at) >> 1
-        where = shown_at + pair_at
-        lines = self.index.lines_at(list(zip(where[::2], where[1::2], strict=True)))
-        events = events_from_bytes(lines[:n_shown], parse_line, kinds)
-        ids = [id_from_bytes(line, parse_line) for line in lines[n_shown:]]
-        for path, code, n_open, shown, n_pairs, at, pair in named:
-            end = at + shown
+        # `lines_at` takes what the page cache holds as it comes (sorting the spans by
+        # offset first saved nothing) and advises the rest at once.
+        lines = self.index.lines_at(list(zip(shown_at[::2], shown_at[1::2], strict=True)))
+        events = events_from_bytes(lines, parse_line, kinds)
+        for path, code, at, n_open, conflicts, pairs in named:
             out[path] = EntityStatus(
                 path,
                 statuses[code & STATUS_MASK],
                 events[at : at + n_open],
-                events[at + n_open : end],
-                dict(
-                    zip(
-                        ids[pair : pair + 2 * n_pairs : 2],
-                        ids[pair + 1 : pair + 2 * n_pairs : 2],
-                        strict=True,
-                    )
-                )
-                if n_pairs
-                else {},
+                conflicts,
+                pairs,
                 code >> COUNT_SHIFT,
             )
         return out
+
+    def events_of(self, items: Iterable[Event | Reapplied]) -> list[Event]:
+        """Whole events for a status's conflicts (`Reapplied` ones read by their id)."""
+        return [e if isinstance(e, Event) else self.get(e.id) for e in items]
 
     def _status_many(
         self, paths: list[str], *, with_latest: bool = False

@@ -21,10 +21,12 @@ What the row cannot settle, `advance` refuses (None) and the caller derives from
 entity's rows: a supersede (closing a verdict may clear conflicts), or a non-linear verdict
 or removal. tests/store/test_status_rows.py compares the rows with a full derivation.
 
-A row's detail also says where the lines of the events it names are in the log (their
-byte spans), so a batch of statuses is one query on these rows plus the lines it shows,
-with no lookup of those events' rows (`encode_detail`, `detail_parts`: the one format,
-written by both the full derivation and `advance`).
+A row's detail also holds what the editor's batch shows without reading the log: where
+the open verdicts' lines are (their byte spans: the batch shows them whole), what the
+newest re-applying change says of itself (`Reapplied`: its id, type, times, author and
+agent) and the ids of the re-opened (verdict, supersede) pairs. So a batch of statuses is
+one query on these rows plus the open verdicts' lines (`encode_detail`, `detail_parts`:
+the one format, written by both the full derivation and `advance`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "conflict_of",
     "detail_parts",
     "encode_detail",
+    "reapplied_of",
 ]
 
 _TYPES = tuple(EventType)
@@ -62,24 +65,31 @@ _REJECTED = _STATUSES.index(Status.REJECTED)
 _CONFLICT = _STATUSES.index(Status.CONFLICT)
 _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 
-# (seq, type code, recorded_at in ms, DAG chain, linear, line offset, line length) of an
-# event new to the index.
-NewEvent = tuple[int, int, int, int, bool, int, int]
+# (seq, type code, recorded_at in ms, DAG chain, linear, line offset, line length, the
+# event as `reapplied_of` takes it) of an event new to the index.
+NewEvent = tuple[int, int, int, int, bool, int, int, Any]
 # (status code, event count, kind code or None, detail JSON or None): an `est` row
 # without its entity's path (the kind code is the index's: `index.kind_code`).
 StoredRow = tuple[int, int, int | None, str | None]
+# What a detail keeps of the newest re-applying change, `Reapplied`'s fields in order
+# (its type as a code of `EventType`), or 0 when there is none.
+Summary = list[Any] | int
 # A stored detail's parts: open verdicts' seqs, the newest conflict's seq (0: none),
-# re-opened (verdict, supersede) seq pairs, and the flat (offset, length) of each of those
-# events' lines, in that order (`_named`).
-Detail = tuple[list[int], int, list[list[int]], list[int]]
+# re-opened (verdict, supersede) seq pairs, the flat (offset, length) of each open
+# verdict's line, the newest conflict's `Summary`, and the flat (verdict id, supersede
+# id) of each re-opened pair.
+Detail = tuple[list[int], int, list[list[int]], list[int], Summary, list[str]]
 
 
-def _named(open_v: list[int], conflict: int, reopened: list[Any]) -> list[int]:
-    """The seqs a detail names, in the order their spans are stored."""
-    named = [*open_v, conflict] if conflict else list(open_v)
-    for verdict, supersede in reopened:
-        named += (verdict, supersede)
-    return named
+def reapplied_of(ty: int, event: Any) -> list[Any]:
+    """The `Summary` of a re-applying change of type code `ty`, from the event as the
+    ingest has it: an `Event` (the write path's), or a parsed line's (id, recorded_at,
+    occurred_at, author, agent) (a rebuild's, read as `Event.from_line` reads them: an
+    absent or null field is "")."""
+    if isinstance(event, tuple):
+        eid, recorded, occurred, author, agent = event
+        return [eid, ty, recorded or "", occurred or "", author or "", agent or ""]
+    return [event.id, ty, event.recorded_at, event.occurred_at, event.author, event.agent]
 
 
 def encode_detail(
@@ -87,14 +97,16 @@ def encode_detail(
     conflict: int,
     reopened: list[Any],
     spans: Mapping[int, tuple[int, int]],
+    summary: Summary,
+    pair_ids: list[str],
 ) -> str | None:
     """The stored detail of a status row (None when it names no event): compact JSON
-    `[open, conflict, reopened, where]`, `where` the flat (offset, length) of each named
-    event (`_named` order). `spans` holds at least the named events' spans."""
+    `[open, conflict, reopened, where, summary, pair ids]`, `where` the flat (offset,
+    length) of each open verdict's line (`spans` holds at least theirs)."""
     if not (open_v or conflict or reopened):
         return None
-    where = [n for seq in _named(open_v, conflict, reopened) for n in spans[seq]]
-    return orjson.dumps([open_v, conflict, reopened, where]).decode()
+    where = [n for seq in open_v for n in spans[seq]]
+    return orjson.dumps([open_v, conflict, reopened, where, summary, pair_ids]).decode()
 
 
 def detail_parts(detail: str | bytes) -> Detail:
@@ -112,9 +124,15 @@ class State:
     """A stored row being moved forward (kept in memory for the rest of an ingest, so
     an entity touched in every flush of a rebuild is parsed and written once)."""
 
-    # `where` is the stored flat list of spans, kept in `_named` order as events are
-    # added (a rebuild holds a State per entity: no dict of spans each).
-    __slots__ = ("cch", "conflict", "count", "crec", "kd", "open", "reopened", "status", "where")
+    # `where` is the stored flat list of the open verdicts' spans (a rebuild holds a
+    # State per entity: no dict of spans each). `summary` is the newest conflict's
+    # `Summary`, or, just after `advance` set it, (type code, the event as the ingest has
+    # it), made a `Summary` by `settle` (not at every re-application: most are replaced
+    # by a newer one before the row is written).
+    __slots__ = (
+        "cch", "conflict", "count", "crec", "kd", "open", "pair_ids", "reopened", "status",
+        "summary", "where",
+    )  # fmt: skip
 
     def __init__(self, row: StoredRow | None, conflict_at: tuple[int, int] = (0, -1)) -> None:
         self.crec, self.cch = conflict_at
@@ -124,19 +142,30 @@ class State:
             self.conflict = 0
             self.reopened: list[list[int]] = []
             self.where: list[int] = []
+            self.summary: Any = 0
+            self.pair_ids: list[str] = []
             return
         self.status, self.count, self.kd, detail = row
         if detail:
-            self.open, self.conflict, self.reopened, self.where = detail_parts(detail)
+            parts = detail_parts(detail)
+            self.open, self.conflict, self.reopened, self.where, self.summary, self.pair_ids = parts
         else:
             self.open, self.conflict, self.reopened, self.where = [], 0, [], []
+            self.summary, self.pair_ids = 0, []
+
+    def settle(self) -> None:
+        """Make the conflict `advance` set a stored `Summary` (it holds no event then)."""
+        if type(self.summary) is tuple:
+            self.summary = reapplied_of(*self.summary)
 
     def row(self) -> StoredRow:
         """The row to store (the detail as `Index.derive_statuses` writes it; the kind
         code as it was read, which the index fills in when a detail is new)."""
         detail = None
         if self.open or self.conflict or self.reopened:
-            detail = orjson.dumps([self.open, self.conflict, self.reopened, self.where]).decode()
+            self.settle()
+            parts = [self.open, self.conflict, self.reopened, self.where, self.summary]
+            detail = orjson.dumps([*parts, self.pair_ids]).decode()
         return self.status, self.count, self.kd, detail
 
 
@@ -152,16 +181,15 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     st = state.status
     open_v = state.open
     where = state.where
-    for seq, ty, rec, ch, linear, off, length in events:
+    for seq, ty, rec, ch, linear, off, length, event in events:
         state.count += 1
         if ty in _APPLIED:
             if open_v:
                 if not linear:
                     return False
                 if not state.conflict or (rec, seq) > (state.crec, state.conflict):
-                    at = 2 * len(open_v)  # the conflict's span follows the open verdicts'
-                    where[at : at + 2 if state.conflict else at] = (off, length)
                     state.conflict, state.crec, state.cch = seq, rec, ch
+                    state.summary = (ty, event)
                 elif ch == state.cch:
                     return False
                 st = _CONFLICT
@@ -172,8 +200,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                 return False
             if st != _CONFLICT:
                 st = _REVERTED if ty == _REVERT or (open_v and st == _REVERTED) else _REJECTED
-            at = 2 * len(open_v)
-            where[at:at] = (off, length)
+            where += (off, length)
             open_v.append(seq)
         elif ty in _REMOVAL:
             if not open_v:

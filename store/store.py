@@ -28,6 +28,7 @@ from cairn.store.model import (
     Event,
     EventDraft,
     EventType,
+    Reapplied,
     Review,
     SearchHit,
 )
@@ -273,11 +274,18 @@ class Store:
         """Statuses for many entities with ONE query (keys are the caller's strings).
 
         What the editor asks for a whole file: `latest` and `rollup` are left empty and
-        `conflicts` holds only the newest re-applying change (`status` gives them all).
+        `conflicts` holds only the newest re-applying change, as a `Reapplied` (its id,
+        times, author and agent; `status` gives every one whole, `events_of` the event).
         """
         with self._lock:
             self.refresh()
             return self._reader.status_many(entities)
+
+    def events_of(self, conflicts: Iterable[Event | Reapplied]) -> list[Event]:
+        """The whole events of a status's `conflicts` (a batch's are `Reapplied`)."""
+        with self._lock:
+            self.refresh()
+            return self._reader.events_of(conflicts)
 
     def lineage_status(
         self, entity: str, formerly: Sequence[tuple[str, int]], *, linked: Iterable[str] = ()

@@ -224,7 +224,7 @@ def branch_items(session: Any, entities: set[str], today: date | None = None) ->
             if verdict.id not in seen:
                 seen.add(verdict.id)
                 items.append(_verdict_item("branch", verdict))
-        for change in status.conflicts:
+        for change in session.store.events_of(status.conflicts):  # their reasoning too
             if change.id not in seen:
                 seen.add(change.id)
                 reason = "re-applied without a supersede: " + first_sentence(change.reasoning)

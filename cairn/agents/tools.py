@@ -238,7 +238,8 @@ class AgentTools:
         for entity in detailed:
             status = session.status(entity)  # every conflict, the rollup, due reviews
             attempts = session.store.prior_attempts(entity)
-            text, record = _describe(status, attempts, status.due_reviews)
+            conflicts = session.store.events_of(status.conflicts)
+            text, record = _describe(status, conflicts, attempts, status.due_reviews)
             blocks.append(text)
             records.append(record)
         if listed:
@@ -469,15 +470,18 @@ def _event_dict(e: Any) -> dict[str, Any]:
     }
 
 
-def _describe(status: Any, attempts: list[Any], reviews: list[Any]) -> tuple[str, dict[str, Any]]:
-    """One entity's block of `cairn_why`: compact text and the same as JSON."""
+def _describe(
+    status: Any, conflicts: list[Any], attempts: list[Any], reviews: list[Any]
+) -> tuple[str, dict[str, Any]]:
+    """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
+    the status's, whole: `Store.events_of`)."""
     lines = [f"{status.entity}: {status.status.value} ({status.event_count} events)"]
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(
             f"  {what} {day(v.when)} by {_who(v.author)} {short_id(v.id)}: {clip(v.reasoning, 300)}"
         )
-    for c in status.conflicts:
+    for c in conflicts:
         lines.append(
             f"  conflict: {c.type.value} {day(c.when)} {short_id(c.id)} re-applied without a "
             f"supersede: {clip(c.reasoning, 200)}"
@@ -505,7 +509,7 @@ def _describe(status: Any, attempts: list[Any], reviews: list[Any]) -> tuple[str
         "status": status.status.value,
         "event_count": status.event_count,
         "open_verdicts": [_event_dict(v) for v in status.open_verdicts],
-        "conflicts": [_event_dict(c) for c in status.conflicts],
+        "conflicts": [_event_dict(c) for c in conflicts],
         "reopened": dict(status.reopened),
         "prior_attempts": dict(outcomes),
         "due_reviews": [

@@ -351,7 +351,8 @@ def _verdict_line(e: Event) -> str:
     return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {body(e.reasoning)}"
 
 
-def _print_status(st: EntityStatus) -> None:
+def _print_status(st: EntityStatus, conflicts: list[Event]) -> None:
+    """`cairn status`: `conflicts` are `st.conflicts` whole (`Store.events_of`)."""
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
@@ -364,9 +365,9 @@ def _print_status(st: EntityStatus) -> None:
         console.print("open verdicts:")
         for v in st.open_verdicts:
             console.print(_verdict_line(v))
-    if st.conflicts:
+    if conflicts:
         console.print("re-applied without a supersede:")
-        for c in st.conflicts:
+        for c in conflicts:
             console.print(
                 f"  [yellow]{c.type.value}[/] {_day(c.when)} {_short(c.id)}: {body(c.reasoning)}"
             )
@@ -429,12 +430,13 @@ def status_cmd(entity: str, as_json: bool) -> None:
     _readable(entity)
     with open_session() as session:
         st = session.status(entity)
+        conflicts = session.store.events_of(st.conflicts)
         unknown = st.event_count == 0 and not st.rollup
         suggestions = _did_you_mean(session.store, entity) if unknown else []
     if as_json:
         emit_json({**st.to_dict(), "did_you_mean": suggestions})
     else:
-        _print_status(st)
+        _print_status(st, conflicts)
 
 
 @click.command("history")

@@ -32,7 +32,7 @@ from cairn.core.present import by, clip, day, when
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Range, Symbol
-    from cairn.store.model import EntityStatus, Event
+    from cairn.store.model import EntityStatus, Event, Reapplied
 
 __all__ = [
     "Finding",
@@ -308,7 +308,7 @@ def _compose_verdict_message(entity: str, verdict: Event, role: str) -> str:
     return f"{head} {tail}".strip()
 
 
-def _conflict_note(reapplied: Event) -> str:
+def _conflict_note(reapplied: Event | Reapplied) -> str:
     """The note for a verdict re-applied without a supersede, remembered by what it
     quotes (a file's columns share a few re-applying events)."""
     key = (reapplied.occurred_at, reapplied.recorded_at, reapplied.author, reapplied.agent)
@@ -325,13 +325,13 @@ def _conflict_note(reapplied: Event) -> str:
 _NOTES: dict[tuple[object, object, str | None, str | None], str] = {}
 
 
-def _conflicted_verdicts(status: EntityStatus) -> dict[str, Event]:
+def _conflicted_verdicts(status: EntityStatus) -> dict[str, Event | Reapplied]:
     """Map verdict id -> the event that re-applied the entity after it.
 
     A re-applying event conflicts with every open verdict it follows; the store lists
-    the re-applying events (`status_many`: only the newest).
+    the re-applying events (`status_many`: only the newest, as a `Reapplied`).
     """
-    out: dict[str, Event] = {}
+    out: dict[str, Event | Reapplied] = {}
     for event in status.conflicts:
         for verdict in status.open_verdicts:
             out.setdefault(verdict.id, event)

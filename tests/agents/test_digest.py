@@ -186,3 +186,41 @@ def test_outside_a_project_it_says_how_to_make_one(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert "not inside a Cairn project" in out.stderr
+
+
+AGAIN = "Support asked for it back. The bounce rate is fixed now."
+
+
+def test_a_re_applied_verdict_shows_the_change_whole_in_the_digest_status_and_why(
+    project: Path,
+) -> None:
+    # The digest reads a batch of statuses, whose conflict is what the status row keeps
+    # (`Reapplied`); it, `cairn status` and `cairn_why` still show the change's reason.
+    from cairn.agents.tools import AgentTools
+
+    with Store.open(project / ".cairn") as store:
+        again = store.append(
+            EventDraft(type="modify", entity="users.email_verified", reasoning=AGAIN)
+        ).event
+    git(project, "checkout", "-q", "-b", "feature")
+    (project / "db" / "003_verify.sql").write_text(MIGRATION)
+    data = digest_json(project)
+    items = data["items"]
+    assert isinstance(items, list)
+    conflict = next(i for i in items if i["kind"] == "conflict")
+    assert conflict["id"] == again.id
+    assert conflict["reason"] == "re-applied without a supersede: Support asked for it back."
+    out = cairn(project, "status", "users.email_verified")
+    assert out.returncode == 0, out.stderr
+    assert "re-applied without a supersede:" in out.stdout
+    assert f"modify {again.recorded_at[:10]} {short_id(again.id)}: {AGAIN}" in out.stdout
+    tools = AgentTools(project)
+    try:
+        answer = tools.call("cairn_why", {"entities": ["users.email_verified"]})
+    finally:
+        tools.close()
+    assert not answer.is_error
+    assert f"conflict: modify {again.recorded_at[:10]} {short_id(again.id)} re-applied" in (
+        answer.text
+    )
+    assert AGAIN in answer.text

@@ -11,7 +11,7 @@ import pytest
 from cairn.core.findings import Severities, Severity, findings_for
 from cairn.core.present import clip, day, short_id
 from cairn.indexer.model import Range, Role, Symbol
-from cairn.store.model import EntityStatus, Event, EventType, Review, Status
+from cairn.store.model import EntityStatus, Event, EventType, Reapplied, Review, Status
 
 RANGE = Range(3, 11, 3, 25)
 REVERT = Event(
@@ -83,10 +83,14 @@ def test_each_rejected_approach_is_its_own_finding() -> None:
     assert found[1].data["verdict_types"] == ["reject"]
 
 
-def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied() -> None:
-    reapplied = Event(
+@pytest.mark.parametrize("whole", [True, False], ids=["event", "batch summary"])
+def test_conflict_uses_the_conflict_severity_and_says_it_was_reapplied(whole: bool) -> None:
+    # `status` gives the re-applying change whole; a batch, as its status row keeps it.
+    reapplied: Event | Reapplied = Event(
         id="d" * 64, type=EventType.ADD, entity="x", author="bob", occurred_at="2026-06-01"
     )
+    if not whole:
+        reapplied = Reapplied("d" * 64, EventType.ADD, author="bob", occurred_at="2026-06-01")
     severities = Severities(conflict=Severity.ERROR)
     [f] = findings_for(
         [sym("users.email_verified", "introduce")],

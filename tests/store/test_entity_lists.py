@@ -127,7 +127,7 @@ def test_a_failed_ingest_lists_nothing_and_the_next_lists_its_events(
         store.append_many(_drafts(0, 18))
         before = _check_lists(store.index)
         calls = 0
-        status_row = Index._status_row
+        derived = Index._derived
 
         def fail_once(self: Index, *args: object) -> object:
             # After the lists were written (a supersede is derived in full), inside the
@@ -136,10 +136,10 @@ def test_a_failed_ingest_lists_nothing_and_the_next_lists_its_events(
             calls += 1
             if calls == 1:
                 raise RuntimeError("the disk went away")
-            return status_row(self, *args)  # type: ignore[arg-type]
+            return derived(self, *args)  # type: ignore[arg-type]
 
         batch = [*_drafts(18, 4), _supersede(store, "deps/stripe1")]
-        monkeypatch.setattr(Index, "_status_row", fail_once)
+        monkeypatch.setattr(Index, "_derived", fail_once)
         with pytest.raises(RuntimeError):
             store.append_many(batch)
         assert _check_lists(store.index) == before

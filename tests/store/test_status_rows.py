@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 from cairn.store import (
     EntityStatus,
+    Event,
     EventDraft,
+    EventType,
+    Reapplied,
     Status,
     Store,
     StoreError,
@@ -36,8 +39,20 @@ def _same(store: Store, entities: list[str]) -> None:
         assert batch[entity].open_verdicts == one.open_verdicts
         assert batch[entity].reopened == one.reopened
         assert batch[entity].event_count == one.event_count
-        assert all(c in one.conflicts for c in batch[entity].conflicts)
-        assert bool(batch[entity].conflicts) == bool(one.conflicts)
+        # The batch keeps the newest re-applying change, as its row holds it: the same
+        # id, type, times, author and agent as the whole event `status` reads.
+        assert len(batch[entity].conflicts) == (1 if one.conflicts else 0)
+        for c in batch[entity].conflicts:
+            assert isinstance(c, Reapplied)
+            whole = {e.id: e for e in one.conflicts}[c.id]
+            assert c == _reapplied(whole)
+            assert store.events_of([c]) == [whole]
+
+
+def _reapplied(event: Event) -> Reapplied:
+    return Reapplied(
+        event.id, event.type, event.recorded_at, event.occurred_at, event.author, event.agent
+    )
 
 
 def test_rows_follow_each_append_from_this_and_another_store(cairn_dir: Path) -> None:
@@ -93,18 +108,26 @@ def test_a_batch_with_verdicts_makes_one_query_whatever_its_size(store: Store) -
     store.refresh()
     store.clear_caches()
     statements: list[str] = []
+    read: list[int] = []
+    lines_at = store.index.lines_at
+    store.index.lines_at = lambda spans: read.append(len(spans)) or lines_at(spans)  # type: ignore[method-assign]
     store.index.db.set_trace_callback(statements.append)
     try:
         got = store.status_many([f"t.c{i}" for i in range(12)] + ["t.none"])
     finally:
         store.index.db.set_trace_callback(None)
+        del store.index.lines_at
     assert got["t.c3"].status is Status.CONFLICT
     assert [v.reasoning for v in got["t.c3"].open_verdicts] == ["undo 3"]
-    assert [c.reasoning for c in got["t.c3"].conflicts] == ["again 3"]
+    (again,) = got["t.c3"].conflicts
+    assert isinstance(again, Reapplied) and again.type is EventType.MODIFY
+    assert [c.reasoning for c in store.events_of(got["t.c3"].conflicts)] == ["again 3"]
     assert got["t.none"].status is Status.UNKNOWN
     # The status rows say where the explaining lines are: no query per entity, and none
-    # on the events' rows.
+    # on the events' rows; of the log, only the open verdicts' lines are read (the
+    # conflict is in its row).
     assert len(statements) == 1 and " ev " not in statements[0] + " "
+    assert read == [12]
 
 
 _STEP = st.tuples(
@@ -455,3 +478,36 @@ def test_rows_kept_between_batches_follow_other_writers_and_failed_batches(
         assert counts == {"t.a": 4, "t.b": 5, "t.c": 4, "deps/x": 2}
         batch(other, [("modify", "t.c")])
         assert _stored_rows(other) == _rederived(other)
+
+
+def test_a_batch_shows_the_conflict_and_reopened_pairs_from_rows_alike_after_a_rebuild(
+    cairn_dir: Path,
+) -> None:
+    # What the batch shows of the re-applying change and of a re-opened pair comes from
+    # the status row: written by the write path (one append, then a batch), by a full
+    # derivation (the supersede) and by a rebuild (parsed lines), all alike.
+    with Store.open(cairn_dir) as store:
+        store.append(EventDraft(type="add", entity="t.a", reasoning="first"))
+        undo = store.append(EventDraft(type="revert", entity="t.a", reasoning="undo")).event
+        store.append(EventDraft(type="supersede", entity="t.a", reasoning="ok", supersedes=undo.id))
+        store.append(EventDraft(type="reject", entity="t.a", reasoning="no", alternative="x"))
+        store.append_many(
+            [
+                EventDraft(
+                    type="modify", entity="t.a", reasoning="again", author="Ann <a@b.c>",
+                    agent="bot", occurred_at="2025-05-05T10:00:00Z",
+                ),
+                EventDraft(type="add", entity="t.b", reasoning="b"),
+            ]
+        )  # fmt: skip
+        store.clear_caches()
+        before = store.status_many(["t.a", "t.b"])
+        whole = store.status("t.a")
+    (shown,) = before["t.a"].conflicts
+    assert shown == _reapplied(whole.conflicts[-1])
+    assert (shown.author, shown.agent, shown.when[:10]) == ("Ann <a@b.c>", "bot", "2025-05-05")
+    assert before["t.a"].reopened == whole.reopened and len(whole.reopened) == 1
+    assert before["t.a"].status is Status.CONFLICT and before["t.b"].conflicts == []
+    Store.rebuild(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        assert store.status_many(["t.a", "t.b"]) == before
