@@ -19,6 +19,9 @@ def _tables(store: Store) -> dict[str, Any]:
         "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark"
     ):  # fmt: skip
         out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+    # Which of the two lists holds an entity's event depends on the batches; not which.
+    both = "SELECT ent, seq FROM es UNION ALL SELECT ent, seq FROM es_new ORDER BY 2"
+    out["es"] = db.execute(both).fetchall()
     out["heads"] = store.heads()
     for word in ("plan", "rollback", "cards", "email", "stripe"):
         out[f"search {word}"] = [(h.event.id, round(h.score, 9)) for h in store.search(word)]
@@ -106,7 +109,7 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
         created = _indexes(store)
         store.append_many(_drafts(0, 30))
         before = _tables(store)
-    assert {"ev_h", "ev_ent", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
+    assert {"ev_h", "ev_rename", "ev_revert", "ev_supersede"} <= set(created)
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _indexes(store) == created
@@ -171,7 +174,7 @@ def test_a_rebuild_that_meets_a_fork_finds_the_flushed_parent(
     Store.rebuild(main)
     with Store.open(main) as store:
         assert _tables(store) == merged
-        assert {"ev_h", "ev_ent"} <= set(_indexes(store))
+        assert "ev_h" in _indexes(store)
 
 
 def test_a_failed_rebuild_leaves_the_indexes_in_place(
