@@ -887,21 +887,35 @@ class Index:
 
     def _store_states(self, *, keep: bool = False) -> None:
         """Write the status rows moved forward in this ingest; with `keep` (a bulk
-        append, whose next batch touches most of them again), keep them in memory."""
+        append, whose next batch touches most of them again), keep them in memory.
+
+        In chunks, in key order, each state let go once written (unless kept): a rebuild
+        ends with a state for every entity, and reads the lines of the conflicts it did
+        not keep (`State.unread`), ~50k at 1M events; all rows and summaries at once
+        were its peak of memory."""
         states, self._states = self._states, {}
-        rows = []
-        for path, state in sorted(states.items()):
-            st, cnt, kd, detail = state.row()
-            if detail is not None and kd is None:
-                # Kept on the state: a detail, once there, stays (only a full
-                # derivation, which makes a new row, clears it).
-                kd = state.kd = kind_code(path)
-            rows.append((path, st, cnt, kd, detail))
         if keep:
             if len(self._kept) + len(states) > _KEEP_STATES:
                 self._kept = {}
             self._kept.update(states)
-        if rows:
+        todo = sorted(states.items(), reverse=True)  # popped from the end: in key order
+        del states
+        while todo:
+            chunk = [todo.pop() for _ in range(min(len(todo), 4096))]
+            unread = [(state, at) for _, state in chunk if (at := state.unread())]
+            if unread:
+                events = self.events_at([at for _, at in unread])
+                for (state, _), event in zip(unread, events, strict=True):
+                    state.summary = reapplied_of(_CODE_OF[event.type], event)
+                del events
+            rows = []
+            for path, state in chunk:
+                st, cnt, kd, detail = state.row()
+                if detail is not None and kd is None:
+                    # Kept on the state: a detail, once there, stays (only a full
+                    # derivation, which makes a new row, clears it).
+                    kd = state.kd = kind_code(path)
+                rows.append((path, st, cnt, kd, detail))
             self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", rows)
 
     def derive_statuses(self, paths: Iterable[str]) -> None:
@@ -1125,16 +1139,13 @@ class Index:
         ref = id_key(ref_id) if ref_id else None
         ent = self.ent_ids.get(entity) or self.entity_id(entity, batch.ents)
         if entity not in self._full_ents:
-            # What a conflict's status row keeps of it (`status_rows.reapplied_of`), not
-            # the parsed line: a rebuild would hold a flush's lines until it settles.
-            said = (eid, raw["recorded_at"], occurred_raw, get("author"), get("agent"))
             news = self._touched_ents.get(entity)
             if news is None:
                 self._touched_ents[entity] = [
-                    (seq, ty, recorded, cp[0], linear, rec.off, rec.len, said)
+                    (seq, ty, recorded, cp[0], linear, rec.off, rec.len, None)
                 ]
             else:
-                news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len, said))
+                news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len, None))
         batch.rows.append(
             (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
         )

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from cairn.store.model import EventType, Status
+from cairn.store.model import Event, EventType, Status
 
 __all__ = [
     "Detail",
@@ -66,7 +66,9 @@ _CONFLICT = _STATUSES.index(Status.CONFLICT)
 _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 
 # (seq, type code, recorded_at in ms, DAG chain, linear, line offset, line length, the
-# event as `reapplied_of` takes it) of an event new to the index.
+# `Event` when the ingest has one (the write path's), else None: a rebuild's parsed
+# lines are not kept, a conflict's line is read again when its row is stored) of an
+# event new to the index.
 NewEvent = tuple[int, int, int, int, bool, int, int, Any]
 # (status code, event count, kind code or None, detail JSON or None): an `est` row
 # without its entity's path (the kind code is the index's: `index.kind_code`).
@@ -81,14 +83,8 @@ Summary = list[Any] | int
 Detail = tuple[list[int], int, list[list[int]], list[int], Summary, list[str]]
 
 
-def reapplied_of(ty: int, event: Any) -> list[Any]:
-    """The `Summary` of a re-applying change of type code `ty`, from the event as the
-    ingest has it: an `Event` (the write path's), or a parsed line's (id, recorded_at,
-    occurred_at, author, agent) (a rebuild's, read as `Event.from_line` reads them: an
-    absent or null field is "")."""
-    if isinstance(event, tuple):
-        eid, recorded, occurred, author, agent = event
-        return [eid, ty, recorded or "", occurred or "", author or "", agent or ""]
+def reapplied_of(ty: int, event: Event) -> list[Any]:
+    """The `Summary` of a re-applying change of type code `ty`."""
     return [event.id, ty, event.recorded_at, event.occurred_at, event.author, event.agent]
 
 
@@ -126,9 +122,11 @@ class State:
 
     # `where` is the stored flat list of the open verdicts' spans (a rebuild holds a
     # State per entity: no dict of spans each). `summary` is the newest conflict's
-    # `Summary`, or, just after `advance` set it, (type code, the event as the ingest has
-    # it), made a `Summary` by `settle` (not at every re-application: most are replaced
-    # by a newer one before the row is written).
+    # `Summary`, or, once `advance` set it, (type code, its `Event` or None, its line's
+    # offset and length): `settle` makes that a `Summary` when there is an event (not at
+    # every re-application: most are replaced by a newer one before the row is written);
+    # else its line is read when the row is stored (`unread`, `Index._store_states`: a
+    # rebuild keeps 100k states, and a summary each in memory was ~30 MB at 1M events).
     __slots__ = (
         "cch", "conflict", "count", "crec", "kd", "open", "pair_ids", "reopened", "status",
         "summary", "where",
@@ -154,13 +152,21 @@ class State:
             self.summary, self.pair_ids = 0, []
 
     def settle(self) -> None:
-        """Make the conflict `advance` set a stored `Summary` (it holds no event then)."""
-        if type(self.summary) is tuple:
-            self.summary = reapplied_of(*self.summary)
+        """Make the conflict `advance` set a stored `Summary` when its event is at hand
+        (it holds no event then)."""
+        summary = self.summary
+        if type(summary) is tuple and summary[1] is not None:
+            self.summary = reapplied_of(summary[0], summary[1])
+
+    def unread(self) -> tuple[int, int] | None:
+        """The (offset, length) of the line whose `Summary` the row still needs."""
+        summary = self.summary
+        return (summary[2], summary[3]) if type(summary) is tuple else None
 
     def row(self) -> StoredRow:
         """The row to store (the detail as `Index.derive_statuses` writes it; the kind
-        code as it was read, which the index fills in when a detail is new)."""
+        code as it was read, which the index fills in when a detail is new); the
+        conflict's line read first if `unread`."""
         detail = None
         if self.open or self.conflict or self.reopened:
             self.settle()
@@ -189,7 +195,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                     return False
                 if not state.conflict or (rec, seq) > (state.crec, state.conflict):
                     state.conflict, state.crec, state.cch = seq, rec, ch
-                    state.summary = (ty, event)
+                    state.summary = (ty, event, off, length)
                 elif ch == state.cch:
                     return False
                 st = _CONFLICT
