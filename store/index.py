@@ -730,6 +730,7 @@ class Index:
         rows, fts, reviews = batch.rows, batch.fts, batch.reviews
         codes = _CODE_OF
         seq = self.next_seq
+        flush_at = seq + FLUSH_EVERY  # one row an event
         off = offset
         key = 0
         for e, length in zip(events, lengths, strict=True):
@@ -741,37 +742,42 @@ class Index:
                 self.next_ent += 1
                 batch.ents.append((ent, entity))
             ty = codes[e.type]
-            ref_id = e.supersedes or e.reverts
             rec = to_ms(e.recorded_at)
+            size = length - 1
             if entity not in full:
                 news = touched.get(entity)
                 if news is None:
-                    touched[entity] = [(seq, ty, rec, chain, True, off, length - 1, e)]
+                    touched[entity] = [(seq, ty, rec, chain, True, off, size, e)]
                 else:
-                    news.append((seq, ty, rec, chain, True, off, length - 1, e))
+                    news.append((seq, ty, rec, chain, True, off, size, e))
             key = int(e.id[:15], 16)
+            ref_id = e.supersedes or e.reverts
             rows.append(
                 (
-                    seq, ent, key, ty, chain, pos, int(ref_id[:15], 16) if ref_id else None,
-                    rec, to_ms(e.occurred_at) if e.occurred_at else None, off, length - 1,
+                    seq, ent, key, ty, chain, pos, int(ref_id[:15], 16) if ref_id else _NULL,
+                    rec, to_ms(e.occurred_at) if e.occurred_at else _NULL, off, size,
                 )
             )  # fmt: skip
-            body = fts_body(e.reasoning, e.alternative)
-            if body:
-                fts.append((seq, body))
+            # `fts_body`, inline: an event's text fields are strings ("" when absent).
+            reasoning, alternative = e.reasoning, e.alternative
+            if reasoning:
+                fts.append((seq, f"{reasoning} {alternative}" if alternative else reasoning))
+            elif alternative:
+                fts.append((seq, alternative))
             if e.revisit_after or e.expires_when:
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
                 _writer_keys(e.metadata, seq, batch)
             seq += 1
             off += length
-            if len(rows) >= FLUSH_EVERY:
+            if seq == flush_at:
                 self.next_seq = seq
                 self._new_tip(chain, pos, key, seq - 1, batch)
                 self._flush(batch)  # settles the statuses: a fresh `touched`
                 batch = _Batch()
                 rows, fts, reviews = batch.rows, batch.fts, batch.reviews
                 touched = self._touched_ents
+                flush_at = seq + FLUSH_EVERY
         self.next_seq = seq
         self._new_tip(chain, pos, key, seq - 1, batch)
         self.heads = {events[-1].id}
@@ -819,7 +825,8 @@ class Index:
     def _feed(self, session: _Session, records: Iterable[Record]) -> None:
         for rec in records:
             session.count += self._ingest_released(rec, session)
-            if len(session.batch.rows) + len(session.batch.damage) >= FLUSH_EVERY:
+            batch = session.batch
+            if len(batch.rows) + len(batch.damage) >= FLUSH_EVERY:
                 self._flush(session.batch)
                 session.batch = _Batch()
 
@@ -910,14 +917,20 @@ class Index:
                     state.summary = reapplied_of(_CODE_OF[event.type], event)
                 del events
             rows = []
+            bare = []  # rows that name no event (`_EST_BARE_SQL`)
             for path, state in chunk:
                 st, cnt, kd, detail = state.row()
-                if detail is not None and kd is None:
+                if detail is None:
+                    if kd is None:
+                        bare.append((path, st, cnt))
+                        continue
+                elif kd is None:
                     # Kept on the state: a detail, once there, stays (only a full
                     # derivation, which makes a new row, clears it).
                     kd = state.kd = kind_code(path)
                 rows.append((path, st, cnt, kd, detail))
-            self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", rows)
+            self.db.executemany(_EST_SQL_W, rows)
+            self.db.executemany(_EST_BARE_SQL, bare)
 
     def derive_statuses(self, paths: Iterable[str]) -> None:
         """Recompute the stored status row of these entities (canonical paths the index
@@ -941,7 +954,9 @@ class Index:
                 if count
             ]
             out += self._status_rows(derived)
-        self.db.executemany("INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)", out)
+        self.db.executemany(_EST_SQL_W, [r for r in out if r[3] is not None or r[4] is not None])
+        bare = [r[:3] for r in out if r[3] is None and r[4] is None]
+        self.db.executemany(_EST_BARE_SQL, bare)
 
     def _index_entities(self) -> None:
         """List the events indexed since the last call under their entities (`es_new`,
@@ -1148,8 +1163,11 @@ class Index:
             else:
                 news.append((seq, ty, recorded, cp[0], linear, rec.off, rec.len, None))
         batch.rows.append(
-            (seq, ent, key, ty, cp[0], cp[1], ref, recorded, occurred, rec.off, rec.len)
-        )
+            (
+                seq, ent, key, ty, cp[0], cp[1], _NULL if ref is None else ref, recorded,
+                _NULL if occurred is None else occurred, rec.off, rec.len,
+            )
+        )  # fmt: skip
         if not get("redacted"):
             body = fts_body(get("reasoning"), get("alternative"))
             if body:
@@ -1241,7 +1259,7 @@ class Index:
             db.executemany("INSERT INTO ent(id, path) VALUES (?, ?)", batch.ents)
             db.executemany("INSERT INTO ent_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
-            db.executemany("INSERT INTO ev VALUES (?,?,?,?,?,?,?,?,?,?,?)", batch.rows)
+            db.executemany(_EV_SQL, batch.rows)
         if batch.fts:
             db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", batch.fts)
         if batch.chains:
@@ -1604,6 +1622,20 @@ _WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", 0)
 # Linux: a read that takes only what the page cache holds (0: not here, or refused once).
 _nowait: int = getattr(os, "RWF_NOWAIT", 0) if hasattr(os, "preadv") else 0
 
+# None is never bound: each None goes through the sqlite3 module's adapter lookup, which
+# fails with an exception it then clears (~0.4 us a None). `ev` rows bind `_NULL` for a
+# NULL `ref` or `occ` (most rows have neither: ~1 us an event of a bulk load less), an
+# integer no id key (>= 0) and no time (ms since 1970; year 1 is -6.2e13) can be; not ""
+# (a text bound is copied into memory SQLite allocates). The rows stay in one statement,
+# in seq order: two statements' interleaved inserts split the table's pages (14% bigger).
+_NULL = -(1 << 62)
+_EV_SQL = (
+    f"INSERT INTO ev VALUES (?, ?, ?, ?, ?, ?, nullif(?, {_NULL}), ?, nullif(?, {_NULL}), ?, ?)"
+)
+# A status row that names no event (no kind, no detail) leaves those columns out (no None
+# bound; the rows are looked up by key, replaced in place, order does not matter).
+_EST_BARE_SQL = "INSERT OR REPLACE INTO est(path, st, cnt) VALUES (?, ?, ?)"
+_EST_SQL_W = "INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)"
 _EV_COLS = "v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len"
 _by_seq = itemgetter(0)
 # One entity's event rows (?1), per list in key order, not sorted: an ORDER BY (or
@@ -1726,7 +1758,7 @@ class _Batch:
 
     placed: dict[int, tuple[int, ChainPos]]
     ents: list[tuple[int, str]]
-    rows: list[tuple[Any, ...]]
+    rows: list[tuple[int, ...]]  # `ev` rows, `_NULL` for a NULL `ref` or `occ` (`_EV_SQL`)
     fts: list[tuple[int, str]]
     chains: list[tuple[int, str]]
     merges: list[tuple[int, int, str]]

@@ -218,3 +218,38 @@ def test_a_bulk_append_folds_the_wal_in_less_often_and_a_single_one_as_before(
         assert every(store) == _WAL_PAGES
         store.index.checkpoint()
         assert reader.status("t9.c9").event_count == 1
+
+
+def test_absent_references_and_times_are_stored_as_null(cairn_dir: Path) -> None:
+    # The write path and the rebuild bind a sentinel for them (not None: see `_EV_SQL`),
+    # which must never reach a row; nor may a status row without a detail get a kind.
+    def stored(store: Store) -> tuple[list[Any], list[Any]]:
+        db = store.index.db
+        ev = db.execute("SELECT seq, typeof(ref), typeof(occ), occ FROM ev ORDER BY seq")
+        est = db.execute("SELECT path, kd IS NULL, detail IS NULL FROM est ORDER BY path")
+        return ev.fetchall(), est.fetchall()
+
+    with Store.open(cairn_dir) as store:
+        rejected = store.append(EventDraft(type="reject", entity="t.a", reasoning="no"))
+        store.append_many(
+            [
+                EventDraft(type="add", entity="t.b", reasoning="plain"),
+                EventDraft(type="add", entity="t.c", reasoning="then", occurred_at="1969-12-31"),
+                EventDraft(
+                    type="supersede", entity="t.a", reasoning="yes", supersedes=rejected.event.id
+                ),
+            ]
+        )
+        written = stored(store)
+    ev, est = written
+    assert [row[1:3] for row in ev] == [
+        ("null", "null"),
+        ("null", "null"),
+        ("null", "integer"),
+        ("integer", "null"),
+    ]
+    assert ev[2][3] == -86_400_000  # a time before 1970 is a negative number, not NULL
+    assert ("t.b", 1, 1) in est and ("t.c", 1, 1) in est
+    Store.rebuild(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        assert stored(store) == written
