@@ -1561,6 +1561,12 @@ class Index:
         )
         return {t[0] for t in self.db.execute(sql, (json.dumps(list(among)),))}
 
+    def names_key(self, key: int) -> bool:
+        """Whether some supersede names an event whose 60-bit id key is `key`: one probe
+        of the partial index (`superseded_keys`'s JSON list was ~25 us more a call)."""
+        sql = f"SELECT 1 FROM ev WHERE ty = {_SUPERSEDE_CODE} AND ref = ? LIMIT 1"
+        return self.db.execute(sql, (key,)).fetchone() is not None
+
     def source_keys(self, prefix: str) -> set[str]:
         """Importers' idempotency keys starting with `prefix`."""
         sql = "SELECT k FROM srckey WHERE k >= ? AND k < ?"

@@ -175,3 +175,19 @@ def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
         assert b"".join(log.pieces(3, log.size)) == data[3:]
         assert log.count_newlines(0, end) == 100_000
     assert ranges.LogBytes(None).read(0, 10) == b"" and ranges.LogBytes(None).last_newline() == -1
+
+
+def test_the_record_s_keys_are_read_back_and_a_cut_record_is_no_record(tmp_path: Path) -> None:
+    from cairn.store.index import write_meta
+    from cairn.store.verify import RECORD_KEYS, _read_record
+
+    cairn_dir, _ = _log(tmp_path)
+    report = verify(cairn_dir, full=True)
+    reconcile_index(cairn_dir, report)
+    record = _read_record(cairn_dir)
+    assert record is not None and record.keys == report.keys and len(record.keys) == 240
+    assert verify(cairn_dir).proven_from == report.proven_to  # the prefix is used
+    write_meta(cairn_dir, {RECORD_KEYS: record.blob[:-3]})  # not whole 64-bit keys
+    assert _read_record(cairn_dir) is None
+    again = verify(cairn_dir)
+    assert again.ok and again.proven_from is None and again.events == 240
