@@ -145,10 +145,11 @@ class Preparer:
         self, draft: EventDraft, parents: list[str], ctx: BatchContext, masked: list[str]
     ) -> Pending:
         """The event and line `draft` becomes with these parents; raises `StoreError`."""
-        etype = _TYPES.get(draft.type) if isinstance(draft.type, str) else None
+        raw_type = draft.type
+        etype = _TYPES.get(raw_type) if isinstance(raw_type, str) else None
         if etype is None:
             try:
-                etype = EventType.parse(draft.type)
+                etype = EventType.parse(raw_type)
             except ValueError as exc:
                 raise ValidationError(str(exc)) from None
         hit = self._entities.get(draft.entity)
@@ -186,7 +187,7 @@ class Preparer:
         if kind and kind not in _KINDS:
             names = ", ".join(k.value for k in EntityKind)
             raise ValidationError(f"unknown entity kind {kind!r}; expected one of: {names}")
-        metadata = draft.metadata or {}
+        metadata = draft.metadata or _NO_METADATA  # read, never written to
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
         if metadata:
@@ -200,16 +201,30 @@ class Preparer:
         commit = commit_id(draft.commit) if draft.commit else ""
         stale = (draft.stale_when or "").strip()
         diff = draft.diff or ""
+        # Every text the secret screen reads, joined once. Its length bounds each
+        # text's: when it is within the text limit, only the labels' (the smallest
+        # limit) need a look (four tests an event, not nine).
+        text_diff = isinstance(diff, str)
+        joined = (
+            "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+            if text_diff
+            else ""
+        )
         long_text = (
-            len(reasoning) > _SHORT_TEXT
-            or len(alternative) > _SHORT_TEXT
-            or len(stale) > _SHORT_TEXT
-            or len(expires) > _SHORT_TEXT
+            not text_diff
             or len(author) > _SHORT_LABEL
             or len(agent) > _SHORT_LABEL
             or len(session) > _SHORT_LABEL
-            or not isinstance(diff, str)
-            or len(diff) > _SHORT_DIFF
+            or (
+                len(joined) > _SHORT_TEXT
+                and (
+                    len(reasoning) > _SHORT_TEXT
+                    or len(alternative) > _SHORT_TEXT
+                    or len(stale) > _SHORT_TEXT
+                    or len(expires) > _SHORT_TEXT
+                    or len(diff) > _SHORT_DIFF
+                )
+            )
         )
         holds: bool | None = None  # the secret screen's answer, once asked
         if not (long_text or metadata):
@@ -218,8 +233,7 @@ class Preparer:
             # unusual (a secret to mask, text UTF-8 cannot hold) takes the path below.
             if refusal:
                 raise ValidationError(refusal)
-            texts = (reasoning, alternative, diff, author, agent, session, expires, stale)
-            holds = might_hold_secret("\n".join(texts))
+            holds = might_hold_secret(joined)
             if not holds:
                 encoded = _encode_plain(
                     _VALUES[etype], entity, parents, kind if kind != inferred_kind else "",
@@ -228,10 +242,12 @@ class Preparer:
                 )  # fmt: skip
                 if encoded is not None:
                     eid, line = encoded
-                    event = new_event(
+                    # `new_event`'s call, without its frame (one per event of a load).
+                    event = Event(
                         eid, etype, entity, tuple(parents), kind or inferred_kind, reasoning,
                         alternative, diff, supersedes, reverts, author, agent, session,
-                        commit, recorded_at, occurred_at, revisit, expires, stale, {},
+                        commit, recorded_at, occurred_at, revisit, expires, stale, {}, False,
+                        "",
                     )  # fmt: skip
                     ctx.events.append(event)
                     if etype is _REVERT or etype is _REJECT or etype is _SUPERSEDE:
@@ -277,13 +293,7 @@ class Preparer:
             raise ValidationError(refusal)
         if metadata or not isinstance(diff, str):
             header, content = mask_event(header, content, masked)
-        elif (
-            holds
-            if holds is not None
-            else might_hold_secret(
-                "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
-            )
-        ):
+        elif holds if holds is not None else might_hold_secret(joined):  # (diff is text here)
             # `mask_event`'s screen, of the texts it would join (everything else is
             # shaped), without walking the dicts: most events hold only text.
             header, content = mask_fields(header, masked), mask_fields(content, masked)
