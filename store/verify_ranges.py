@@ -341,7 +341,7 @@ class LogBytes:
 
     def newline_after(self, at: int, hi: int) -> int:
         """The offset of the first line break in [at, hi), or -1."""
-        window = 1 << 16
+        window = 1 << 12  # a line is ~540 bytes; the window grows for longer ones
         while at < hi:
             piece = self.read(at, min(hi, at + window))
             found = piece.find(b"\n")
@@ -350,6 +350,7 @@ class LogBytes:
             if not piece:
                 break
             at += len(piece)
+            window = min(window * 2, 1 << 20)
         return -1
 
     def last_newline(self) -> int:

@@ -222,6 +222,19 @@ def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
         assert b"".join(log.pieces(3, log.size)) == data[3:]
         assert log.count_newlines(0, end) == 100_000
     assert ranges.LogBytes(None).read(0, 10) == b"" and ranges.LogBytes(None).last_newline() == -1
+    long_line = b"x" * 100_000 + b"\n"  # longer than the first windows looked through
+    (tmp_path / "long").write_bytes(b"a\n" + long_line * 3)
+    with (tmp_path / "long").open("rb") as handle:
+        log = ranges.LogBytes(handle.fileno())
+        assert log.newline_after(5, log.size) == 2 + len(long_line) - 1
+        assert log.newline_after(log.size - 1, log.size) == log.size - 1
+        assert log.newline_after(3, 50_000) == -1
+        assert ranges._split(log, 0, log.size, 3) == [
+            0,
+            2 + len(long_line),
+            2 + 2 * len(long_line),
+            log.size,
+        ]
 
 
 def test_the_record_s_keys_are_read_back_and_a_cut_record_is_no_record(tmp_path: Path) -> None:
