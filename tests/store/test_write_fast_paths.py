@@ -334,3 +334,117 @@ def test_a_batch_reverts_and_supersedes_what_the_log_holds(store: Store) -> None
         store.append_many(
             [EventDraft(type="revert", entity="users.email", reasoning="r", reverts=other.id[:8])]
         )
+
+
+# A plan of batches: each draft is (type, entity, which earlier event its supersede names
+# and how the id is written). Ids only exist once the events do, so they are filled in
+# as the plan runs.
+_STEPS = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["reject", "revert", "supersede", "supersede", "add"]),
+            st.sampled_from(["users.email", "deps/stripe"]),
+            st.integers(min_value=0, max_value=12),
+            st.sampled_from(["whole", "whole", "upper", "spaced", "prefix", "none"]),
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def _superseding(store: Store, steps: list[list[tuple[str, str, int, str]]]) -> list[Any]:
+    """Each batch's events (id, supersedes) or first error; a supersede names an earlier
+    event of the plan (logged, or earlier in its own batch: a dry run gives its id)."""
+    out: list[Any] = []
+    ids: list[str] = []
+    clock = 0
+    for batch in steps:
+        drafts = []
+        known = list(ids)
+        validator = store.validator()  # the ids the batch's drafts will get
+        for kind, entity, pick, how in batch:
+            clock += 1
+            target = ""
+            if kind == "supersede" and known and how != "none":
+                whole = known[pick % len(known)]
+                target = {"whole": whole, "upper": whole.upper(), "spaced": f" {whole} "}.get(
+                    how, whole[:10]
+                )
+            draft = EventDraft(
+                type=kind, entity=entity, reasoning=f"r{clock}", alternative="x",
+                supersedes=target, recorded_at=f"2026-01-01T00:00:{clock % 60:02d}.000Z",
+            )  # fmt: skip
+            drafts.append(draft)
+            with contextlib.suppress(StoreError):  # later drafts may name it
+                known.append(validator.check(draft).id)
+        try:
+            events = store.append_many(drafts)
+        except StoreError as exc:
+            out.append((type(exc), str(exc)))
+            continue
+        out.append([(e.id, e.supersedes) for e in events])
+        ids += [e.id for e in events]
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps=_STEPS)
+def test_a_supersede_given_a_whole_id_gets_what_the_full_lookup_gives(
+    steps: list[list[tuple[str, str, int, str]]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # The quick check of a whole id (`Preparer._is_open_verdict`) against the full
+    # lookup of every verdict and supersede on the entity: the same events and bytes,
+    # or the same first error.
+    results = []
+    for quick in (True, False):
+        root = tmp_path_factory.mktemp("supersede")
+        with Store.open(init_store(root)) as store:
+            if not quick:
+                store._preparer._verdicts_logged = None
+            outcome = _superseding(store, steps)
+        results.append((outcome, (root / ".cairn" / "decisions.jsonl").read_bytes()))
+    assert results[0] == results[1]
+
+
+def test_a_whole_id_names_a_verdict_of_the_same_batch_once(store: Store) -> None:
+    # The batch's own verdicts are found without the log; one the batch superseded
+    # already is not open, and the error lists what is.
+    rejected = store.append(
+        EventDraft(type="reject", entity="deps/stripe", reasoning="a", alternative="x")
+    ).event
+    reopened, again = store.append_many(
+        [
+            EventDraft(
+                type="supersede", entity="deps/stripe", reasoning="b", supersedes=rejected.id
+            ),
+            EventDraft(type="reject", entity="deps/stripe", reasoning="c", alternative="y"),
+        ]
+    )
+    assert reopened.supersedes == rejected.id
+    with pytest.raises(StoreError, match=f"not an open verdict on deps/stripe .*{again.id}"):
+        store.append_many(
+            [
+                EventDraft(
+                    type="supersede",
+                    entity="deps/stripe",
+                    reasoning="d",
+                    supersedes=rejected.id.upper(),
+                )
+            ]
+        )
+    other = store.append(
+        EventDraft(type="reject", entity="users.email", reasoning="e", alternative="z")
+    ).event
+    with pytest.raises(StoreError, match="not an open verdict on deps/stripe"):
+        store.append(
+            EventDraft(type="supersede", entity="deps/stripe", reasoning="f", supersedes=other.id)
+        )
+    assert (
+        store.append(
+            EventDraft(type="supersede", entity="deps/stripe", reasoning="g", supersedes=again.id)
+        ).event.supersedes
+        == again.id
+    )
