@@ -14,7 +14,6 @@ import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -29,7 +28,7 @@ from cairn.store.fulltext import SearchTerm, holds, text_tokens
 from cairn.store.gcpause import gc_paused
 from cairn.store.log import write_lock
 from cairn.store.model import Event, EventType, Status, event_from_bytes, events_from_bytes
-from cairn.store.paths import EntityKind, EntityPath, EntityPathError, parse
+from cairn.store.paths import EntityKind, EntityPath, parsed_or_none
 from cairn.store.prefix import PrefixDigest, starts_with_ingested
 from cairn.store.status import Derived, derive
 from cairn.store.status_rows import NewEvent, State, advance, encode_detail, reapplied_of
@@ -61,8 +60,9 @@ __all__ = [
 # 14: a status row's detail keeps what the editor's batch shows of the newest conflict
 # (`Reapplied`) and the re-opened pairs' ids, so the batch reads only open verdicts' lines;
 # 15: an entity's events are listed in `es` and `es_new` (`_index_entities`), not in an
-# index of `ev` by entity
-SCHEMA_VERSION = "15"
+# index of `ev` by entity; 16: an event's id key is listed in `eh` and `eh_new`
+# (`_list_keys`), not in an index of `ev` (`ev_h`)
+SCHEMA_VERSION = "16"
 INDEX_NAME = "index.db"
 TAIL_BYTES = 4096
 FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a rebuild's RSS)
@@ -80,7 +80,7 @@ _SUPERSEDE_CODE = TYPE_CODES["supersede"]
 _CONFLICT_CODE = _STATUS_CODES[Status.CONFLICT]
 # A bulk append's batches (`ingest_written` of this many events or more) let the WAL grow
 # to this many pages before SQLite folds it into the database: at 1M events a 10k batch
-# of random keys dirties ~7,500 pages (most leaves of `ev_h`, `ev_ent`, `est`), so with
+# of random keys dirtied ~7,500 pages (most leaves of `ev_h`, `ev_ent`, `est`), so with
 # SQLite's default (1,000) every commit was followed by a checkpoint copying all of them,
 # though the next batch dirties the same pages again. Four batches' worth is copied once.
 _BULK_EVENTS = 1000
@@ -98,16 +98,16 @@ _FEW_EVENTS = 2000  # fewer events than this are checked one by one against `fts
 # batch of that many or more (a rebuild) goes into `es` sorted (`_index_entities`).
 _RECENT_MAX = 1 << 17
 _REC_SQL = "SELECT seq, rec, ch FROM ev WHERE seq IN (SELECT value FROM json_each(?))"
-# `ev_h` indexes the id key's top 31 bits, not all 60: 4 bytes a row instead of 8, a
-# quarter smaller (5 bytes an event), and still one row per lookup at 1M events (a
-# bucket holds 2^29 keys of 2^60). A lookup names the bucket, then the key; `+h` keeps
-# SQLite from propagating `h = ?1` into the bucket term, which then no longer matched
-# the index (a full scan).
+# Which event has an id key: `eh` and `eh_new` list (bucket, seq), the bucket being the
+# key's top 31 bits, not all 60: 4 bytes a row instead of 8, and still one row per
+# lookup at 1M events (a bucket holds 2^29 keys of 2^60). A lookup names the bucket in
+# both lists, then the key in `ev`. Two lists, for the reason `es` and `es_new` are
+# two: an index of `ev` by key (`ev_h`, schema 15) took a random-key insert per event
+# into a tree of every event; at 1M events a 10k batch dirtied ~3,300 of its ~3,500
+# leaves, and with `est` the page cache (32 MB) no longer held what a batch touches.
+# `eh_new` holds the keys of the latest events, seq `eh_from` (a meta key) on, and is
+# folded into `eh` in key order every _RECENT_MAX events (`_list_keys`).
 _KEY_SHIFT = 29
-_BY_KEY = f"h >> {_KEY_SHIFT} = ?1 >> {_KEY_SHIFT} AND +h = ?1"
-_BY_KEY_RANGE = (
-    f"h >> {_KEY_SHIFT} BETWEEN ?1 >> {_KEY_SHIFT} AND ?2 >> {_KEY_SHIFT} AND h BETWEEN ?1 AND ?2"
-)
 
 _SCHEMA = f"""
 CREATE TABLE meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -116,7 +116,6 @@ CREATE TABLE ev(
   seq INTEGER PRIMARY KEY, ent INTEGER NOT NULL, h INTEGER NOT NULL, ty INTEGER NOT NULL,
   ch INTEGER NOT NULL, pos INTEGER NOT NULL, ref INTEGER, rec INTEGER NOT NULL,
   occ INTEGER, off INTEGER NOT NULL, len INTEGER NOT NULL);
-CREATE INDEX ev_h ON ev(h >> {_KEY_SHIFT});
 CREATE TABLE chain(ch INTEGER PRIMARY KEY, start TEXT NOT NULL, tip_seq, tip_pos, tip_h);
 CREATE TABLE merge(ch INTEGER NOT NULL, pos INTEGER NOT NULL, parents TEXT NOT NULL);
 CREATE TABLE review(seq INTEGER PRIMARY KEY, revisit TEXT, expires TEXT);
@@ -136,6 +135,9 @@ CREATE TABLE mark(k TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(k, seq)) WI
 CREATE TABLE es(ent INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(ent, seq)) WITHOUT ROWID;
 CREATE TABLE es_new(ent INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(ent, seq))
   WITHOUT ROWID;
+CREATE TABLE eh(k INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(k, seq)) WITHOUT ROWID;
+CREATE TABLE eh_new(k INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(k, seq))
+  WITHOUT ROWID;
 """
 # Metadata keys whose few events a reader asks for among many: rename links (the
 # aliases every status follows) and reverts that carry a change fingerprint (the
@@ -153,13 +155,9 @@ def _unusable(path: Path, exc: BaseException) -> str:
     return f"{path} cannot be written ({what}); make .cairn/ and its files writable"
 
 
-@lru_cache(maxsize=1 << 17)
 def _parsed_or_none(raw: str) -> EntityPath | None:
-    """The parsed path, or None for a malformed one (cached across ingests)."""
-    try:
-        return parse(raw)
-    except (EntityPathError, TypeError):
-        return None
+    """The parsed path, or None for a malformed one (cached: `paths.parsed_or_none`)."""
+    return parsed_or_none(raw) if isinstance(raw, str) else None
 
 
 def _canonical_or_none(raw: str) -> str | None:
@@ -299,6 +297,7 @@ class Index:
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         self._es_from = 1  # the first seq `es_new` may list (what `es` lists is older)
         self._es_upto = 1  # the first seq neither lists yet (`_index_entities`)
+        self._eh_from = 1  # the first seq `eh_new` may list (what `eh` lists is older)
         self.load_state()
 
     # --- connection and state -----------------------------------------------------
@@ -406,6 +405,7 @@ class Index:
         self.next_seq = (self.db.execute(top).fetchone()[0] or 0) + 1
         self._es_from = int(meta.get("es_from", 1))
         self._es_upto = self.next_seq  # a committed ingest listed all its events
+        self._eh_from = int(meta.get("eh_from", 1))
         dag = Dag()
         for ch, start in self.db.execute("SELECT ch, start FROM chain ORDER BY ch"):
             dag.starts[ch] = [(int(p[0]), int(p[1])) for p in json.loads(start)]
@@ -482,7 +482,7 @@ class Index:
         self.close_log()
         for table in (
             "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark",
-            "es", "es_new",
+            "es", "es_new", "eh", "eh_new",
         ):  # fmt: skip
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
@@ -861,14 +861,16 @@ class Index:
         states = self._states
         full = self._full_ents
         kept = self._kept
-        if kept:
-            for path in touched:
-                if path not in states:
-                    state = kept.pop(path, None)
-                    if state is not None:
-                        states[path] = state
+        fresh = []  # neither moved forward in this ingest nor kept: read from `est`
+        for path in touched:
+            if path not in states:
+                state = kept.pop(path, None) if kept else None
+                if state is None:
+                    fresh.append(path)
+                else:
+                    states[path] = state
         # In key order: the rows are looked up (and later written) along the B-tree.
-        fresh = sorted(path for path in touched if path not in states)
+        fresh.sort()
         for i in range(0, len(fresh), 10_000):
             chunk = fresh[i : i + 10_000]
             stored = {t[0]: t[1:] for t in self.db.execute(_EST_SQL, (json.dumps(chunk),))}
@@ -906,10 +908,11 @@ class Index:
             if len(self._kept) + len(states) > _KEEP_STATES:
                 self._kept = {}
             self._kept.update(states)
-        todo = sorted(states.items(), reverse=True)  # popped from the end: in key order
-        del states
+        todo = sorted(states, reverse=True)  # the paths, taken from the end: in key order
+        let_go = states.pop
         while todo:
-            chunk = [todo.pop() for _ in range(min(len(todo), 4096))]
+            chunk = [(path, let_go(path)) for path in reversed(todo[-4096:])]
+            del todo[-4096:]
             unread = [(state, at) for _, state in chunk if (at := state.unread())]
             if unread:
                 events = self.events_at([at for _, at in unread])
@@ -990,6 +993,23 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('es_from', ?)", (stop,))
         self._es_from = stop
 
+    def _list_keys(self, start: int) -> None:
+        """List the id keys of the events just written (seq `start` on) in `eh_new`,
+        read back from `ev` (its pages are in memory); fold `eh_new` into `eh` (in key
+        order: one pass along its tree) once it lists more than _RECENT_MAX events.
+
+        At each flush, not when the ingest ends: a rebuild looks flushed parents up by
+        key (a fork's), before its ingest ends."""
+        db = self.db
+        db.execute(
+            f"INSERT INTO eh_new SELECT h >> {_KEY_SHIFT}, seq FROM ev WHERE seq >= ?", (start,)
+        )
+        if self.next_seq - self._eh_from > _RECENT_MAX:
+            db.execute("INSERT INTO eh SELECT k, seq FROM eh_new")
+            db.execute("DELETE FROM eh_new")
+            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('eh_from', ?)", (self.next_seq,))
+            self._eh_from = self.next_seq
+
     def _derived(
         self, path: str, rows: list[Row], count: int
     ) -> tuple[str, Derived, int, list[Row]]:
@@ -1055,7 +1075,7 @@ class Index:
         hit = batch.placed.get(key) or self.tip_by_key.get(key)
         if hit is not None:
             return hit
-        found = self.db.execute(f"SELECT seq, ch, pos FROM ev WHERE {_BY_KEY}", (key,)).fetchone()
+        found = self.db.execute(_BY_KEY_SQL, (key,)).fetchone()
         if found is None:
             found = self.db.execute(
                 "SELECT seq, ch, pos FROM damage WHERE h = ? AND ch IS NOT NULL", (key,)
@@ -1187,7 +1207,7 @@ class Index:
 
     def _known(self, key: int) -> bool:
         """True when a sound event with this key is already indexed."""
-        return self.db.execute(f"SELECT 1 FROM ev WHERE {_BY_KEY}", (key,)).fetchone() is not None
+        return self.db.execute(_KNOWN_SQL, (key,)).fetchone() is not None
 
     @staticmethod
     def _lenient(rec: Record) -> tuple[str, int, list[str], list[int]] | None:
@@ -1260,6 +1280,7 @@ class Index:
             db.executemany("INSERT INTO ent_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
             db.executemany(_EV_SQL, batch.rows)
+            self._list_keys(batch.rows[0][0])
         if batch.fts:
             db.executemany("INSERT INTO fts(rowid, body) VALUES (?, ?)", batch.fts)
         if batch.chains:
@@ -1286,8 +1307,11 @@ class Index:
             db.executemany("UPDATE chain SET tip_seq=?, tip_pos=?, tip_h=? WHERE ch=?", tips)
         self._settle_statuses()
 
-    def record_position(self, consumed: int, st: os.stat_result) -> None:
-        """Remember how far the log was ingested, its stat, tail hash and heads."""
+    def record_position(
+        self, consumed: int, st: os.stat_result, written: tuple[int, bytes] | None = None
+    ) -> None:
+        """Remember how far the log was ingested, its stat, tail hash and heads; `written`
+        is (offset, bytes) this process has just appended there (not read back)."""
         self.consumed = consumed
         rows = [
             ("consumed", consumed),
@@ -1300,7 +1324,7 @@ class Index:
         with contextlib.suppress(OSError):
             fd = os.open(self.log_path, os.O_RDONLY)
             try:
-                digests = self._prefix.advance(fd, self.meta(), consumed)
+                digests = self._prefix.advance(fd, self.meta(), consumed, written)
             finally:
                 os.close(fd)
         if not digests:  # unreadable: a replaced log must then be rebuilt, not trusted
@@ -1428,8 +1452,7 @@ class Index:
 
     def rows_by_key_range(self, lo: int, hi: int, limit: int = 50) -> list[Row]:
         """Events whose 60-bit id key lies in [lo, hi] (id-prefix lookups)."""
-        sql = f"{_ROW_SQL} WHERE {_BY_KEY_RANGE} ORDER BY h, seq LIMIT ?3"
-        return [_row(t) for t in self.db.execute(sql, (lo, hi, limit))]
+        return [_row(t) for t in self.db.execute(_BY_KEY_RANGE_SQL, (lo, hi, limit))]
 
     def rows_by_seq(self, seqs: list[int]) -> dict[int, Row]:
         """Rows for a list of sequence numbers."""
@@ -1643,6 +1666,27 @@ _EV_SQL = (
 _EST_BARE_SQL = "INSERT OR REPLACE INTO est(path, st, cnt) VALUES (?, ?, ?)"
 _EST_SQL_W = "INSERT OR REPLACE INTO est VALUES (?, ?, ?, ?, ?)"
 _EV_COLS = "v.seq, v.ent, v.h, v.ty, v.ch, v.pos, v.ref, v.rec, v.occ, v.off, v.len"
+
+
+def _by_key(cols: str, where: str) -> str:
+    """Columns of `ev v` for the events whose key's bucket and key match `where` (of `k`
+    and `v.h`), from both key lists: a join per list, not `seq IN` the lists (which
+    built a temporary table a lookup: 7-9 -> 9-11 us a key at 1M, 5,000 keys)."""
+    one = f"SELECT {cols} FROM {{}} l CROSS JOIN ev v ON v.seq = l.seq WHERE {where}"
+    return f"{one.format('eh')} UNION ALL {one.format('eh_new')}"
+
+
+# The event with id key ?1; the events with keys in [?1, ?2], in key order, ?3 at most.
+_BY_KEY_SQL = _by_key("v.seq, v.ch, v.pos", f"l.k = ?1 >> {_KEY_SHIFT} AND v.h = ?1")
+_KNOWN_SQL = _by_key("1", f"l.k = ?1 >> {_KEY_SHIFT} AND v.h = ?1")
+_BY_KEY_RANGE_SQL = (
+    "SELECT * FROM ("
+    + _by_key(
+        _EV_COLS,
+        f"l.k BETWEEN ?1 >> {_KEY_SHIFT} AND ?2 >> {_KEY_SHIFT} AND v.h BETWEEN ?1 AND ?2",
+    )
+    + ") ORDER BY h, seq LIMIT ?3"
+)
 _by_seq = itemgetter(0)
 # One entity's event rows (?1), per list in key order, not sorted: an ORDER BY (or
 # `seq IN` the lists) cost 11-21% more instructions a call than the old index's scan did,

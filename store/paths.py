@@ -50,6 +50,7 @@ __all__ = [
     "env_path",
     "kind_of",
     "parse",
+    "parsed_or_none",
     "prefix_upper_bound",
     "route_path",
     "sql_identifier",
@@ -153,6 +154,17 @@ def canonicalise(raw: str) -> str:
 def kind_of(raw: str) -> EntityKind:
     """The coarse kind of an entity path (SYMBOL for `file::name`)."""
     return parse(raw).kind
+
+
+@lru_cache(maxsize=1 << 17)
+def parsed_or_none(raw: str) -> EntityPath | None:
+    """`parse` of a string, or None for a path it refuses; cached for the process: the
+    write path parses each draft's path and the index each path whose status row first
+    names an event (its kind), at 1M events ~100k paths each, the same ones."""
+    try:
+        return parse(raw)
+    except EntityPathError:
+        return None
 
 
 def parse(raw: str) -> EntityPath:

@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+# (offset, bytes) of the log this process has just written (`PrefixDigest.advance`).
+Known = tuple[int, bytes] | None
 BLOCK = 1 << 20  # ~2,000 events; the rest hashed again after an append is at most this
 READ = 8 << 20  # bytes read at a time when checking a replaced file
 
@@ -41,20 +43,26 @@ class PrefixDigest:
         self.upto = 0
         self._rest = None
 
-    def advance(self, fd: int, stored: dict[str, Any], consumed: int) -> list[tuple[str, str]]:
+    def advance(
+        self, fd: int, stored: dict[str, Any], consumed: int, known: Known = None
+    ) -> list[tuple[str, str]]:
         """The meta rows that describe [0, consumed) of the log open at `fd`.
 
         `stored` is the meta table (it holds the blocks another process recorded). A log
         shorter than `consumed` (cut while being read) gets no rows: without them a
-        replaced file is rebuilt, the safe answer.
+        replaced file is rebuilt, the safe answer. `known` is (offset, bytes) this
+        process has just written there under the write lock: those are hashed as they
+        are in memory, not read back (a bulk load's 10k-event batch: 5.4 MB, ~2.5 ms).
         """
         try:
-            return self._advance(fd, stored, consumed)
+            return self._advance(fd, stored, consumed, known)
         except (OSError, EOFError):
             self.clear()
             return []
 
-    def _advance(self, fd: int, stored: dict[str, Any], consumed: int) -> list[tuple[str, str]]:
+    def _advance(
+        self, fd: int, stored: dict[str, Any], consumed: int, known: Known
+    ) -> list[tuple[str, str]]:
         if self._rest is None or consumed < self.upto:
             self.blocks = [b for b in json.loads(stored.get("blocks", "[]")) if isinstance(b, str)]
             del self.blocks[consumed // BLOCK :]
@@ -64,7 +72,7 @@ class PrefixDigest:
         while self.upto < consumed:
             block_end = (len(self.blocks) + 1) * BLOCK
             end = min(consumed, block_end)
-            self._rest.update(_read(fd, self.upto, end))
+            self._rest.update(_known_piece(known, self.upto, end) or _read(fd, self.upto, end))
             self.upto = end
             if end == block_end:
                 self.blocks.append(self._rest.hexdigest())
@@ -105,6 +113,16 @@ def _pieces(fd: int, start: int, stop: int) -> Iterator[bytes]:
         end = min(stop, start + READ)
         yield _read(fd, start, end)
         start = end
+
+
+def _known_piece(known: Known, start: int, stop: int) -> memoryview | None:
+    """The bytes [start, stop) of the log from `known`, None unless it holds them all."""
+    if known is None:
+        return None
+    at, data = known
+    if start < at or stop > at + len(data):
+        return None
+    return memoryview(data)[start - at : stop - at]
 
 
 def _read(fd: int, start: int, stop: int) -> bytes:

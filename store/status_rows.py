@@ -186,14 +186,14 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     """
     st = state.status
     open_v = state.open
-    where = state.where
     for seq, ty, rec, ch, linear, off, length, event in events:
-        state.count += 1
         if ty in _APPLIED:
             if open_v:
                 if not linear:
                     return False
-                if not state.conflict or (rec, seq) > (state.crec, state.conflict):
+                # Newer by (rec, seq) than the shown conflict (no tuples built).
+                conflict, crec = state.conflict, state.crec
+                if not conflict or rec > crec or (rec == crec and seq > conflict):
                     state.conflict, state.crec, state.cch = seq, rec, ch
                     state.summary = (ty, event, off, length)
                 elif ch == state.cch:
@@ -206,7 +206,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                 return False
             if st != _CONFLICT:
                 st = _REVERTED if ty == _REVERT or (open_v and st == _REVERTED) else _REJECTED
-            where += (off, length)
+            state.where += (off, length)
             open_v.append(seq)
         elif ty in _REMOVAL:
             if not open_v:
@@ -215,5 +215,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                 st = _REMOVED
         elif ty == _SUPERSEDE:
             return False
-        state.status = st
+    # Once, not per event: on False the caller drops `state`, half moved or not.
+    state.status = st
+    state.count += len(events)
     return True

@@ -24,7 +24,6 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from itertools import pairwise
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
@@ -342,7 +341,7 @@ class LogBytes:
 
     def newline_after(self, at: int, hi: int) -> int:
         """The offset of the first line break in [at, hi), or -1."""
-        window = 1 << 16
+        window = 1 << 12  # a line is ~540 bytes; the window grows for longer ones
         while at < hi:
             piece = self.read(at, min(hi, at + window))
             found = piece.find(b"\n")
@@ -351,6 +350,7 @@ class LogBytes:
             if not piece:
                 break
             at += len(piece)
+            window = min(window * 2, 1 << 20)
         return -1
 
     def last_newline(self) -> int:
@@ -379,12 +379,17 @@ def scan(
     a thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
     inputs, so that hash costs no time here)."""
     count = workers if workers is not None else _workers(end - start)
-    jobs = _start_workers(log, _split(log, start, end, count), earlier)
+    context = _fork() if count > 1 else None
+    # Without a worker there is nothing to share out: one range, read here.
+    bounds = _split(log, start, end, _pieces(end - start, count) if context else 1)
+    claims = _Claims(len(bounds) - 1)
+    jobs = _start_workers(context, count - 1, log, bounds, claims, earlier)
     feed = threading.Thread(target=log.feed, args=(hasher, start, end))
     feed.start()
     try:
-        chunks = _collect(log, jobs, earlier)
+        chunks = _collect(log, bounds, claims, jobs, earlier)
     finally:
+        claims.close()
         feed.join()
     joined = _join(chunks, first)
     if joined is None:
@@ -396,8 +401,13 @@ def scan(
 
 # Below this many bytes (about 15,000 events) a worker process costs more than it saves.
 PARALLEL_BYTES = 8 << 20
+# The size of the ranges the processes take in turn (about 3,700 events, ~15 ms): the
+# last one to finish waits for at most one range of the other, however the machine's
+# other load, this process's hash thread and the work after the join fall.
+RANGE_BYTES = 2 << 20
+MAX_RANGES = 2048  # a pipe holds all their numbers without blocking (8 KiB of 4-byte words)
 
-_Job = tuple[Any, Any, int, int]  # (process, pipe end, start, end); process None: here
+_Job = tuple[Any, Any]  # (process, pipe end it sends its chunks on)
 
 
 def _workers(size: int) -> int:
@@ -411,8 +421,14 @@ def _workers(size: int) -> int:
     return max(1, min(cores, size // (PARALLEL_BYTES // 2)))
 
 
+def _pieces(size: int, processes: int) -> int:
+    """How many ranges `processes` processes share out for `size` bytes."""
+    return max(processes, min(MAX_RANGES, size // RANGE_BYTES))
+
+
 def _split(log: LogBytes, start: int, end: int, parts: int) -> list[int]:
-    """Byte offsets cutting [start, end) into `parts` runs of whole lines."""
+    """Byte offsets cutting [start, end) into `parts` runs of whole lines (fewer when
+    lines are longer than a run)."""
     bounds = [start]
     for i in range(1, parts):
         cut = log.newline_after(start + (end - start) * i // parts, end) + 1
@@ -420,6 +436,30 @@ def _split(log: LogBytes, start: int, end: int, parts: int) -> list[int]:
             bounds.append(cut)
     bounds.append(end)
     return bounds
+
+
+class _Claims:
+    """The ranges still to read, as numbers in a pipe: each process (this one and its
+    workers) takes the next with one read, which the kernel makes atomic, until the
+    pipe is empty. Whoever is free reads the next range, so no process waits long for
+    another, with no lock and nothing to send back but the chunks."""
+
+    def __init__(self, count: int) -> None:
+        self.fd, writer = os.pipe()
+        try:
+            os.write(writer, array("I", range(count)).tobytes())  # within a pipe's buffer
+        finally:
+            os.close(writer)  # an empty pipe then reads as the end, in every process
+
+    def __iter__(self) -> Iterator[int]:
+        size = array("I").itemsize
+        while len(word := os.read(self.fd, size)) == size:
+            yield array("I", word)[0]
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def _fork() -> Any:
@@ -438,26 +478,28 @@ def _fork() -> Any:
         return None
 
 
-def _start_workers(log: LogBytes, bounds: list[int], earlier: frozenset[str]) -> list[_Job]:
-    """One job per range: the first is read here, the others by forked workers (or here
-    too when no worker can be started)."""
-    ranges = list(pairwise(bounds))
-    jobs: list[_Job] = [(None, None, *ranges[0])]
-    context = _fork() if len(ranges) > 1 else None
-    for lo, hi in ranges[1:]:
-        if context is not None:
-            try:
-                reader, writer = context.Pipe(duplex=False)
-                process = context.Process(
-                    target=_work, args=(writer, log, lo, hi, earlier), daemon=True
-                )
-                process.start()
-                writer.close()
-                jobs.append((process, reader, lo, hi))
-                continue
-            except (OSError, AssertionError):  # out of processes or memory, or this is
-                context = None  # a daemonic worker itself (it may not fork): read it here
-        jobs.append((None, None, lo, hi))
+def _start_workers(
+    context: Any,
+    count: int,
+    log: LogBytes,
+    bounds: list[int],
+    claims: _Claims,
+    earlier: frozenset[str],
+) -> list[_Job]:
+    """Up to `count` forked workers taking ranges from `claims` (none without `context`,
+    or once starting one fails)."""
+    jobs: list[_Job] = []
+    for _ in range(count if context is not None else 0):
+        try:
+            reader, writer = context.Pipe(duplex=False)
+            process = context.Process(
+                target=_work, args=(writer, log, bounds, claims, earlier), daemon=True
+            )
+            process.start()
+            writer.close()
+            jobs.append((process, reader))
+        except (OSError, AssertionError):  # out of processes or memory, or this is a
+            break  # daemonic worker itself (it may not fork): the others read it all
     return jobs
 
 
@@ -466,36 +508,75 @@ def _read_range(log: LogBytes, lo: int, hi: int, earlier: frozenset[str]) -> Chu
     return _scan_range(data, 0, len(data), earlier)
 
 
-def _collect(log: LogBytes, jobs: list[_Job], earlier: frozenset[str]) -> list[Chunk]:
-    """Each job's chunk, in log order; a range whose worker failed is read here."""
-    chunks = []
+def _collect(
+    log: LogBytes, bounds: list[int], claims: _Claims, jobs: list[_Job], earlier: frozenset[str]
+) -> list[Chunk]:
+    """Every range's chunk, in log order: the ranges this process claims, then the
+    workers'; a range a worker claimed and did not send (it failed) is read here."""
+    chunks: dict[int, Chunk] = {}
+    heard = 0  # the workers whose chunks were received
     try:
-        for _, reader, lo, hi in jobs:
-            values = None
-            if reader is not None:
-                try:
-                    values = reader.recv()
-                except (EOFError, OSError):
-                    values = None
-            chunks.append(Chunk(*values) if values else _read_range(log, lo, hi, earlier))
+        for n in claims:
+            chunks[n] = _read_range(log, bounds[n], bounds[n + 1], earlier)
+        for _, reader in jobs:
+            try:
+                sent = reader.recv()
+            except (EOFError, OSError):
+                sent = None
+            heard += 1
+            for n, values in sent or ():
+                chunks[n] = _unpack(values)
     finally:
-        for process, reader, _, _ in jobs:
-            if reader is not None:
-                reader.close()
-                process.join()
-    return chunks
+        for i, (process, reader) in enumerate(jobs):
+            reader.close()
+            if i >= heard:
+                # Unheard (this process is raising): its send may be blocked on a full
+                # pipe whose read end it holds too (fork copied it), so it never ends.
+                process.kill()
+            process.join()
+    return [
+        chunks[n] if n in chunks else _read_range(log, bounds[n], bounds[n + 1], earlier)
+        for n in range(len(bounds) - 1)
+    ]
 
 
-def _work(conn: Any, log: LogBytes, start: int, end: int, earlier: frozenset[str]) -> None:
-    """A worker: read one range and send its chunk back as plain values."""
-    values = None
+def _work(
+    conn: Any, log: LogBytes, bounds: list[int], claims: _Claims, earlier: frozenset[str]
+) -> None:
+    """A worker: read ranges while there are any to claim, and send their chunks back
+    as plain values (what it read before an error, if one stops it: the parent reads
+    the rest, and meets the same error)."""
+    done: list[tuple[int, list[Any]]] = []
     try:
         with gc_paused():
-            chunk = _read_range(log, start, end, earlier)
-        values = [getattr(chunk, f.name) for f in fields(Chunk)]
-    except Exception:  # the parent reads the range itself and meets the same error
-        values = None
+            for n in claims:
+                done.append((n, _pack(_read_range(log, bounds[n], bounds[n + 1], earlier))))
+    except Exception:  # the parent reads what is missing, and meets the same error
+        pass
     try:
-        conn.send(values)
+        conn.send(done)
     finally:
         conn.close()
+
+
+_ID = 64  # every proven id is a SHA-256 in hex (its own line's hash matched it)
+
+
+def _pack(chunk: Chunk) -> list[Any]:
+    """A chunk's values to send: its proven ids as one string (pickling and unpickling
+    one object per id cost ~14 ms of a 100k verify's ~50k ids in a worker)."""
+    values = [getattr(chunk, f.name) for f in fields(Chunk)]
+    joined = "".join(chunk.proven)
+    if len(joined) == _ID * len(chunk.proven):
+        values[_PROVEN] = joined
+    return values
+
+
+def _unpack(values: list[Any]) -> Chunk:
+    proven = values[_PROVEN]
+    if isinstance(proven, str):
+        values[_PROVEN] = [proven[i : i + _ID] for i in range(0, len(proven), _ID)]
+    return Chunk(*values)
+
+
+_PROVEN = [f.name for f in fields(Chunk)].index("proven")

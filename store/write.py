@@ -28,7 +28,7 @@ from cairn.store.fastproof import ContentFields, LineFields
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
 from cairn.store.model import Event, EventDraft, EventType, new_event
-from cairn.store.paths import EntityKind, EntityPathError, parse
+from cairn.store.paths import EntityKind, EntityPathError, parse, parsed_or_none
 from cairn.store.review import parse_expires_when, parse_revisit_after
 from cairn.store.secrets import mask_secrets, might_hold_secret
 from cairn.store.times import now_ts, parse_ts, wire_forms
@@ -499,10 +499,11 @@ def write_prepared(
     not a failure to report, since a retry would write the decision twice. It returns a
     warning instead, and the index catches up from the log on the next open.
     """
-    data = b"".join(p.line for p in prepared)
+    lines = [p.line for p in prepared]
+    data = b"".join(lines)
     offset = log.append(data)
     try:
-        _index_written(log, index, prepared, seen_db, offset)
+        _index_written(log, index, prepared, list(map(len, lines)), seen_db, (offset, data))
     except sqlite3.Error as exc:
         index.close_log()
         return (
@@ -513,10 +514,14 @@ def write_prepared(
 
 
 def _index_written(
-    log: LogFile, index: Index, prepared: list[Pending], seen_db: object, offset: int
+    log: LogFile,
+    index: Index,
+    prepared: list[Pending],
+    lengths: list[int],
+    seen_db: object,
+    written: tuple[int, bytes],
 ) -> None:
-    start = offset
-    lengths = [len(p.line) for p in prepared]
+    start = offset = written[0]
     end = start + sum(lengths)
     st = log.stat()
     assert st is not None
@@ -535,7 +540,7 @@ def _index_written(
         elif index.consumed < end:
             # Lines before or among ours are not indexed yet.
             index.catch_up(index.consumed, end)
-        index.record_position(end, st)
+        index.record_position(end, st, written)
     index.close_log()
 
 
@@ -869,10 +874,13 @@ def _check_json(value: Any, where: str) -> None:
 
 def _parse_entity(raw: str) -> tuple[str, str]:
     """(canonical path, kind) of a raw entity path, or ValidationError."""
-    try:
-        parsed = parse(raw)
-    except EntityPathError as exc:
-        raise ValidationError(str(exc)) from None
+    # Through the process's cache, which the index also asks for a path's kind.
+    parsed = parsed_or_none(raw) if isinstance(raw, str) else None
+    if parsed is None:
+        try:
+            parsed = parse(raw)
+        except EntityPathError as exc:
+            raise ValidationError(str(exc)) from None
     return parsed.path, parsed.kind.value
 
 

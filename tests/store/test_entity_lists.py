@@ -1,8 +1,9 @@
-"""Which events are an entity's: `es` and `es_new` (`Index._index_entities`). Whatever
-batches wrote them (small ones, one past the fold, one large enough to go to `es`
-sorted, a rebuild, another connection's, one that failed), every event is listed once
-under its entity, the older ones in `es`, and every read by entity answers as a scan of
-`ev` does."""
+"""Which events are an entity's: `es` and `es_new` (`Index._index_entities`); which
+event has an id key: `eh` and `eh_new` (`Index._list_keys`). Whatever batches wrote them
+(small ones, one past the fold, one large enough to go to `es` sorted, a rebuild,
+another connection's, one that failed), every event is listed once under its entity and
+once under its key, the older ones in `es` and `eh`, and every read by entity or by key
+answers as a scan of `ev` does."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from cairn.store import EventDraft, Store
 from cairn.store import index as index_module
-from cairn.store.index import Index, Row
+from cairn.store.index import _KEY_SHIFT, Index, Row
 
 
 def _drafts(first: int, n: int) -> list[EventDraft]:
@@ -43,7 +44,25 @@ def _check_lists(index: Index) -> tuple[int, int]:
     split = int(index.meta().get("es_from", 1))
     assert all(seq < split for _, seq in old)
     assert all(seq >= split for _, seq in new)
+    _check_keys(index)
     return len(old), len(new)
+
+
+def _check_keys(index: Index) -> None:
+    """Assert the key lists hold exactly `ev`'s (bucket, seq), split at `eh_from`, and
+    every event is found by its key and by a key range."""
+    db = index.db
+    old = db.execute("SELECT k, seq FROM eh").fetchall()
+    new = db.execute("SELECT k, seq FROM eh_new").fetchall()
+    every = db.execute(f"SELECT h >> {_KEY_SHIFT}, seq FROM ev").fetchall()
+    assert sorted(old + new) == sorted(every)
+    split = int(index.meta().get("eh_from", 1))
+    assert all(seq < split for _, seq in old)
+    assert all(seq >= split for _, seq in new)
+    assert index._eh_from == split  # what the next flush folds from
+    for row in index.iter_rows():
+        assert index._known(row.h)
+        assert row in index.rows_by_key_range(row.h, row.h)
 
 
 def _check_reads(index: Index) -> None:

@@ -4,6 +4,7 @@ other replaced file is rebuilt."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -158,3 +159,25 @@ def test_switching_git_branches_rebuilds_only_when_the_log_lost_lines(
         assert resets == [1]
         assert store.status("t.c4").status is Status.REVERTED
         assert answers(store) == rebuilt_answers(cairn_dir, tmp_path)
+
+
+def test_the_digests_of_written_batches_are_the_files(cairn_dir: Path, block: int) -> None:
+    # The write path hashes the bytes it has just appended as they are in memory (not
+    # read back); a second process, whose running digest starts from the stored blocks,
+    # reads the part before its own write. Both must describe the file.
+    with Store.open(cairn_dir) as store:
+        store.append_many([draft(e, "add", f"batch {i}") for i, e in enumerate(ENTITIES * 3)])
+        fill(store, 4)
+    with Store.open(cairn_dir) as store:
+        store.append_many([draft(e, "revert", "later") for e in ENTITIES])
+        meta = store.index.meta()
+        consumed = store.index.consumed
+    fd = os.open(cairn_dir / "decisions.jsonl", os.O_RDONLY)
+    try:
+        fresh = dict(prefix_module.PrefixDigest().advance(fd, {}, consumed))
+        assert prefix_module.starts_with_ingested(fd, meta, consumed)
+    finally:
+        os.close(fd)
+    assert consumed == (cairn_dir / "decisions.jsonl").stat().st_size
+    assert fresh["rest"] == meta["rest"]
+    assert json.loads(fresh["blocks"]) == json.loads(meta["blocks"])

@@ -4,6 +4,7 @@ the report is the one a single process gives, with or without a way to fork."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +104,8 @@ def test_a_damaged_log_gives_one_report_however_many_processes_read_it(
         ("partial-tail", 241),
     ]
     _same(reports)
-    # Each run read its own first range here and nothing more: the ranges agreed.
-    assert parent_scans == [(0, False)] * 4
+    # No range was read again carefully: the ranges agreed.
+    assert parent_scans[0] == (0, False) and not any(careful for _, careful in parent_scans)
 
 
 def test_copies_and_redactions_across_ranges_are_read_again_in_one(
@@ -121,7 +122,7 @@ def test_copies_and_redactions_across_ranges_are_read_again_in_one(
     assert reports[0].events == 240
     _same(reports)
     # Each run then read the whole log again here, carefully (the copies are seen).
-    assert parent_scans == [(0, False), (0, True)] * 3
+    assert [scan for scan in parent_scans if scan[1]] == [(0, True)] * 3
 
 
 def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
@@ -133,7 +134,7 @@ def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
     expected = verify(cairn_dir, full=True, workers=1)
     monkeypatch.setattr(ranges, "_fork", lambda: None)  # no multiprocessing here
     without_fork = verify(cairn_dir, full=True, workers=3)
-    assert len(parent_scans) == 1 + 3
+    assert len(parent_scans) == 1 + 1  # nothing to share out: one range, read here
     monkeypatch.undo()
     monkeypatch.setattr(ranges, "_work", _failing_worker)
     failed = verify(cairn_dir, full=True, workers=2)
@@ -144,6 +145,52 @@ def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
 def _failing_worker(conn: Any, *args: Any) -> None:
     conn.send(None)  # what a worker sends when reading its range raised
     conn.close()
+
+
+def _dropping_worker(
+    conn: Any, log: Any, bounds: list[int], claims: Any, earlier: frozenset[str]
+) -> None:
+    """A worker that claims every range it can and sends back only every other one."""
+    done = [
+        (n, ranges._pack(ranges._read_range(log, bounds[n], bounds[n + 1], earlier)))
+        for n in claims
+    ]
+    conn.send(done[::2])
+    conn.close()
+
+
+def test_ranges_are_shared_out_and_a_range_a_worker_lost_is_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cairn_dir, lines = _log(tmp_path)
+    lines[100] = lines[100].replace("decision 100", "decision hundred")
+    _write(cairn_dir, lines)
+    expected = verify(cairn_dir, full=True, workers=1)
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 1024)  # ~60 ranges for this log
+    shared = [verify(cairn_dir, full=True, workers=n) for n in (2, 3)]
+    monkeypatch.setattr(ranges, "_work", _dropping_worker)
+    dropped = verify(cairn_dir, full=True, workers=2)
+    _same([expected, *shared, dropped])
+    assert [(f.code, f.line) for f in expected.problems] == [("id-mismatch", 101)]
+
+
+def test_each_range_is_claimed_once_across_processes() -> None:
+    import multiprocessing
+
+    claims = ranges._Claims(700)
+    reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
+
+    def take() -> None:
+        writer.send(list(claims))
+
+    child = multiprocessing.get_context("fork").Process(target=take)
+    child.start()
+    here = list(claims)
+    there = reader.recv()
+    child.join()
+    claims.close()
+    assert sorted(here + there) == list(range(700))
+    assert here == sorted(here) and there == sorted(there)  # taken in order
 
 
 def test_the_incremental_verify_agrees_too(tmp_path: Path) -> None:
@@ -175,6 +222,19 @@ def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
         assert b"".join(log.pieces(3, log.size)) == data[3:]
         assert log.count_newlines(0, end) == 100_000
     assert ranges.LogBytes(None).read(0, 10) == b"" and ranges.LogBytes(None).last_newline() == -1
+    long_line = b"x" * 100_000 + b"\n"  # longer than the first windows looked through
+    (tmp_path / "long").write_bytes(b"a\n" + long_line * 3)
+    with (tmp_path / "long").open("rb") as handle:
+        log = ranges.LogBytes(handle.fileno())
+        assert log.newline_after(5, log.size) == 2 + len(long_line) - 1
+        assert log.newline_after(log.size - 1, log.size) == log.size - 1
+        assert log.newline_after(3, 50_000) == -1
+        assert ranges._split(log, 0, log.size, 3) == [
+            0,
+            2 + len(long_line),
+            2 + 2 * len(long_line),
+            log.size,
+        ]
 
 
 def test_the_record_s_keys_are_read_back_and_a_cut_record_is_no_record(tmp_path: Path) -> None:
@@ -191,3 +251,33 @@ def test_the_record_s_keys_are_read_back_and_a_cut_record_is_no_record(tmp_path:
     assert _read_record(cairn_dir) is None
     again = verify(cairn_dir)
     assert again.ok and again.proven_from is None and again.events == 240
+
+
+def test_an_error_here_ends_the_workers_instead_of_waiting_for_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cairn_dir, _ = _log(tmp_path)
+    started: list[Any] = []
+    real_start = ranges._start_workers
+
+    def start(*args: Any) -> Any:
+        jobs = real_start(*args)
+        started.extend(process for process, _ in jobs)
+        return jobs
+
+    here = os.getpid()
+    real_read = ranges._read_range
+
+    def fail_here(*args: Any) -> Any:
+        if os.getpid() == here:
+            raise MemoryError  # reading a range here failed
+        return real_read(*args)
+
+    monkeypatch.setattr(ranges, "_start_workers", start)
+    monkeypatch.setattr(ranges, "_read_range", fail_here)
+    # The workers' chunks outgrow the pipe: each blocks in its send, never read.
+    monkeypatch.setattr(ranges, "_pack", lambda chunk: [b"x" * (1 << 20)])
+    monkeypatch.setattr(ranges, "RANGE_BYTES", 1024)
+    with pytest.raises(MemoryError):
+        verify(cairn_dir, full=True, workers=2)
+    assert started and not any(process.is_alive() for process in started)
