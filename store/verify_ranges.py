@@ -305,6 +305,7 @@ class LogBytes:
     """
 
     PIECE = 16 << 20
+    HASH_PIECE = 1 << 20  # fits in the caches the hash reads it from
 
     def __init__(self, fd: int | None) -> None:
         self.fd = fd
@@ -332,9 +333,24 @@ class LogBytes:
             yield piece
 
     def feed(self, hasher: Any, lo: int, hi: int) -> None:
-        """Hash [lo, hi) into `hasher` (hashlib lets go of the GIL for large pieces)."""
-        for piece in self.pieces(lo, hi):
-            hasher.update(piece)
+        """Hash [lo, hi) into `hasher` (hashlib lets go of the GIL for large pieces).
+
+        The bytes go through one reused buffer: a fresh bytes object per piece cost
+        page faults on every piece (~70 against ~50 ms for a 100k log's 54 MB).
+        """
+        if self.fd is None or hi <= lo:
+            return
+        if not hasattr(os, "preadv"):  # not on Linux or the BSDs: a piece at a time
+            for piece in self.pieces(lo, hi):
+                hasher.update(piece)
+            return
+        view = memoryview(bytearray(min(self.HASH_PIECE, hi - lo)))
+        while lo < hi:
+            got = os.preadv(self.fd, [view[: min(hi - lo, len(view))]], lo)
+            if got <= 0:
+                return  # the file shrank meanwhile: it hashes short, as it reads short
+            hasher.update(view[:got])
+            lo += got
 
     def count_newlines(self, lo: int, hi: int) -> int:
         return sum(piece.count(b"\n") for piece in self.pieces(lo, hi))
@@ -375,8 +391,9 @@ def scan(
     workers: int | None,
 ) -> Scan:
     """Read the log's [start, end) (whole lines; line `first` at `start`), in ranges
-    across worker processes when the log is large enough to repay starting them, while
-    a thread feeds the same bytes to `hasher` (hashlib lets go of the GIL for large
+    across worker processes when the log is large enough to repay starting them, and
+    feed the same bytes to `hasher`: here before claiming ranges when workers run,
+    else in a thread beside the one reader (hashlib lets go of the GIL for large
     inputs, so that hash costs no time here)."""
     count = workers if workers is not None else _workers(end - start)
     context = _fork() if count > 1 else None
@@ -384,13 +401,23 @@ def scan(
     bounds = _split(log, start, end, _pieces(end - start, count) if context else 1)
     claims = _Claims(len(bounds) - 1)
     jobs = _start_workers(context, count - 1, log, bounds, claims, earlier)
-    feed = threading.Thread(target=log.feed, args=(hasher, start, end))
-    feed.start()
+
+    def hash_all() -> None:
+        log.feed(hasher, start, end)
+
+    feed = None
+    if not jobs:
+        feed = threading.Thread(target=hash_all)
+        feed.start()
     try:
-        chunks = _collect(log, bounds, claims, jobs, earlier)
+        # With workers every core has a reader: a hash thread would only contend with
+        # them (and hand the GIL to and fro). Hashed here first, this process then
+        # claims fewer ranges while the workers take the rest.
+        chunks = _collect(log, bounds, claims, jobs, earlier, hash_all if jobs else None)
     finally:
         claims.close()
-        feed.join()
+        if feed is not None:
+            feed.join()
     joined = _join(chunks, first)
     if joined is None:
         data = log.read(start, end)
@@ -509,13 +536,21 @@ def _read_range(log: LogBytes, lo: int, hi: int, earlier: frozenset[str]) -> Chu
 
 
 def _collect(
-    log: LogBytes, bounds: list[int], claims: _Claims, jobs: list[_Job], earlier: frozenset[str]
+    log: LogBytes,
+    bounds: list[int],
+    claims: _Claims,
+    jobs: list[_Job],
+    earlier: frozenset[str],
+    first: Callable[[], None] | None = None,
 ) -> list[Chunk]:
-    """Every range's chunk, in log order: the ranges this process claims, then the
-    workers'; a range a worker claimed and did not send (it failed) is read here."""
+    """Every range's chunk, in log order: the ranges this process claims (after doing
+    `first`), then the workers'; a range a worker claimed and did not send (it failed)
+    is read here."""
     chunks: dict[int, Chunk] = {}
     heard = 0  # the workers whose chunks were received
     try:
+        if first is not None:
+            first()
         for n in claims:
             chunks[n] = _read_range(log, bounds[n], bounds[n + 1], earlier)
         for _, reader in jobs:

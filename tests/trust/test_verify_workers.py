@@ -3,6 +3,7 @@ the report is the one a single process gives, with or without a way to fork."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -235,6 +236,23 @@ def test_workers_are_started_only_for_a_large_log(tmp_path: Path) -> None:
             2 + 2 * len(long_line),
             log.size,
         ]
+
+
+def test_the_hash_covers_exactly_the_range_at_any_piece_size(tmp_path: Path) -> None:
+    data = b"".join(b'{"n":%d}\n' % i for i in range(20_000))
+    (tmp_path / "log").write_bytes(data)
+    with (tmp_path / "log").open("rb") as handle:
+        log = ranges.LogBytes(handle.fileno())
+        for piece in (1, 7, 4096, len(data) - 5, 1 << 20):
+            log.HASH_PIECE = piece
+            for lo, hi in ((0, len(data)), (3, len(data) - 2), (10, 10), (0, len(data) + 99)):
+                hasher = hashlib.sha256()
+                log.feed(hasher, lo, hi)
+                assert hasher.hexdigest() == hashlib.sha256(data[lo:hi]).hexdigest(), (
+                    piece,
+                    lo,
+                    hi,
+                )
 
 
 def test_the_record_s_keys_are_read_back_and_a_cut_record_is_no_record(tmp_path: Path) -> None:
