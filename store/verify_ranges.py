@@ -335,8 +335,9 @@ class LogBytes:
     def feed(self, hasher: Any, lo: int, hi: int) -> None:
         """Hash [lo, hi) into `hasher` (hashlib lets go of the GIL for large pieces).
 
-        The bytes go through one reused buffer: a fresh bytes object per piece cost
-        page faults on every piece (~70 against ~50 ms for a 100k log's 54 MB).
+        The bytes go through one reused 1 MiB buffer, which stays in the CPU's caches
+        between the copy from the page cache and the hash; a fresh 16 MiB piece is read
+        back from memory (59 against 34.5 ms for a 100k log's 54 MB).
         """
         if self.fd is None or hi <= lo:
             return
