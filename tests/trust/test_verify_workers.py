@@ -143,6 +143,31 @@ def test_without_fork_or_with_a_failed_worker_the_ranges_are_read_here(
     assert [f.code for f in expected.problems] == ["id-mismatch"]
 
 
+def test_a_hash_that_fails_beside_workers_raises_and_leaves_no_worker_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+
+    cairn_dir, _ = _log(tmp_path)
+    started: list[int] = []
+    start_workers = ranges._start_workers
+
+    def counted(*args: Any) -> list[Any]:
+        jobs = start_workers(*args)
+        started.append(len(jobs))
+        return jobs
+
+    def unreadable(self: Any, hasher: Any, lo: int, hi: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(ranges, "_start_workers", counted)
+    monkeypatch.setattr(ranges.LogBytes, "feed", unreadable)
+    with pytest.raises(OSError, match="Input/output error"):
+        verify(cairn_dir, full=True, workers=2)
+    assert started == [1]  # the hash ran here, beside a worker
+    assert multiprocessing.active_children() == []  # killed and joined, not left running
+
+
 def _failing_worker(conn: Any, *args: Any) -> None:
     conn.send(None)  # what a worker sends when reading its range raised
     conn.close()
