@@ -23,7 +23,7 @@ Reverts are classified by their message, independently of what the importer does
             (after an optional `scope:` prefix)
 
 Across those, a *re-removal* is a revert that mostly puts lines back (its own diff adds
-at least 3 lines and twice as many as it removes): the change it undid was a removal, so
+lines and at least twice as many as it removes): the change it undid was a removal, so
 re-applying it takes the restored lines out again. They are counted in their category
 and again in the re-removal column.
 
@@ -92,7 +92,7 @@ def restores(work: Path, sha: str) -> bool:
         parts = row.split("\t")
         if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
             added, deleted = added + int(parts[0]), deleted + int(parts[1])
-    return added >= 3 and added >= 2 * deleted
+    return added >= 1 and added >= 2 * deleted
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
