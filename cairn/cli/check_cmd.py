@@ -29,7 +29,7 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, removed_lines
+from cairn.core.gate import Report, Target, changed_lines, edit
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -390,20 +390,36 @@ def check_stdin(
 ) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
+    from cairn.core.limits import MAX_FILE_BYTES, looks_binary
+
     project = project or _project()
     rel = _relpath(project, name)
+    # The gate fails closed: what it cannot read is refused, never passed unchecked
+    # (a proposed edit over the limit used to pass with `files_checked: 0`).
+    if len(data) > MAX_FILE_BYTES:
+        raise CairnError(
+            f"{rel} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+            "Cairn checks; split the file or write it outside the agent"
+        )
+    if looks_binary(data):
+        raise CairnError(f"{rel} would hold a NUL byte; Cairn checks text files only")
     text = _decode(data)
-    if text is None:
+    if text is None:  # (both cases above; kept for the type)
         return Report(files_checked=0)
     on_disk = project.root / rel
     lines = None
     taken_out: tuple[str, ...] = ()
-    if on_disk.is_file():
-        old = _decode(on_disk.read_bytes())
+    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
+        old = _decode(_read_at_most(on_disk, MAX_FILE_BYTES + 1))
         if old is not None:
-            lines = changed_lines(old, text)
-            taken_out = removed_lines(old, text)
+            lines, taken_out = edit(old, text)  # one diff for both
     return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
+
+
+def _read_at_most(path: Path, limit: int) -> bytes:
+    """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 # --- output ----------------------------------------------------------------------------
