@@ -30,6 +30,7 @@ from cairn.cli._common import (
     warn_if_damaged,
 )
 from cairn.core.gate import Report, Target, changed_lines, edit
+from cairn.core.limits import MAX_FILE_BYTES, looks_binary
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -187,7 +188,7 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(file.read_bytes())
+        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
         if text is not None and rel not in targets:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
@@ -286,7 +287,7 @@ def collect_diff(
         if not lines:
             data = b""  # only lines taken out (a deleted file): no new content to read
         elif side is None:
-            data = absolute.read_bytes() if absolute.is_file() else b""
+            data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
             data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
@@ -375,7 +376,7 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(absolute.read_bytes())
+        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
     return analyse(project, _not_the_log(project, targets), threshold)
@@ -390,8 +391,6 @@ def check_stdin(
 ) -> Report:
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
-    from cairn.core.limits import MAX_FILE_BYTES, looks_binary
-
     project = project or _project()
     rel = _relpath(project, name)
     # The gate fails closed: what it cannot read is refused, never passed unchecked
