@@ -28,7 +28,7 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, removed_lines
+from cairn.core.gate import Report, Target, changed_lines, edit
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -406,8 +406,7 @@ def check_stdin(
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
         if old is not None:
-            lines = changed_lines(old, text)
-            taken_out = removed_lines(old, text)
+            lines, taken_out = edit(old, text)  # one diff for both
     return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
 
 

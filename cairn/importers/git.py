@@ -281,12 +281,12 @@ def _walk(
     need |= {f.original for f in todo if f.squash and f.original}
     # A revert of a manifest gives verdicts to the dependencies its reverted commit
     # changed (`git_deps.about`): that commit's diff says which.
-    from cairn.importers.git_deps import is_manifest
+    from cairn.importers.git_deps import declares_dependencies
 
     need |= {
         f.original
         for f in todo
-        if f.original and any(is_manifest(ch.path) for ch in f.revert.changes)
+        if f.original and any(declares_dependencies(ch.path) for ch in f.revert.changes)
     }
     diffs = read_diffs(root, sorted(need))
     entity_cache: dict[str, list[Entity]] = {}
