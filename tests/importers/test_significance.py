@@ -21,6 +21,8 @@ from cairn.significance import trivial_change
         # comments, lint suppressions, imports
         ("a.py", ["# old note"], ["# a new note", "# on two lines"]),
         ("a.py", ["import os"], []),
+        ("a.py", ["import sys", "import os"], ["import os", "import sys"]),  # sorted
+        ("a.py", [], ["from typing import Optional"]),
         ("a.ts", ["function f(x) {"], ["function f(x: string): void {  // eslint-disable-line"]),
         ("main.go", ["x := y"], ["x := y //nolint:errcheck"]),
     ],
@@ -37,6 +39,7 @@ def test_cosmetic_changes(path: str, removed: list[str], added: list[str]) -> No
         ("a.py", ["def f(x):"], ["def f(x, y):"]),
         ("a.ts", ["const a = {b: value}"], ["const a = {b: other}"]),
         ("a.py", [], ["name: str"]),  # a new dataclass field is a field
+        ("a.py", ["from modelsearch import *"], ["from wagtailmodelsearch import *"]),
         ("README.md", ["Install  with pip"], ["Install with uv"]),
         ("a.py", ["x = 1"], ["x = 1", "y = 2"]),
     ],
