@@ -16,7 +16,7 @@ from cairn.store.gcpause import gc_paused
 from cairn.store.index_lines import Record
 from cairn.store.index_rows import BY_KEY_SQL, KNOWN_SQL, fts_body, id_key
 from cairn.store.index_schema import CODE_OF_TYPE, KEY_SHIFT, MARKED_KEYS, TYPE_CODES, parsed_path
-from cairn.store.index_state import _WAL_PAGES
+from cairn.store.index_state import DEFAULT_WAL_PAGES
 from cairn.store.index_statuses import StatusRows
 from cairn.store.model import Event
 from cairn.store.times import to_ms
@@ -31,7 +31,7 @@ FLUSH_EVERY = 10_000  # rows held in memory before they go to SQLite (bounds a r
 # the same pages again.
 _BULK_EVENTS = 1000
 _BULK_WAL_PAGES = 16384  # 64 MB of WAL at most (SQLite deletes it when the last
-# connection closes); `_WAL_PAGES`, SQLite's default, for every other write.
+# connection closes); `DEFAULT_WAL_PAGES`, SQLite's default, for every other write.
 
 # None is never bound in a bulk load: each None goes through the sqlite3 module's adapter
 # lookup, which fails with an exception it then clears. `event` rows bind `_NULL` for a
@@ -90,7 +90,9 @@ class Ingest(StatusRows):
         """
         if not events or self.consumed != offset or set(events[0].parents) != self.heads:
             return False
-        self._checkpoint_every(_BULK_WAL_PAGES if len(events) >= _BULK_EVENTS else _WAL_PAGES)
+        self._checkpoint_every(
+            _BULK_WAL_PAGES if len(events) >= _BULK_EVENTS else DEFAULT_WAL_PAGES
+        )
         batch = _Batch()
         first = self._place_first(events[0], batch)
         if first is None:

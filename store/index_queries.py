@@ -176,11 +176,6 @@ class Queries(LogLines):
         found = self.db.execute("SELECT id FROM entity WHERE path = ?", (path,)).fetchone()
         return int(found[0]) if found else None
 
-    def path_of(self, ent: int) -> str:
-        """The canonical path for a dictionary id."""
-        found = self.db.execute("SELECT path FROM entity WHERE id = ?", (ent,)).fetchone()
-        return str(found[0])
-
     def paths_in_range(self, lo: str, hi: str) -> list[tuple[int, str]]:
         """Entities whose path sorts in [lo, hi) (a prefix scan; callers filter with covers)."""
         sql = "SELECT id, path FROM entity WHERE path >= ? AND path < ? ORDER BY path"

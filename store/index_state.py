@@ -23,9 +23,9 @@ from cairn.store.index_trace import TracedConnection, Tracer, log_statement
 from cairn.store.prefix import PrefixDigest
 from cairn.store.status_rows import NewEvent, State
 
-__all__ = ["IndexState"]
+__all__ = ["DEFAULT_WAL_PAGES", "IndexState"]
 
-_WAL_PAGES = 1000  # SQLite's default wal_autocheckpoint (see `Ingest._checkpoint_every`)
+DEFAULT_WAL_PAGES = 1000  # SQLite's default wal_autocheckpoint (see `Ingest._checkpoint_every`)
 
 
 class IndexState:
@@ -74,7 +74,7 @@ class IndexState:
         # commits: `load_state`, which runs then and after a rollback, drops them.
         self._kept: dict[str, State] = {}
         self._all_ents_known = False  # ent_ids holds every row of `entity` (a rebuild's)
-        self._wal_pages = _WAL_PAGES  # this connection's wal_autocheckpoint
+        self._wal_pages = DEFAULT_WAL_PAGES  # this connection's wal_autocheckpoint
         self._fd: int | None = None  # the log, opened for `pread` of known byte spans
         self._prefix = PrefixDigest()  # digests of the ingested bytes (a replaced log)
         # The first seq `entity_events_recent` may list (older ones are in

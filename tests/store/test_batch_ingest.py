@@ -219,20 +219,21 @@ def test_a_failed_rebuild_leaves_the_indexes_in_place(
 def test_a_bulk_append_folds_the_wal_in_less_often_and_a_single_one_as_before(
     cairn_dir: Path,
 ) -> None:
-    from cairn.store.index_ingest import _BULK_EVENTS, _BULK_WAL_PAGES, _WAL_PAGES
+    from cairn.store.index_ingest import _BULK_EVENTS, _BULK_WAL_PAGES
+    from cairn.store.index_state import DEFAULT_WAL_PAGES
 
     def every(store: Store) -> int:
         return int(store.index.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
     with Store.open(cairn_dir) as store, Store.open(cairn_dir) as reader:
-        assert every(store) == _WAL_PAGES
+        assert every(store) == DEFAULT_WAL_PAGES
         events = store.append_many(_drafts(0, _BULK_EVENTS))
         assert every(store) == _BULK_WAL_PAGES
         # What the WAL holds is read like the database: another connection sees it all.
         assert reader.get(events[-1].id) == events[-1]
         assert len(reader.history("t1.c1")) == len(store.history("t1.c1")) > 0
         store.append(EventDraft(type="add", entity="t9.c9", reasoning="one more"))
-        assert every(store) == _WAL_PAGES
+        assert every(store) == DEFAULT_WAL_PAGES
         store.index.checkpoint()
         assert reader.status("t9.c9").event_count == 1
 
