@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cairn import git as gitcmd
 from cairn.cli._common import (
     CairnError,
     emit_json,
@@ -140,27 +141,23 @@ def _decode(data: bytes) -> str | None:
 
 def _git(args: list[str], cwd: Path) -> str:
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        proc = gitcmd.run(cwd, *args)  # neutralised: the repository's config runs nothing
     except FileNotFoundError:
         raise CairnError("git is not installed; --diff and --staged need it") from None
     if proc.returncode != 0:
-        first = (proc.stderr.strip().splitlines() or ["unknown error"])[0]
+        err = proc.stderr.decode("utf-8", "replace")
+        first = (err.strip().splitlines() or ["unknown error"])[0]
         raise CairnError(f"git {args[0]} failed: {first}")
-    return proc.stdout
+    return proc.stdout.decode("utf-8", "replace")
 
 
 def _walk(directory: Path) -> list[Path]:
     """Files below a directory: git's view (tracked + untracked, not ignored) when in a repo."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            gitcmd.argv(
+                None, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
+            ),
             cwd=directory,
             capture_output=True,
         )
@@ -291,9 +288,7 @@ def collect_diff(
         elif side is None:
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
-            data = subprocess.run(
-                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
-            ).stdout
+            data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines), removed=taken_out))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn import git as gitcmd
 from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
@@ -36,6 +37,7 @@ from cairn.importers.git_history import (
     Commit,
     FileDiff,
     git,
+    parse_commit_object,
     read_diffs,
     read_history,
 )
@@ -690,14 +692,20 @@ def _body(c: Commit) -> str:
 
 
 def _load_commit(root: Path, sha: str) -> Commit | None:
-    """A commit outside the `--since` window (the target of a revert inside it)."""
-    sep = "\x1f"
-    fmt = sep.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
-    out = git(root, "show", "-s", f"--format={fmt}", sha, "--", check=False)
-    if not out or sep not in out:
+    """A commit outside the `--since` window (the target of a revert inside it), read
+    from its object by length, like every other commit (`read_history`)."""
+    if not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", sha):
         return None
-    sha_, parents, date, author, subject, message = out.split(sep, 5)
-    return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())
+    try:
+        out = gitcmd.run(root, "cat-file", "commit", sha)
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    commit = parse_commit_object(sha, out.stdout)
+    # the parents git sees (hex only): a shallow clone's boundary has none in its view
+    commit.parents = git(root, "log", "-1", "--format=%P", sha, "--", check=False).split()
+    return commit
 
 
 def imported_counts(keys: set[str]) -> dict[str, int]:
