@@ -13,11 +13,17 @@
     (assignment left: [(identifier) @constant.introduce
                        (pattern_list (identifier) @constant.introduce)])) @range)
 
+; In a class body only UPPER_CASE names are constants: a lower-case class attribute is a
+; field (`email: Mapped[str] = mapped_column()`, `name = models.CharField()`, a
+; dataclass's or a form's field), which is its column where a framework says so and
+; nothing of its own otherwise; as a constant it sat at the column's position with no
+; history and hid the column's.
 (class_definition
   body: (block
     (expression_statement
       (assignment left: [(identifier) @constant.introduce
-                         (pattern_list (identifier) @constant.introduce)])) @range))
+                         (pattern_list (identifier) @constant.introduce)])) @range)
+  (#match? @constant.introduce "^_*[A-Z][A-Z0-9_]*$"))
 
 ; (separate patterns, not one alternation: a query's cost is per pattern shape, and
 ; the alternation made every Python scan a quarter slower; elif and try-else are rare)

@@ -17,6 +17,7 @@ from lsprotocol import types
 from msgspec.structs import replace as struct_replace
 
 from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
+from cairn.core.position import history_from, rank
 from cairn.core.project import Project
 from cairn.lsp.analysis import Analysis
 from cairn.lsp.conversions import lsp_range
@@ -26,6 +27,7 @@ from cairn.lsp.stores import StoreUnavailable
 from cairn.store.paths import EntityKind, covers, parse
 
 if TYPE_CHECKING:
+    from cairn.indexer.model import Range, Symbol
     from cairn.store.model import EntityStatus, Event
 
 
@@ -71,6 +73,16 @@ async def attention_by_entity(
     return out
 
 
+def _by_rule(analysis: Analysis) -> list[Symbol]:
+    """The analysed symbols, those sharing a name ranked by the core's rule
+    (`cairn.core.position`), so the first lens at a place is the hover's first card."""
+    groups: dict[Range, list[Symbol]] = {}
+    for symbol in analysis.symbols:
+        groups.setdefault(symbol.name_range, []).append(symbol)
+    history = history_from(analysis.statuses)
+    return [s for group in groups.values() for s in rank(group, history)]
+
+
 def _is_table(entity: str) -> bool:
     try:
         return parse(entity).kind is EntityKind.TABLE
@@ -92,7 +104,7 @@ def register(server: CairnServer) -> None:
         deserving = await attention_by_entity(server, doc.project, analysis)
         lenses: list[types.CodeLens] = []
         seen: set[tuple[str, int]] = set()
-        for symbol in analysis.symbols:
+        for symbol in _by_rule(analysis):
             status = analysis.statuses.get(symbol.entity)
             key = (symbol.entity, symbol.name_range.start_line)
             if status is None or not deserving.get(symbol.entity) or key in seen:

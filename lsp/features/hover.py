@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cairn.core.attention import attention, needs_history
+from cairn.core.position import has_history, rank
 from cairn.lsp.analysis import NEWEST
 from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
@@ -25,6 +26,7 @@ from cairn.lsp.state import OpenDocument
 from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
+    from cairn.core.session import Card
     from cairn.indexer.model import Symbol
     from cairn.store.model import EntityStatus, Event
 
@@ -39,7 +41,8 @@ def register(server: CairnServer) -> None:
         doc = server.documents.get(params.text_document.uri)
         if doc is None or doc.doc is None or doc.project is None:
             return None
-        symbol = doc.symbol_at(params.position.line, params.position.character)
+        here = doc.entities_at(params.position.line, params.position.character)
+        symbol = here[0] if here else None
         back = _bring_back_at(doc, params.position.line, symbol)
         if symbol is None:
             if back is None:
@@ -47,35 +50,42 @@ def register(server: CairnServer) -> None:
             return types.Hover(
                 contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=back)
             )
-        entity = symbol.entity
-        try:
-            card = await asyncio.wait_for(
-                server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
-            )
-        except StoreUnavailable as exc:
-            server.log(f"hover: {exc}", types.MessageType.Warning)
-            return None
-        except asyncio.TimeoutError:
-            # The store is catching up behind another process's write lock (an import,
-            # a big merge): an empty hover now beats a frozen editor.
-            server.log(f"hover on {entity}: the log is busy; try again in a moment")
-            return None
-        status = card.status
-        if not status.event_count and not status.rollup:
-            if back is not None:
-                markdown = ""
-            elif not server.settings.hover_no_decisions:
+        cards: dict[str, Card] = {}
+        for one in here:
+            try:
+                cards[one.entity] = await asyncio.wait_for(
+                    server.hub.hover_data(doc.project.cairn_dir, one.entity, NEWEST), HOVER_WAIT_S
+                )
+            except StoreUnavailable as exc:
+                server.log(f"hover: {exc}", types.MessageType.Warning)
                 return None
-            else:
-                markdown = no_decisions_markdown(entity)
-        else:
+            except asyncio.TimeoutError:
+                # The store is catching up behind another process's write lock (an
+                # import, a big merge): an empty hover now beats a frozen editor.
+                server.log(f"hover on {one.entity}: the log is busy; try again in a moment")
+                return None
+        # The core's rule again, with the cards' statuses (the analysis may be older):
+        # every entity here with history gets its card, the rule's first one on top.
+        here = rank(here, lambda entity: has_history(cards[entity].status))
+        shown = [s for s in here if has_history(cards[s.entity].status)]
+        parts: list[str] = []
+        for one in shown:
+            card = cards[one.entity]
             newest = list(card.newest)
-            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
-                markdown = hover_markdown(entity, status, newest)
+            if await _deserves_attention(
+                server, doc.project.cairn_dir, one.entity, card.status, newest
+            ):
+                parts.append(hover_markdown(one.entity, card.status, newest))
             else:
-                markdown = quiet_hover_markdown(entity, status, newest)
+                parts.append(quiet_hover_markdown(one.entity, card.status, newest))
+        if not parts and back is None:
+            if not server.settings.hover_no_decisions:
+                return None
+            parts.append(no_decisions_markdown(here[0].entity))
+        markdown = "\n\n---\n\n".join(parts)
         if back is not None:
             markdown = (back + "\n\n" + markdown).strip()
+        symbol = shown[0] if shown else here[0]
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
             range=lsp_range(symbol.name_range),
