@@ -38,6 +38,7 @@ RESOLVERS: dict[str, Resolver] = {
     "alembic-batch": alembic.batch,
     "axum": routers.axum,
     "django": django.field,
+    "django-migration": django.migration,
     "env-assignment": environment.assignment,
     "flask": flask.route,
     "jpa": jpa.column,

@@ -86,6 +86,21 @@
   (#match? @_fn "^([A-Z][A-Za-z]*Field|ForeignKey)$")
   (#set! resolver "django"))
 
+; part: django-migrations
+; --- Django migrations: each operation of a `NNNN_name.py` in a `migrations/` folder;
+; the resolver reads its arguments (the operation's name is the capture's text) ---------
+((call
+  function: [(identifier) @table.reference
+             (attribute attribute: (identifier) @table.reference)]
+  arguments: (argument_list)) @call @range
+  (#any-of? @table.reference
+    "CreateModel" "DeleteModel" "RenameModel" "AlterModelTable"
+    "AddField" "RemoveField" "AlterField" "RenameField"
+    "AddIndex" "RemoveIndex" "RenameIndex" "AddConstraint" "RemoveConstraint"
+    "AlterUniqueTogether" "AlterIndexTogether" "AlterOrderWithRespectTo")
+  (#set! files "[0-9][0-9][0-9][0-9]_*.py")
+  (#set! resolver "django-migration"))
+
 ; part: orm
 ; --- Alembic ---------------------------------------------------------------------------
 ((call
