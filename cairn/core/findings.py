@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from cairn.core.present import by, clip, day, when
+from cairn.core.present import by, clip, day, sentence, when
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Range, Symbol
@@ -202,7 +202,7 @@ def _removed_message(entity: str, removal: Event | None) -> str:
     subject, _, rest = (removal.reasoning or "").partition("\n\n")
     why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
     head = f"{entity} was removed on {when(removal)}{by(removal)}" + (f": {why}" if why else "")
-    head = head if head.endswith((".", "!", "?")) else head + "."
+    head = sentence(head)
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."
 
 
@@ -304,7 +304,7 @@ def _compose_verdict_message(entity: str, verdict: Event, role: str) -> str:
     else:
         head = f"{entity} was reverted on {when(verdict)}{by(verdict)}{because}"
         tail = "Supersede the revert before re-adding it." if role == "introduce" else ""
-    head = head if head.endswith((".", "!", "?")) else head + "."
+    head = sentence(head)
     return f"{head} {tail}".strip()
 
 

@@ -16,19 +16,18 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cairn.core.attention import attention, needs_history
 from cairn.core.position import has_history, rank
-from cairn.lsp.analysis import NEWEST
+from cairn.core.present import no_decisions_markdown
+from cairn.core.view import NEWEST, card_markdown, needs_events
 from cairn.lsp.conversions import lsp_range
-from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.state import OpenDocument
 from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
-    from cairn.core.session import Card
+    from cairn.core.session import Card, Session
     from cairn.indexer.model import Symbol
-    from cairn.store.model import EntityStatus, Event
+    from cairn.store.model import Event
 
 HOVER_WAIT_S = 2.0
 
@@ -69,15 +68,13 @@ def register(server: CairnServer) -> None:
         here = rank(here, lambda entity: has_history(cards[entity].status))
         shown = [s for s in here if has_history(cards[s.entity].status)]
         parts: list[str] = []
+        policy = server.settings.attention
         for one in shown:
             card = cards[one.entity]
-            newest = list(card.newest)
-            if await _deserves_attention(
-                server, doc.project.cairn_dir, one.entity, card.status, newest
-            ):
-                parts.append(hover_markdown(one.entity, card.status, newest))
-            else:
-                parts.append(quiet_hover_markdown(one.entity, card.status, newest))
+            events = None
+            if needs_events(card, policy):
+                events = await _history(server, doc.project.cairn_dir, one.entity)
+            parts.append(card_markdown(one.entity, card, events, policy))
         if not parts and back is None:
             if not server.settings.hover_no_decisions:
                 return None
@@ -92,19 +89,16 @@ def register(server: CairnServer) -> None:
         )
 
 
-async def _deserves_attention(
-    server: CairnServer, cairn_dir: Path, entity: str, status: EntityStatus, history: list[Event]
-) -> bool:
-    """The quiet rule for one card; the full history only when the rule needs it and
-    the card's newest events may not hold the removal."""
-    policy = server.settings.attention
-    events = history
-    if needs_history(status, policy) and len(history) < status.event_count:
-        try:
-            events = await server.hub.call(cairn_dir, lambda s: s.history(entity))
-        except StoreUnavailable:
-            events = history
-    return bool(attention(status, events, policy))
+async def _history(server: CairnServer, cairn_dir: Path, entity: str) -> list[Event] | None:
+    """An entity's whole history (the quiet rule needs it for a few), None if unreadable."""
+
+    def read(session: Session) -> list[Event]:
+        return session.history(entity)
+
+    try:
+        return await server.hub.call(cairn_dir, read)
+    except StoreUnavailable:
+        return None
 
 
 def _bring_back_at(doc: OpenDocument, line: int, symbol: Symbol | None) -> str | None:
