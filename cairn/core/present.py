@@ -236,16 +236,37 @@ def no_decisions_markdown(entity: str) -> str:
 
 
 def rollup_line(entity: str, rollup: dict[str, Status]) -> str:
-    """`Columns: 1 reverted (email_verified) · 4 active` for a table."""
+    """`Columns: 1 reverted (email_verified) · 4 active` for a table; `Members: …` for a
+    class (its methods and constants are no columns), `Symbols: …` for a file."""
+    label, prefix = _children_of(entity)
     counts = Counter(s.value for s in rollup.values())
     parts = []
     for state in ("reverted", "rejected", "conflict", "reopened", "removed", "active"):
         if not counts.get(state):
             continue
-        names = [k.removeprefix(entity + ".") for k, s in rollup.items() if s.value == state]
+        names = [k.removeprefix(prefix) for k, s in rollup.items() if s.value == state]
         detail = f" ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})"
         parts.append(f"{counts[state]} {state}" + (detail if state != "active" else ""))
-    return "Columns: " + (" · ".join(parts) if parts else "no decisions")
+    return f"{label}: " + (" · ".join(parts) if parts else "no decisions")
+
+
+def _children_of(entity: str) -> tuple[str, str]:
+    """What an entity's rollup lists, in words, and the prefix its children's names drop."""
+    from cairn.store.paths import EntityKind, parse
+
+    try:
+        kind = parse(entity).kind
+    except ValueError:
+        return "Inside", ""
+    if kind is EntityKind.TABLE:
+        return "Columns", entity + "."
+    if kind is EntityKind.FILE:
+        return "Symbols", entity + "::"
+    if kind is EntityKind.DIRECTORY:
+        return "Inside", entity
+    if kind.coarse is EntityKind.SYMBOL:
+        return "Members", entity + "."
+    return "Inside", ""
 
 
 def lens_title(status: EntityStatus) -> str:
