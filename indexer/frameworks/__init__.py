@@ -39,6 +39,7 @@ RESOLVERS: dict[str, Resolver] = {
     "axum": routers.axum,
     "django": django.field,
     "django-migration": django.migration,
+    "django-table": django.meta_table,
     "env-assignment": environment.assignment,
     "flask": flask.route,
     "jpa": jpa.column,

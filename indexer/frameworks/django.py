@@ -134,6 +134,19 @@ def _table(cls: Node, path: str) -> str | None:
     return model_table(app_label(path), node_text(name))
 
 
+def meta_table(capture: Capture, ctx: FileContext) -> list[Capture]:
+    """`db_table = "t"` in a model's `class Meta` introduces the table t (an abstract
+    model's or a form's Meta names none)."""
+    meta = ancestor(capture.name_node, "class_definition")
+    cls = ancestor(meta, "class_definition") if meta is not None else None
+    if cls is None:
+        return []
+    key = ("django", cls.id)
+    if key not in ctx.memo:
+        ctx.memo[key] = _table(cls, ctx.path)
+    return [capture] if ctx.memo[key] == capture.name else []
+
+
 def app_label(path: str) -> str:
     """`shop/models.py` -> `shop`; `shop/models/order.py` -> `shop`."""
     parts = PurePosixPath(path).parts[:-1]
@@ -259,8 +272,13 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         index = _argument(call, "index", 1)
         fields = keyword(index, "fields") if index is not None and index.type == "call" else None
         for item in fields.named_children if fields is not None else []:
-            if item.type == "string":
-                emit("column", Role.REFERENCE, item, table)
+            name = (literal(item) or "").lstrip("-")  # "-date_modified": descending
+            if item.type == "string" and name:
+                found.append(
+                    capture.but(
+                        kind="column", role=Role.REFERENCE, name=name, name_node=item, table=table
+                    )
+                )
         return found
     return []
 
