@@ -588,6 +588,7 @@ def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> l
                     "total": back.total,
                     "file": first.file,
                     "lines": [ln.line for ln in back.lines],
+                    "subject": back.revert.subject,
                 },
             )
         )

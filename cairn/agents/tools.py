@@ -21,7 +21,16 @@ from typing import Any
 
 from cairn.core.decisions import loggable_types
 from cairn.core.limits import MAX_FILE_BYTES
-from cairn.core.present import clip, day, plural, short_id
+from cairn.core.present import (
+    blocked_explanation,
+    clip,
+    day,
+    finding_line,
+    in_mcp_terms,
+    no_decisions_hint,
+    plural,
+    short_id,
+)
 from cairn.core.project import Project, ProjectNotFound, find_project
 
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
@@ -29,8 +38,11 @@ MAX_CONTENT = MAX_FILE_BYTES  # the one file-size limit: larger files are genera
 MAX_ENTITIES = 200
 MAX_PATH = 4096  # characters in an entity path or a file path
 MAX_DETAILED = 40  # entities described in full in one answer; the rest are listed
+MAX_SUGGESTED = 5  # unknown entities given "did you mean" (each costs a search of the code)
 SEARCH_DEFAULT, SEARCH_MAX = 10, 50
-RECORD_TYPES = list(loggable_types())  # the store's vocabulary, less redact
+# The store's vocabulary less redact and annotate: both name an *event*, not an entity
+# (`cairn redact ID`, `cairn annotate ID`), and this tool has no argument for one.
+RECORD_TYPES = [t for t in loggable_types() if t != "annotate"]
 
 _PATH_HINT = "entity paths such as users.email, src/auth.py::login, deps/stripe"
 
@@ -193,7 +205,8 @@ class AgentTools:
         except ToolError as exc:
             return _error(str(exc))
         except (StoreError, EntityPathError) as exc:
-            return _error(str(exc))
+            # The store words its errors for the CLI; the agent sets arguments, not flags.
+            return _error(in_mcp_terms(str(exc)))
 
     # --- cairn_why ----------------------------------------------------------------------
 
@@ -244,9 +257,20 @@ class AgentTools:
             records.append(record)
         if listed:
             blocks.append(f"{len(listed)} more with decisions: {clip(', '.join(listed), 600)}")
-        if silent:
+        suggestions: dict[str, list[str]] = {}
+        if raw_entities is not None and len(silent) <= MAX_SUGGESTED:
+            # Asked by name (not the entities of a file): suggest as `cairn status` does.
+            for entity in silent:
+                suggestions[entity] = session.did_you_mean(entity)
+                blocks.append(no_decisions_hint(entity, suggestions[entity], "mcp"))
+        elif silent:
             blocks.append(f"no decisions recorded on: {clip(', '.join(silent), 600)}")
-        answer: dict[str, Any] = {"entities": records, "more": listed, "no_decisions": silent}
+        answer: dict[str, Any] = {
+            "entities": records,
+            "more": listed,
+            "no_decisions": silent,
+            "did_you_mean": suggestions,
+        }
         if file_rel is not None:
             answer["file"] = file_rel
         return Answer("\n".join(blocks), answer)
@@ -287,26 +311,13 @@ class AgentTools:
                 "cairn_check: 'content' is larger than 4 MB; generated files are not checked"
             )
         report = self._run_check(path, content)
-        lines = []
-        for f in report.findings:
-            label = "BLOCKING" if f["blocking"] else f["severity"]
-            kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
-            where = f"{f['file']}:{f['line']}"
-            lines.append(f"{where}: {label}: {f['message']} [{kinds} {short_id(f['verdict_id'])}]")
+        lines = [finding_line(f, column=False) for f in report.findings]
         blocking = report.blocking
-        if blocking:
-            names = ", ".join(sorted({f["entity"] for f in blocking}))
-            lines.append(
-                f"blocked: the change re-introduces {names}. Do not write it unless the user "
-                "confirms; then record why first (cairn_record type supersede)."
-            )
-        else:
-            lines.append("ok: nothing re-introduces a reverted or rejected entity")
-        data = {
-            "blocking": bool(blocking),
-            "files_checked": report.files_checked,
-            "findings": report.findings,
-        }
+        explanation = blocked_explanation(blocking, "mcp")
+        lines.append(explanation or "ok: nothing re-introduces a reverted or rejected entity")
+        data = report.to_dict()  # what `cairn check --json` prints
+        if explanation:
+            data["explanation"] = explanation  # in this surface's terms
         return Answer("\n".join(lines), data)
 
     def _run_check(self, path: str, content: str) -> Any:
@@ -329,11 +340,22 @@ class AgentTools:
 
         keys = {"entity", "type", "reasoning", "alternative", "of", "reverts", "key"}
         _allowed("cairn_record", args, keys)
-        event_type = _text("cairn_record", args, "type", limit=64)
-        if event_type.strip().lower() == "redact":
+        event_type = _text("cairn_record", args, "type", limit=64).strip().lower()
+        if event_type == "redact":
             raise ToolError(
                 "redact is refused over MCP: erasing history is a human act; "
                 "ask the user to run `cairn redact ID --reason ...`"
+            )
+        if event_type == "annotate":
+            raise ToolError(
+                "cairn_record: annotate adds a note to an earlier event and needs its id, "
+                "which this tool does not take; record the reason as a decision, or ask the "
+                "user to run `cairn annotate ID`"
+            )
+        if event_type not in RECORD_TYPES:
+            raise ToolError(
+                f"cairn_record: unknown type {clip(event_type, 40)!r}; "
+                f"'type' is one of {', '.join(RECORD_TYPES)}"
             )
         entity = _text("cairn_record", args, "entity", limit=MAX_PATH)
         reasoning = _text("cairn_record", args, "reasoning", limit=MAX_TEXT, allow_empty=True)
@@ -342,7 +364,7 @@ class AgentTools:
         reverts = _text("cairn_record", args, "reverts", required=False, limit=128)
         key = _text("cairn_record", args, "key", required=False, limit=MAX_PATH)
         draft = EventDraft(
-            type=event_type.strip(),
+            type=event_type,
             entity=entity,
             reasoning=reasoning,
             alternative=alternative,

@@ -31,7 +31,7 @@ from cairn.cli._common import (
 )
 from cairn.core.gate import Report, Target, changed_lines, edit
 from cairn.core.limits import MAX_FILE_BYTES, looks_binary
-from cairn.core.present import short_id
+from cairn.core.present import finding_line, next_step
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
 
@@ -430,12 +430,7 @@ def emit(report: Report, as_json: bool) -> None:
         emit_json(report.to_dict())
         return
     for f in report.findings:
-        label = f["severity"]
-        kinds = "/".join(t for t in f["verdict_types"] if t) or f["kind"]
-        say(
-            f"{f['file']}:{f['line']}:{f['column']}: {label}: {f['message']} "
-            f"[{kinds} {short_id(f['verdict_id'])}]"
-        )
+        say(finding_line(f))
     files = plural(report.files_checked, "file")
     blocking = report.blocking
     if not blocking:
@@ -447,14 +442,4 @@ def emit(report: Report, as_json: bool) -> None:
         f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
         f"the change re-introduces {', '.join(entities)}."
     )
-    name = entities[0] if len(entities) == 1 else "ENTITY"
-    if all(f["kind"] == "removed" for f in blocking):
-        say(
-            f'If that is intended, record why: `cairn log {name} add --reason "..."`; '
-            f"see the history with `cairn history {name}`."
-        )
-        return
-    say(
-        f'If that is intended, record why: `cairn supersede {name} --reason "..."`; '
-        f"see the history with `cairn history {name}`."
-    )
+    say(next_step(blocking))

@@ -21,8 +21,8 @@ from cairn.cli._common import (
     plural,
     warn_if_damaged,
 )
-from cairn.core.present import short_id, who
-from cairn.core.session import Session
+from cairn.core.present import no_decisions_hint, short_id, who
+from cairn.core.session import Session, did_you_mean
 from cairn.store import (
     AmbiguousTarget,
     Attempt,
@@ -405,17 +405,12 @@ def _readable(entity: str) -> None:
 def _did_you_mean(store: Store, entity: str) -> list[str]:
     """For an entity the log does not know: close paths from the log and the code, also
     told on stderr (exit stays 0: an unknown entity is an answer, not an error)."""
-    from cairn.suggest import suggest
-
-    found = suggest(entity, store.entities(), store.root)
-    if found:
-        hint = "did you mean " + ", ".join(found) + "?"
-    else:
-        hint = "`cairn ls` lists the entities that have decisions"
+    found = did_you_mean(store, entity)
+    hint = no_decisions_hint(entity, found)
 
     def tell() -> None:  # after the answer itself, as a footnote to it
         sys.stdout.flush()
-        click.echo(f"cairn: no decisions recorded on {entity}; {hint}", err=True)
+        click.echo(f"cairn: {hint}", err=True)
 
     click.get_current_context().call_on_close(tell)
     return found

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from cairn.core.present import blocked_explanation
 from cairn.core.project import Project
 
 if TYPE_CHECKING:
@@ -64,11 +65,15 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document `cairn check --json` prints."""
-        return {
+        out: dict[str, Any] = {
             "blocking": bool(self.blocking),
             "files_checked": self.files_checked,
             "findings": self.findings,
         }
+        if self.blocking:
+            # What the Claude Code hook shows (it imports no Cairn, so it takes the words)
+            out["explanation"] = blocked_explanation(self.findings, "cli")
+        return out
 
 
 def changed_lines(old: str, new: str) -> frozenset[int]:
@@ -294,7 +299,15 @@ def _judge(
                 )
             )
     for finding in bring_back_findings(backs):
-        row = _row(finding, finding.data["file"], verdict_types=["revert"], column=1)
+        # Found by content, not by name: the reason is the revert event's, else the
+        # reverted commit's subject, so no surface blocks without saying why.
+        row = _row(
+            finding,
+            finding.data["file"],
+            verdict_types=["revert"],
+            reasoning=_verdict_reason(session, finding.verdict_id, finding.data.get("subject")),
+            column=1,
+        )
         if finding.data.get("removal"):
             # Lines taken out are in no new text: the row names the file, not a line.
             row["line"] = row["end_line"] = 1
@@ -305,6 +318,17 @@ def _judge(
         row["hits"] = finding.data["hits"]
         row["total"] = finding.data["total"]
         report.findings.append(row)
+
+
+def _verdict_reason(session: Session, verdict_id: str, fallback: object) -> str | None:
+    """The reasoning of the event `verdict_id`, else `fallback` (a commit subject)."""
+    from cairn.store import StoreError
+
+    try:
+        reasoning = session.store.get(verdict_id).reasoning
+    except (StoreError, LookupError):
+        reasoning = ""
+    return reasoning or (str(fallback) if fallback else None)
 
 
 def _row(

@@ -343,3 +343,108 @@ def _paragraphs(lines: list[str]) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+# --- findings and the gate: the same words on every surface -----------------------------
+# The CLI, the Claude Code hook (through `cairn check --json`'s `explanation`) and MCP's
+# `cairn_check` word a blocked change with these; only the next step differs, because
+# each surface names its own way to record a decision.
+
+# surface -> (re-open a verdict, re-add a removed entity, read the history); {name}: entity
+_REMEDY = {
+    "cli": (
+        '`cairn supersede {name} --reason "..."`',
+        '`cairn log {name} add --reason "..."`',
+        "`cairn history {name}`",
+    ),
+    "mcp": (
+        "cairn_record type=supersede entity={name}",
+        "cairn_record type=add entity={name}",
+        'cairn_why entities=["{name}"]',
+    ),
+}
+
+
+def finding_kinds(finding: Mapping[str, Any]) -> str:
+    """`revert`, `reject`, `revert/reject`, or the finding's kind when it names no verdict."""
+    return "/".join(t for t in finding.get("verdict_types", ()) if t) or str(finding["kind"])
+
+
+def finding_line(finding: Mapping[str, Any], *, column: bool = True) -> str:
+    """`db/003.sql:2:5: error: <message> [revert 3cb5f069a1b2]`, compiler style."""
+    where = f"{finding['file']}:{finding['line']}" + (f":{finding['column']}" if column else "")
+    return (
+        f"{where}: {finding['severity']}: {finding['message']} "
+        f"[{finding_kinds(finding)} {short_id(finding['verdict_id'])}]"
+    )
+
+
+def blocked_explanation(findings: Sequence[Mapping[str, Any]], surface: str = "cli") -> str:
+    """Why a change is blocked, for an agent or a person: each blocking finding with the
+    verdict's reason (a revert found by content quotes its reason too), then what to do."""
+    blocking = [f for f in findings if f.get("blocking")]
+    if not blocking:
+        return ""
+    lines = ["Cairn blocked this edit: it re-introduces an entity the team decided against."]
+    for f in blocking:
+        lines.append(
+            f"- {f['file']}:{f['line']}: {f['entity']} "
+            f"({finding_kinds(f)} {short_id(f['verdict_id'])})"
+        )
+        if f.get("alternative"):
+            lines.append(f"  rejected approach: {clip(f['alternative'], 300)}")
+        lines.append(f"  reasoning: {reason_text(f.get('reasoning'))}")
+    # An agent reads this: it asks the user before it goes against the team's verdict.
+    lines.append("Do not re-add it unless the user confirms it is needed.")
+    lines.append(next_step(blocking, surface))
+    return "\n".join(lines)
+
+
+def reason_text(reasoning: object) -> str:
+    """A verdict's reason quoted, or says plainly that none was recorded."""
+    text = clip(str(reasoning or ""), 400)
+    return f'"{text}"' if text else "(no reasoning recorded)"
+
+
+def next_step(blocking: Sequence[Mapping[str, Any]], surface: str = "cli") -> str:
+    """What to do about blocking findings, in the words of `surface` ("cli" or "mcp")."""
+    entities = sorted({str(f["entity"]) for f in blocking})
+    name = entities[0] if len(entities) == 1 else "ENTITY"
+    supersede, add, history = _REMEDY.get(surface, _REMEDY["cli"])
+    how = add if all(f["kind"] == "removed" for f in blocking) else supersede
+    return (
+        f"If that is intended, record why: {how.format(name=name)}; "
+        f"see the history with {history.format(name=name)}."
+    )
+
+
+def no_decisions_hint(entity: str, suggestions: Sequence[str], surface: str = "cli") -> str:
+    """`no decisions recorded on requests; did you mean deps/requests?` (CLI and MCP)."""
+    if suggestions:
+        hint = "did you mean " + ", ".join(suggestions) + "?"
+    elif surface == "mcp":
+        hint = "cairn_search finds decisions by their words"
+    else:
+        hint = "`cairn ls` lists the entities that have decisions"
+    return f"no decisions recorded on {entity}; {hint}"
+
+
+# The store's messages name the CLI's flags (its main surface); MCP names arguments.
+_MCP_ARGUMENTS = (
+    ("-r/--reason", "reasoning"),
+    ("--of/--supersedes", "of"),
+    ("--supersedes", "of"),
+    ("--reverts", "reverts"),
+    ("--alternative", "alternative"),
+    ("--reason", "reasoning"),
+    ("--of", "of"),
+    ("--key", "key"),
+)
+
+
+def in_mcp_terms(message: str) -> str:
+    """An error message with each CLI flag replaced by the MCP argument that sets it."""
+    for flag, argument in _MCP_ARGUMENTS:
+        pattern = rf"(?<![\w-]){re.escape(flag)}(?![\w-])"
+        message = re.sub(pattern, f"the '{argument}' argument", message)
+    return message

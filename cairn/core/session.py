@@ -114,6 +114,11 @@ class Session:
         """The former paths of `entity`, nearest first (`cairn.core.aliases`)."""
         return self._formers_of(self._current(), entity)
 
+    def did_you_mean(self, entity: str) -> list[str]:
+        """Entity paths close to one the log does not know (from the log and the code):
+        the one suggestion rule `cairn status`, `cairn_why` and the rest give."""
+        return did_you_mean(self.store, entity)
+
     def renamed_to(self, entity: str) -> str | None:
         """The newest name of canonical `entity`, when it was renamed or moved."""
         return self._aliases(self._current()).renamed_to(entity)
@@ -395,6 +400,14 @@ class Session:
     def _with_reviews(version: _Version, status: EntityStatus) -> EntityStatus:
         due = version.reviews.get(status.entity)
         return struct_replace(status, due_reviews=list(due)) if due else status
+
+
+def did_you_mean(store: Store, entity: str) -> list[str]:
+    """Entity paths close to `entity`, which the log does not know: from the log's
+    entities and the code's (`cairn.suggest`). Every surface suggests through this."""
+    from cairn.suggest import suggest
+
+    return suggest(entity, store.entities(), store.root)
 
 
 def log_version(project: Project) -> object:

@@ -75,7 +75,10 @@ async def test_why_search_check_and_the_resource_answer_from_the_store(project: 
     assert "prior attempts: 1 reverted" in text
     assert "deps/stripe: rejected (1 event)" in text  # one event, not "1 events"
     assert "reject of “stripe-python v1 client”" in text
-    assert text.endswith("no decisions recorded on: orders.total")
+    # (no code names orders.total, so there is nothing to suggest; the hint says what to do)
+    assert text.endswith(
+        "no decisions recorded on orders.total; cairn_search finds decisions by their words"
+    )
     data = why.structured_content
     assert [e["entity"] for e in data["entities"]] == ["users.email_verified", "deps/stripe"]
     first = data["entities"][0]
@@ -100,8 +103,9 @@ async def test_why_search_check_and_the_resource_answer_from_the_store(project: 
         "users.email_verified",
         verdict,
     )
-    assert "BLOCKING" in text_of(blocked)
-    assert "blocked: the change re-introduces users.email_verified." in text_of(blocked)
+    assert "db/004_again.sql:1: error: " in text_of(blocked)  # `cairn check`'s line
+    assert "Cairn blocked this edit: it re-introduces" in text_of(blocked)
+    assert f'reasoning: "{REVERT_REASON}"' in text_of(blocked)
     assert clean.structured_content == {"blocking": False, "files_checked": 1, "findings": []}
 
     markdown = history.contents[0]
@@ -127,7 +131,15 @@ async def test_cairn_check_matches_the_cli_gate(project: Path) -> None:
         answer = await session.call_tool(
             "cairn_check", {"path": "db/004.sql", "content": MIGRATION}
         )
-    assert answer.structured_content == json.loads(cli.stdout)
+    data = dict(answer.structured_content or {})
+    report = json.loads(cli.stdout)
+    # The same findings and the same explanation, but for its last line: what to do next
+    # is named in each surface's terms (a command there, a tool call here).
+    mcp_words, cli_words = data.pop("explanation"), report.pop("explanation")
+    assert data == report
+    assert mcp_words.splitlines()[:-1] == cli_words.splitlines()[:-1]
+    assert "cairn_record type=supersede" in mcp_words.splitlines()[-1]
+    assert "`cairn supersede" in cli_words.splitlines()[-1]
 
 
 async def test_record_writes_one_event_attributed_to_the_client_and_session(project: Path) -> None:
@@ -209,7 +221,8 @@ async def test_a_second_connection_is_a_second_session(project: Path) -> None:
 INVALID_RECORDS: list[tuple[dict[str, object], str]] = [
     (
         {"entity": "users.name", "type": "add", "reasoning": "  "},
-        "reasoning is empty for add on users.name; say why (-r/--reason)",
+        # the store's words, naming the tool's argument where the CLI names its flag
+        "reasoning is empty for add on users.name; say why (the 'reasoning' argument)",
     ),
     ({"entity": "users.name", "type": "frobnicate", "reasoning": "x"}, "frobnicate"),
     ({"entity": "users..name", "type": "add", "reasoning": "x"}, "users..name"),
@@ -239,10 +252,11 @@ async def test_invalid_records_are_tool_errors_with_one_line_and_write_nothing(
     assert (project / ".cairn" / "decisions.jsonl").read_bytes() == before
 
 
-async def test_invalid_record_message_is_the_cli_message(project: Path) -> None:
-    """The MCP error text is what `cairn log` prints after `cairn: error: `."""
+async def test_invalid_record_message_is_the_cli_message_in_mcp_terms(project: Path) -> None:
+    """The store's message as `cairn log` prints it after `cairn: error: `, with the
+    CLI's flag replaced by the tool's argument."""
     cli = subprocess.run(
-        [sys.executable, "-P", "-m", "cairn.cli", "log", "users.name", "frobnicate", "-r", "x"],
+        [sys.executable, "-P", "-m", "cairn.cli", "log", "users.name", "add", "-r", " "],
         capture_output=True,
         text=True,
         cwd=project,
@@ -250,9 +264,11 @@ async def test_invalid_record_message_is_the_cli_message(project: Path) -> None:
     assert cli.returncode == 2
     async with mcp_session(project) as session:
         answer = await session.call_tool(
-            "cairn_record", {"entity": "users.name", "type": "frobnicate", "reasoning": "x"}
+            "cairn_record", {"entity": "users.name", "type": "add", "reasoning": " "}
         )
-    assert cli.stderr.strip() == f"cairn: error: {text_of(answer)}"
+    expected = cli.stderr.strip().replace("-r/--reason", "the 'reasoning' argument")
+    assert expected != cli.stderr.strip()
+    assert expected == f"cairn: error: {text_of(answer)}"
 
 
 async def test_redact_is_refused_and_writes_nothing(project: Path) -> None:

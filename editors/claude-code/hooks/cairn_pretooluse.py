@@ -119,21 +119,16 @@ def clean_text(value: object, what: str) -> str:
 
 
 def explain(report: dict[str, Any]) -> str:
-    """What Claude reads on stderr: each blocked entity and the recorded reasoning."""
+    """What Claude reads on stderr. The words are Cairn's own (`cairn check --json`'s
+    `explanation`, from cairn.core.present), so the hook, the CLI and MCP say the same;
+    a report without one (an older `cairn`) still names what blocked and why."""
+    explanation = report.get("explanation")
+    if isinstance(explanation, str) and explanation:
+        return explanation
     lines = ["Cairn blocked this edit: it re-introduces an entity the team decided against."]
     for f in report.get("findings", []):
-        if not f.get("blocking"):
-            continue
-        kinds = "/".join(t for t in f.get("verdict_types", []) if t) or f.get("kind", "verdict")
-        lines.append(f"- {f['file']}:{f['line']}: {f['entity']} ({kinds} {f['verdict_id'][:8]})")
-        if f.get("alternative"):
-            lines.append(f"  rejected approach: {f['alternative']}")
-        if f.get("reasoning"):
-            lines.append(f'  reasoning: "{f["reasoning"]}"')
-    lines.append(
-        "Do not re-add it. If the user confirms it is needed, record why first with "
-        '`cairn supersede ENTITY --reason "..."`, then retry the edit.'
-    )
+        if isinstance(f, dict) and f.get("blocking"):
+            lines.append(f"- {f.get('file')}:{f.get('line')}: {f.get('message')}")
     return "\n".join(lines)
 
 
