@@ -20,9 +20,8 @@ from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
 from cairn.core.findings import Finding, Severities, findings_for, removed
-from cairn.lsp.conversions import draft_diagnostics, wire_diagnostics
+from cairn.lsp.conversions import diagnostic, draft_diagnostics, wire_diagnostics
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.wire import diagnostic
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -41,7 +40,7 @@ class Analysis:
     symbols: tuple[Symbol, ...] = ()
     statuses: Mapping[str, EntityStatus] = field(default_factory=lambda: MappingProxyType({}))
     findings: tuple[Finding, ...] = ()
-    # In wire form (`cairn.lsp.wire.diagnostic`), as published: a file's hundreds are
+    # In wire form (`cairn.lsp.conversions.diagnostic`), as published: a file's hundreds are
     # never built as lsprotocol objects only to be taken apart again by the converter.
     diagnostics: tuple[dict[str, Any], ...] = ()
     # How the leading `from_statuses` findings (and diagnostics) were derived: the

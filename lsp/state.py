@@ -29,7 +29,6 @@ from cairn.core.project import Project
 from cairn.indexer import Document, user_query_errors
 from cairn.lsp.analysis import EMPTY, Analysis, analyse, prefetch_hovers
 from cairn.lsp.conversions import relative_to, uri_path, wire_diagnostics
-from cairn.lsp.wire import publish_params
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -150,7 +149,6 @@ class Documents:
 
     def open(self, uri: str, text: str, version: int) -> None:
         """didOpen: build the server's view and analyse it at once."""
-        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         self._open[uri] = self._build(uri, text, version)
         self.schedule(uri, 0)
 
@@ -161,7 +159,6 @@ class Documents:
         doc = self._open.get(uri)
         if doc is None:
             return
-        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         doc.version = version
         self._apply(doc, changes)
         self.schedule(uri)
@@ -246,14 +243,6 @@ class Documents:
         await self._analyse_now(doc.uri)
 
     async def _analyse_now(self, uri: str) -> None:
-        try:
-            await self._analyse(uri)
-        finally:
-            # after the publish and the edit cache (queued by `_publish`): the cyclic
-            # GC held since the open or edit runs now (`cairn.lsp.gc_hold`)
-            _soon(self._server.gc_hold.release)
-
-    async def _analyse(self, uri: str) -> None:
         doc = self._open.get(uri)
         if doc is None:
             return
@@ -284,8 +273,7 @@ class Documents:
         prefetch_hovers(self._server, snapshot, result)
 
     def _publish(self, uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
-        self._server.publish_diagnostics(publish_params(uri, diagnostics, version))
-        self._server.settle()  # the first diagnostics are out: start-up is over
+        self._server.publish_diagnostics(uri, version, diagnostics)
         doc = self._open.get(uri)
         if doc is not None and doc.doc is not None:
             # The edit cache of a newly opened file is filled while the client reads its

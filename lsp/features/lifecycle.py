@@ -8,14 +8,12 @@ workspace folder without a `.cairn/` how to start one, and starts the log watche
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from lsprotocol import types
 
-from cairn.lsp import codegen_cache
 from cairn.lsp.conversions import uri_path
-from cairn.lsp.server import STARTUP_S, CairnServer
+from cairn.lsp.server import CairnServer
 from cairn.lsp.settings import Settings
 from cairn.lsp.watch_loop import start_watching
 
@@ -27,7 +25,6 @@ def register(server: CairnServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         init_options[0] = params.initialization_options
-        asyncio.get_running_loop().call_later(STARTUP_S, server.settle)  # at the latest
         apply_settings(server, params.initialization_options, base=Settings())
         found = [server.projects.for_path(p) for p in folder_paths(server)]
         projects = {p.cairn_dir: p for p in found if p is not None}
@@ -39,9 +36,6 @@ def register(server: CairnServer) -> None:
         await pull_configuration(server, init_options[0])
         offer_init(server)
         await start_watching(server)
-        cache = codegen_cache.installed()
-        if cache is not None:  # a first start: the next one reuses what it compiled
-            server.scheduler.worker.submit(cache.save)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
