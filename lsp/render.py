@@ -1,4 +1,5 @@
-"""Markdown for hovers, code lenses and the history view: pure functions of store data.
+"""Markdown for hovers and code lenses: pure functions of store data (the history view's
+is `cairn.core.present.history_markdown`, shared with the agents).
 
 Cards stay short (at most `MAX_LINES` lines): the open verdicts first, because they
 are what the reader must not miss, then re-openings, due reviews, a table's column
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from cairn.core.present import annotated_id, by, clip, day, short_id, split_notes, when
+from cairn.core.present import annotated_id, by, clip, day, found_by, short_id, when
 
 if TYPE_CHECKING:
     from cairn.store.model import EntityStatus, Event, Status
@@ -148,30 +149,6 @@ def lens_title(status: EntityStatus) -> str:
     return title
 
 
-def history_markdown(entity: str, events: Sequence[Event]) -> str:
-    """The full history of an entity, newest first, for the history view."""
-    lines = [f"# History of `{entity}`", ""]
-    if not events:
-        lines.append("No decisions recorded.")
-    plain, notes = split_notes(events)
-    for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
-        head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
-        lines.append(head + found_by(event))
-        if event.entity != entity:
-            lines.append(f"*on `{event.entity}`*")
-        if event.alternative:
-            lines.append(f"**Rejected alternative:** {event.alternative}")
-        for target, label in ((event.supersedes, "Re-opens"), (event.reverts, "Undoes")):
-            if target:
-                lines.append(f"**{label}:** `{short_id(target)}`")
-        lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
-        for note in notes.get(event.id, ()):
-            lines += [f"> **Note** {when(note)}{by(note)} · `{short_id(note.id)}`  ", ""]
-            lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
-            lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
 def _verdict_lines(verdict: Event, entity: str = "") -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
     if str(verdict.type) == "reject" and entity:
@@ -182,16 +159,6 @@ def _verdict_lines(verdict: Event, entity: str = "") -> list[str]:
     head += found_by(verdict)
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]
-
-
-def found_by(event: Event) -> str:
-    """` · found by inverse-patch` (how an imported revert was recognised), or nothing."""
-    meta = event.metadata
-    how = meta.get("found_by")
-    if not how:
-        return ""
-    share = meta.get("share")
-    return f" · found by {how}" + (f" ({share})" if share else "")
 
 
 def _height(blocks: list[str]) -> int:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import inspect
 import logging
 import logging.handlers
 import queue
@@ -39,19 +40,22 @@ from importlib import import_module
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from cairn.core.project import ProjectFinder
-from cairn.lsp.conversions import converter
+from cairn.lsp.context import Client, Context
+from cairn.lsp.conversions import converter, uri_path
 from cairn.lsp.scheduling import Scheduler, Worker
-from cairn.lsp.settings import Settings, pulls_diagnostics
+from cairn.lsp.settings import Settings, SettingsByFolder, pulls_diagnostics
 from cairn.lsp.state import Documents
-from cairn.lsp.stores import StoreHub
+from cairn.lsp.stores import StoreHub, StoreUnavailable
 from cairn.lsp.transport import CairnProtocol, serve_stdio, serve_tcp
 
 log = logging.getLogger("cairn.lsp")
 
-# One module per LSP method or feature; each has `register(server)`.
+# One module per LSP method or feature; each has `register(server)`, which adds its
+# handlers with `server.handle` / `server.handle_command`.
 FEATURES = (
     "cairn.lsp.features.lifecycle",
     "cairn.lsp.features.documents",
@@ -66,26 +70,118 @@ FEATURES = (
 )
 
 
+Handler = Callable[[Context, Any], Any]
+_RAISE: Any = object()  # `handle(..., empty=_RAISE)`: a store failure is an error response
+
+
 class CairnServer(LanguageServer):
-    """The server: the client connection plus Cairn's parts, each owning its state.
+    """The server: pygls' `LanguageServer` plus Cairn's parts, each owning its state.
 
     `documents` (open documents), `scheduler` (background tasks, debouncing and the
     one worker thread), `hub` (project sessions on that worker), `projects` (which
-    `.cairn/` a path belongs to), `settings` (replaced whole by `configure`).
+    `.cairn/` a path belongs to), `configuration` (the settings, per workspace folder),
+    `client` (the facade handlers talk to the editor through). Handlers are registered
+    with `handle` and get a `Context`, not the server.
     """
 
     def __init__(self) -> None:
         super().__init__(
             "cairn", installed_version(), protocol_cls=CairnProtocol, converter_factory=converter
         )
-        self._settings = Settings()
+        self.configuration = SettingsByFolder()
+        self.client = Client(self)
         worker = Worker()
         self.scheduler = Scheduler(worker, report=self._report_failure)
         self.hub = StoreHub(worker)
         self.projects = ProjectFinder()
         self.documents = Documents(self)
-        self._warned: set[str] = set()  # one-time messages already shown
         self._pull_offered = True  # False once initialize decided to push (no pull provider)
+
+    # --- registration ---------------------------------------------------------------------
+
+    def handle(
+        self, method: str, options: Any = None, *, empty: Any = _RAISE, name: str = ""
+    ) -> Callable[[Handler], Handler]:
+        """Register `handler(ctx, params)` for an LSP method.
+
+        The one place errors become LSP errors: a bad request (the core's or the store's
+        validation) is InvalidParams, a store that cannot answer is InternalError, each
+        message prefixed with `name`. With `empty`, a store that cannot answer is
+        logged and `empty` is the answer instead (reads degrade, writes fail loudly).
+        """
+        return self._register(self.feature(method, options), name or method, empty)
+
+    def handle_command(
+        self, command: str, *, empty: Any = _RAISE
+    ) -> Callable[[Callable[..., Any]], Any]:
+        """Register `handler(ctx, *arguments)` for a `workspace/executeCommand` command."""
+        return self._register(self.command(command), command, empty, command=True)
+
+    def _register(
+        self, add: Callable[[Any], Any], name: str, empty: Any, command: bool = False
+    ) -> Callable[[Any], Any]:
+        def register(handler: Any) -> Any:
+            if inspect.iscoroutinefunction(handler):
+
+                async def run_async(*args: Any) -> Any:
+                    ctx = self.context(None if command else args[0])
+                    try:
+                        return await handler(ctx, *args)
+                    except Exception as exc:
+                        return self._failed(name, exc, empty)
+
+                run: Callable[..., Any] = run_async
+            else:
+
+                def run(*args: Any) -> Any:
+                    ctx = self.context(None if command else args[0])
+                    try:
+                        return handler(ctx, *args)
+                    except Exception as exc:
+                        return self._failed(name, exc, empty)
+
+            run.__name__ = getattr(handler, "__name__", name.replace(".", "_"))
+            add(run)
+            return handler
+
+        return register
+
+    def _failed(self, name: str, exc: Exception, empty: Any) -> Any:
+        """The LSP error a handler's exception maps to (or, for reads, the empty answer)."""
+        from cairn.core.decisions import InvalidRequest
+        from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
+        from cairn.store.paths import EntityPathError
+
+        if isinstance(exc, JsonRpcException):
+            raise exc
+        message = str(exc) if str(exc).startswith(f"{name}:") else f"{name}: {exc}"
+        invalid = (InvalidRequest, ValidationError, AmbiguousTarget, UnknownEvent, EntityPathError)
+        if isinstance(exc, invalid):
+            raise JsonRpcInvalidParams(message) from None
+        if isinstance(exc, (StoreUnavailable, StoreError)):
+            if empty is _RAISE:
+                raise JsonRpcInternalError(message) from None
+            self.client.log(message, types.MessageType.Warning)
+            return empty
+        raise exc
+
+    def context(self, params: Any = None) -> Context:
+        """A handler's view: its request's document (if it names one) and that
+        document's settings."""
+        uri = _document_uri(params)
+        document = self.documents.get(uri) if uri is not None else None
+        return Context(
+            client=self.client,
+            documents=self.documents,
+            hub=self.hub,
+            projects=self.projects,
+            scheduler=self.scheduler,
+            settings=self.settings_for(uri),
+            configuration=self.configuration,
+            document=document,
+        )
+
+    # --- state the parts share --------------------------------------------------------------
 
     def decide_diagnostic_mode(self) -> bool:
         """At initialize: True when diagnostics will be pulled. When they are pushed, the
@@ -103,51 +199,24 @@ class CairnServer(LanguageServer):
 
     @property
     def settings(self) -> Settings:
-        """The current settings (immutable; `configure` replaces them)."""
-        return self._settings
+        """The workspace's settings (a document's may be its folder's: `settings_for`)."""
+        return self.configuration.workspace
 
-    def configure(self, settings: Settings) -> None:
-        """Use new settings from now on (initialize, configuration changes)."""
-        self._settings = settings
+    def settings_for(self, uri: str | None) -> Settings:
+        """The settings of the workspace folder holding `uri`, else the workspace's."""
+        return self.configuration.for_path(uri_path(uri) if uri else None)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors (a malformed message, a failed notification) go to the log.
 
         pygls would pop a message up; a stray bad message is not the user's problem.
         """
-        self.log(f"ignored a bad message or failed handler: {error}", types.MessageType.Warning)
-
-    # --- talking to the person -------------------------------------------------------
+        self.client.log(
+            f"ignored a bad message or failed handler: {error}", types.MessageType.Warning
+        )
 
     def _report_failure(self, message: str) -> None:
-        self.log(message, types.MessageType.Error)
-
-    def log(self, message: str, level: types.MessageType = types.MessageType.Log) -> None:
-        """A line in the client's output panel (and in our own log)."""
-        log.info("%s", message)
-        try:
-            self.window_log_message(types.LogMessageParams(type=level, message=message))
-        except Exception:  # before initialize, or the client is gone
-            log.debug("could not log to the client: %s", message)
-
-    def warn_once(self, key: str, message: str) -> bool:
-        """A message shown to the user once per session; True when shown now."""
-        if key in self._warned:
-            return False
-        self._warned.add(key)
-        self.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message=message)
-        )
-        return True
-
-    def capability(self, path: str) -> Any:
-        """A client capability by dotted path (`text_document.diagnostic`), or None."""
-        node: Any = self.client_capabilities
-        for part in path.split("."):
-            node = getattr(node, part, None)
-            if node is None:
-                return None
-        return node
+        self.client.log(message, types.MessageType.Error)
 
     @property
     def pulls_diagnostics(self) -> bool:
@@ -157,9 +226,16 @@ class CairnServer(LanguageServer):
             return False  # the client was told we push; it will never pull
         return pulls_diagnostics(
             self.settings.diagnostic_mode,
-            can_pull=self.capability("text_document.diagnostic") is not None,
-            can_refresh=bool(self.capability("workspace.diagnostics.refresh_support")),
+            can_pull=self.client.capability("text_document.diagnostic") is not None,
+            can_refresh=bool(self.client.capability("workspace.diagnostics.refresh_support")),
         )
+
+
+def _document_uri(params: Any) -> str | None:
+    """The URI of the document a request names (`textDocument.uri`), if any."""
+    document = getattr(params, "text_document", None)
+    uri = getattr(document, "uri", None)
+    return uri if isinstance(uri, str) else None
 
 
 def build_server() -> CairnServer:
@@ -244,7 +320,7 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
         return server.settings.max_message_bytes
 
     def report(message: str) -> None:
-        server.log(message, types.MessageType.Warning)
+        server.client.log(message, types.MessageType.Warning)
 
     try:
         if tcp:

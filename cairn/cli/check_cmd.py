@@ -28,7 +28,7 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines
+from cairn.core.gate import Report, Target, changed_lines, edit_target
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -133,7 +133,7 @@ def _relpath(project: Project, path: Path) -> str:
 
 def _decode(data: bytes) -> str | None:
     """Text of a source file, or None for binary and oversized files (the one limit)."""
-    from cairn.core.limits import source_text  # loads the indexer: only with files to read
+    from cairn.limits import source_text  # loads the indexer: only with files to read
 
     return source_text(data)
 
@@ -375,16 +375,10 @@ def check_stdin(
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
-    rel = _relpath(project, name)
-    text = _decode(data)
-    if text is None:
+    target = edit_target(project, _relpath(project, name), data)
+    if target is None:
         return Report(files_checked=0)
-    on_disk = project.root / rel
-    lines = None
-    if on_disk.is_file():
-        old = _decode(on_disk.read_bytes())
-        lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)], threshold, session)
+    return analyse(project, [target], threshold, session)
 
 
 # --- output ----------------------------------------------------------------------------

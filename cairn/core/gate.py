@@ -78,6 +78,24 @@ def changed_lines(old: str, new: str) -> frozenset[int]:
     return frozenset(lines)
 
 
+def edit_target(project: Project, relpath: str, data: bytes) -> Target | None:
+    """A proposed edit of `relpath` as a target: its text, with the lines it changes
+    against the file on disk counted (all of them for a new file); None for binary and
+    oversized text (nothing to judge). `cairn check --stdin-filename` and the agents'
+    `cairn_check` both ask this."""
+    from cairn.limits import source_text  # loads nothing; the indexer comes with `check`
+
+    text = source_text(data)
+    if text is None:
+        return None
+    on_disk = project.root / relpath
+    lines = None
+    if on_disk.is_file():
+        old = source_text(on_disk.read_bytes())
+        lines = changed_lines(old, text) if old is not None else None
+    return Target(relpath, text, lines)
+
+
 def check(
     project: Project,
     targets: list[Target],

@@ -99,3 +99,38 @@ def split_notes(events: Sequence[Event]) -> tuple[list[Event], dict[str, list[Ev
         else:
             plain.append(event)
     return plain, notes
+
+
+def found_by(event: Event) -> str:
+    """` · found by inverse-patch` (how an imported revert was recognised), or nothing."""
+    meta = event.metadata
+    how = meta.get("found_by")
+    if not how:
+        return ""
+    share = meta.get("share")
+    return f" · found by {how}" + (f" ({share})" if share else "")
+
+
+def history_markdown(entity: str, events: Sequence[Event]) -> str:
+    """The full history of an entity, newest first, as Markdown (the editor's history
+    view and the agents' `cairn://entity/...` resource)."""
+    lines = [f"# History of `{entity}`", ""]
+    if not events:
+        lines.append("No decisions recorded.")
+    plain, notes = split_notes(events)
+    for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
+        head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
+        lines.append(head + found_by(event))
+        if event.entity != entity:
+            lines.append(f"*on `{event.entity}`*")
+        if event.alternative:
+            lines.append(f"**Rejected alternative:** {event.alternative}")
+        for target, label in ((event.supersedes, "Re-opens"), (event.reverts, "Undoes")):
+            if target:
+                lines.append(f"**{label}:** `{short_id(target)}`")
+        lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
+        for note in notes.get(event.id, ()):
+            lines += [f"> **Note** {when(note)}{by(note)} · `{short_id(note.id)}`  ", ""]
+            lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"

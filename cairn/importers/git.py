@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
@@ -52,6 +51,7 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
+from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol

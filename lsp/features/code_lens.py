@@ -19,10 +19,10 @@ from msgspec.structs import replace as struct_replace
 from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
 from cairn.core.project import Project
 from cairn.lsp.analysis import Analysis
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import lens_title
 from cairn.lsp.server import CairnServer
-from cairn.lsp.stores import StoreUnavailable
 from cairn.store.paths import EntityKind, covers, parse
 
 if TYPE_CHECKING:
@@ -30,13 +30,13 @@ if TYPE_CHECKING:
 
 
 async def attention_by_entity(
-    server: CairnServer, project: Project | None, analysis: Analysis
+    ctx: Context, project: Project | None, analysis: Analysis
 ) -> dict[str, Attention]:
     """The rule's verdict for every entity with history in the analysed document.
 
     History is read only for the few entities whose status cannot decide (a removal
     later re-added shows only in the events)."""
-    policy: AttentionPolicy = server.settings.attention
+    policy: AttentionPolicy = ctx.settings.attention
     every = analysis.statuses
     statuses: dict[str, EntityStatus] = {e: s for e, s in every.items() if s.event_count}
     if not statuses:
@@ -44,12 +44,9 @@ async def attention_by_entity(
     wanted = tuple(sorted(e for e, s in statuses.items() if needs_history(s, policy)))
     histories: dict[str, list[Event]] = {}
     if wanted and project is not None:
-        try:
-            histories = await server.hub.call(
-                project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
-            )
-        except StoreUnavailable as exc:
-            server.log(f"code lens: {exc}", types.MessageType.Warning)
+        histories = await ctx.hub.call(
+            project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
+        )
     out: dict[str, Attention] = {}
     for entity, status in statuses.items():
         children = [s for e, s in every.items() if e != entity and covers(entity, e)]
@@ -58,13 +55,9 @@ async def attention_by_entity(
     # gone from the model): the rollup of every column decides, as it does for hover.
     tables = tuple(e for e, a in out.items() if not a and _is_table(e))
     if tables and policy.quiet and project is not None:
-        try:
-            rollups = await server.hub.call(
-                project.cairn_dir, lambda s: {e: s.status(e).rollup for e in tables}
-            )
-        except StoreUnavailable as exc:
-            server.log(f"code lens: {exc}", types.MessageType.Warning)
-            rollups = {}
+        rollups = await ctx.hub.call(
+            project.cairn_dir, lambda s: {e: s.status(e).rollup for e in tables}
+        )
         for entity, rollup in rollups.items():
             with_rollup = struct_replace(statuses[entity], rollup=rollup)
             out[entity] = attention(with_rollup, histories.get(entity), policy)
@@ -81,15 +74,20 @@ def _is_table(entity: str) -> bool:
 def register(server: CairnServer) -> None:
     """Add the code-lens handler."""
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not server.settings.code_lens:
+    @server.handle(
+        types.TEXT_DOCUMENT_CODE_LENS,
+        types.CodeLensOptions(resolve_provider=False),
+        empty=[],
+        name="code lens",
+    )
+    async def code_lens(ctx: Context, params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not ctx.settings.code_lens:
             return []
-        doc = server.documents.get(params.text_document.uri)
+        doc = ctx.document
         if doc is None or doc.doc is None:
             return []
-        analysis = await server.documents.fresh(doc)
-        deserving = await attention_by_entity(server, doc.project, analysis)
+        analysis = await ctx.documents.fresh(doc)
+        deserving = await attention_by_entity(ctx, doc.project, analysis)
         lenses: list[types.CodeLens] = []
         seen: set[tuple[str, int]] = set()
         for symbol in analysis.symbols:

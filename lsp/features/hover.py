@@ -5,7 +5,8 @@ cached per log version (`Session.card`), so a repeated hover costs one `stat`
 of the log and no thread hop; a miss costs two indexed queries on the store thread.
 Symbols without history get no hover, unless the `hoverNoDecisions` setting asks for
 a "no decisions yet" card. An entity whose history deserves no attention (the quiet
-rule, `cairn.core.attention`; the `quiet` setting) gets a one-line card.
+rule, `cairn.core.attention`; the `quiet` setting) gets a one-line card. A store that
+cannot answer gives no hover (logged: `CairnServer.handle`).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from lsprotocol import types
 
 from cairn.core.attention import attention, needs_history
 from cairn.lsp.analysis import NEWEST
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
 from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.state import OpenDocument
-from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -34,9 +35,9 @@ HOVER_WAIT_S = 2.0
 def register(server: CairnServer) -> None:
     """Add the hover handler."""
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(params: types.HoverParams) -> types.Hover | None:
-        doc = server.documents.get(params.text_document.uri)
+    @server.handle(types.TEXT_DOCUMENT_HOVER, empty=None, name="hover")
+    async def hover(ctx: Context, params: types.HoverParams) -> types.Hover | None:
+        doc = ctx.document
         if doc is None or doc.doc is None or doc.project is None:
             return None
         symbol = doc.symbol_at(params.position.line, params.position.character)
@@ -50,27 +51,24 @@ def register(server: CairnServer) -> None:
         entity = symbol.entity
         try:
             card = await asyncio.wait_for(
-                server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
+                ctx.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
             )
-        except StoreUnavailable as exc:
-            server.log(f"hover: {exc}", types.MessageType.Warning)
-            return None
         except asyncio.TimeoutError:
             # The store is catching up behind another process's write lock (an import,
             # a big merge): an empty hover now beats a frozen editor.
-            server.log(f"hover on {entity}: the log is busy; try again in a moment")
+            ctx.client.log(f"hover on {entity}: the log is busy; try again in a moment")
             return None
         status = card.status
         if not status.event_count and not status.rollup:
             if back is not None:
                 markdown = ""
-            elif not server.settings.hover_no_decisions:
+            elif not ctx.settings.hover_no_decisions:
                 return None
             else:
                 markdown = no_decisions_markdown(entity)
         else:
             newest = list(card.newest)
-            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
+            if await _deserves_attention(ctx, doc.project.cairn_dir, entity, status, newest):
                 markdown = hover_markdown(entity, status, newest)
             else:
                 markdown = quiet_hover_markdown(entity, status, newest)
@@ -83,17 +81,14 @@ def register(server: CairnServer) -> None:
 
 
 async def _deserves_attention(
-    server: CairnServer, cairn_dir: Path, entity: str, status: EntityStatus, history: list[Event]
+    ctx: Context, cairn_dir: Path, entity: str, status: EntityStatus, history: list[Event]
 ) -> bool:
     """The quiet rule for one card; the full history only when the rule needs it and
     the card's newest events may not hold the removal."""
-    policy = server.settings.attention
+    policy = ctx.settings.attention
     events = history
     if needs_history(status, policy) and len(history) < status.event_count:
-        try:
-            events = await server.hub.call(cairn_dir, lambda s: s.history(entity))
-        except StoreUnavailable:
-            events = history
+        events = await ctx.hub.call(cairn_dir, lambda s: s.history(entity))
     return bool(attention(status, events, policy))
 
 
