@@ -224,12 +224,26 @@ class Store:
             self.write_warnings = []
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.
-                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+                warning, moved = write_prepared(self.log, self.index, prepared, self._seen_db)
                 self.write_warnings = [warning] if warning else []
                 self._reader.status_cache.clear()
-                # An index left behind is caught up (or tried again) by the next read.
-                self._seen = self._log_key() if warning is None else "unset"
-                self._seen_db = self.index.recorded_stat()
+                if moved:
+                    # git replaced the log mid-write: index the file that is there now
+                    # (still under the write lock, so nothing else moves it on). The
+                    # lines are durable: an index that cannot follow is a warning.
+                    try:
+                        self._sync()
+                    except sqlite3.Error as exc:
+                        self.index.close_log()
+                        self._seen = "unset"
+                        self.write_warnings = [
+                            f"the decision is written to {self.log.path.name}, but the "
+                            f"index could not be updated ({exc}); it catches up later"
+                        ]
+                else:
+                    # An index left behind is caught up (or tried again) by the next read.
+                    self._seen = self._log_key() if warning is None else "unset"
+                    self._seen_db = self.index.recorded_stat()
             return out, len(out) - len(prepared)
 
     def _events_of_types(self, entity: str, types: frozenset[EventType]) -> list[Event]:
@@ -239,7 +253,7 @@ class Store:
         ent = self.index.ent_of(entity)
         if ent is None:
             return []
-        return self._reader.events([r for r in self.index.rows_for(ent) if r.ty in types])
+        return self._reader.events([r for r in self.index.rows_for(ent) if r.type in types])
 
     def _verdicts_logged(self, entity: str, event_id: str) -> int | None:
         """How many logged verdicts on a canonical entity have this whole id; None when
@@ -259,7 +273,7 @@ class Store:
         if len(rows) >= _SAME_KEY:
             return None
         return sum(
-            index.event_id_at(r) == event_id for r in rows if r.ent == ent and r.ty.is_verdict
+            index.event_id_at(r) == event_id for r in rows if r.entity == ent and r.type.is_verdict
         )
 
     def replay(self, draft: EventDraft) -> Event | None:
@@ -342,8 +356,8 @@ class Store:
             self.refresh()
             rows = self._reader.lineage_rows(path, former)
             if limit is not None:
-                rows = [r for r in rows if r.rec <= limit]
-            rows.sort(key=lambda r: (r.rec, r.seq))
+                rows = [r for r in rows if r.recorded_ms <= limit]
+            rows.sort(key=lambda r: (r.recorded_ms, r.seq))
             return self._reader.events(rows)
 
     def renames(self, *, carrying: tuple[str, ...] = ()) -> list[Event]:

@@ -21,8 +21,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from cairn import git as gitcmd
 from cairn.core.present import clip, day, short_id
 from cairn.core.project import Project
+from cairn.significance import quiet
 
 DEFAULT_MAX_CHARS = 4000
 MIN_MAX_CHARS = 200
@@ -103,18 +105,11 @@ def first_sentence(text: str, limit: int = 160) -> str:
 def _git(args: Sequence[str], cwd: Path) -> str | None:
     """stdout of a git command, or None when git is missing or the command fails."""
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=10,
-        )
+        # neutralised (`cairn.git`): the SessionStart hook runs this in any repository
+        proc = gitcmd.run(cwd, *args, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return proc.stdout if proc.returncode == 0 else None
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
 def default_branch(root: Path) -> str | None:
@@ -221,7 +216,7 @@ def branch_items(session: Any, entities: set[str], today: date | None = None) ->
             other_day.setdefault(review.event.entity, []).append(review)
     for status in session.statuses(sorted(valid)).values():
         for verdict in status.open_verdicts:
-            if verdict.id not in seen:
+            if verdict.id not in seen and not quiet(verdict):
                 seen.add(verdict.id)
                 items.append(_verdict_item("branch", verdict))
         for change in session.store.events_of(status.conflicts):  # their reasoning too
@@ -266,7 +261,12 @@ def build_digest(
     with Session.open(project) as session:
         items = branch_items(session, entities, today)
         seen = {i.id for i in items}
-        for verdict in session.store.recent_verdicts(RECENT_LIMIT):
+        # Cosmetic reverts (`cairn.significance`) never fill the digest: read more of
+        # the newest verdicts so that leaving them out does not leave it short.
+        recent = [v for v in session.store.recent_verdicts(RECENT_LIMIT * 4) if not quiet(v)][
+            :RECENT_LIMIT
+        ]
+        for verdict in recent:
             if verdict.id not in seen:
                 items.append(_verdict_item("recent", verdict))
     digest = Digest(base=base, files=files, entities=len(entities))

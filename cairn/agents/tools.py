@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.decisions import loggable_types
-from cairn.core.present import clip, day, short_id
+from cairn.core.present import clip, day, plural, short_id
 from cairn.core.project import Project, ProjectNotFound, find_project
 from cairn.limits import MAX_FILE_BYTES
 
@@ -477,7 +477,7 @@ def _describe(
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
     the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({status.event_count} events)"]
+    lines = [f"{status.entity}: {status.status.value} ({plural(status.event_count, 'event')})"]
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cairn import git as gitcmd
 from cairn.cli._common import (
     CairnError,
     emit_json,
@@ -36,7 +37,7 @@ from cairn.gitrev import RevisionError, verify_range
 if TYPE_CHECKING:
     from cairn.core.session import Session
 
-__all__ = ["changed_lines", "check", "parse_added_lines", "register"]
+__all__ = ["changed_lines", "check", "parse_added_lines", "parse_diff", "register"]
 
 
 def register(group: click.Group) -> None:
@@ -140,27 +141,23 @@ def _decode(data: bytes) -> str | None:
 
 def _git(args: list[str], cwd: Path) -> str:
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        proc = gitcmd.run(cwd, *args)  # neutralised: the repository's config runs nothing
     except FileNotFoundError:
         raise CairnError("git is not installed; --diff and --staged need it") from None
     if proc.returncode != 0:
-        first = (proc.stderr.strip().splitlines() or ["unknown error"])[0]
+        err = proc.stderr.decode("utf-8", "replace")
+        first = (err.strip().splitlines() or ["unknown error"])[0]
         raise CairnError(f"git {args[0]} failed: {first}")
-    return proc.stdout
+    return proc.stdout.decode("utf-8", "replace")
 
 
 def _walk(directory: Path) -> list[Path]:
     """Files below a directory: git's view (tracked + untracked, not ignored) when in a repo."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            gitcmd.argv(
+                None, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
+            ),
             cwd=directory,
             capture_output=True,
         )
@@ -209,12 +206,24 @@ def _unquote(name: str) -> str:
 
 def parse_added_lines(diff: str) -> dict[str, set[int]]:
     """`git diff -U0` output -> new-side path -> 1-based added/changed line numbers."""
+    return parse_diff(diff)[0]
+
+
+def parse_diff(diff: str) -> tuple[dict[str, set[int]], dict[str, list[str]]]:
+    """`git diff -U0` output -> (new-side path -> 1-based added/changed line numbers,
+    path -> the text of the lines it removed). A deleted file's removed lines are under
+    its old path; a renamed file's under its new one."""
     added: dict[str, set[int]] = {}
+    removed: dict[str, list[str]] = {}
     current: str | None = None
+    old: str | None = None
     in_header = False
     for line in diff.splitlines():
         if line.startswith("diff --git "):
-            in_header, current = True, None
+            in_header, current, old = True, None, None
+        elif in_header and line.startswith("--- "):
+            source = _unquote(line[4:].rstrip("\t"))
+            old = source[2:] if source.startswith("a/") else None
         elif in_header and line.startswith("+++ "):
             target = _unquote(line[4:].rstrip("\t"))
             current = target[2:] if target.startswith("b/") else None
@@ -226,7 +235,11 @@ def parse_added_lines(diff: str) -> dict[str, set[int]]:
                 count = int(match.group(2)) if match.group(2) is not None else 1
                 if count:
                     added.setdefault(current, set()).update(range(start, start + count))
-    return added
+        elif not in_header and line.startswith("-"):
+            where = current or old
+            if where is not None:
+                removed.setdefault(where, []).append(line[1:])
+    return added, removed
 
 
 def _new_side(rev: str | None, staged: bool) -> str | None:
@@ -246,7 +259,8 @@ def collect_diff(
 ) -> list[Target]:
     """Added and changed lines of a diff, with each file's new content."""
     top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd()).strip())
-    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACMRT"]
+    # Deletions too: a file taken out again is a re-removal's lines (`Target.removed`).
+    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACDMRT"]
     args += ["--src-prefix=a/", "--dst-prefix=b/"]
     if staged:
         args.append("--cached")
@@ -258,24 +272,26 @@ def collect_diff(
             raise CairnError(str(exc)) from None
         args += ["--end-of-options", rev]
     args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
-    added = parse_added_lines(_git(args, top))
+    added, removed = parse_diff(_git(args, top))
     side = _new_side(rev, staged)
     targets: list[Target] = []
-    for name, lines in sorted(added.items()):
+    for name in sorted(added.keys() | removed.keys()):
+        lines = added.get(name, set())
+        taken_out = tuple(removed.get(name, ()))
         absolute = top / name
         try:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue  # a change outside this Cairn project is not ours to judge
-        if side is None:
+        if not lines:
+            data = b""  # only lines taken out (a deleted file): no new content to read
+        elif side is None:
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
-            data = subprocess.run(
-                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
-            ).stdout
+            data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
         if text is not None:
-            targets.append(Target(rel, text, frozenset(lines)))
+            targets.append(Target(rel, text, frozenset(lines), removed=taken_out))
     return _not_the_log(project, targets)
 
 

@@ -29,12 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn import git as gitcmd
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
     Commit,
     FileDiff,
     git,
+    parse_commit_object,
     read_diffs,
     read_history,
 )
@@ -101,6 +103,8 @@ class Entity:
     before: str = ""  # a dependency's version before the revert (what was undone)
     after: str = ""  # and after it (what it went back to)
     file: str = ""  # the file it was declared in
+    restored: list[str] = field(default_factory=list)  # lines the revert put back in it
+    imports: list[str] = field(default_factory=list)  # its print when it has no other line
 
 
 def _check_repository(root: Path) -> None:
@@ -247,18 +251,21 @@ def find_reverts(
             paths = sorted({ch.path for ch in c.changes})
             diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
-            if match is None and _removes_code(diffs.get(c.sha, {})):
+            if match is None and _takes_back_lines(diffs.get(c.sha, {})):
                 match = Found(c, None, "message")
             if match is not None:
                 found[c.sha] = match
     return found
 
 
-def _removes_code(diff: dict[str, FileDiff]) -> bool:
-    """Whether a commit takes out lines that say something (a fingerprint is possible)."""
+def _takes_back_lines(diff: dict[str, FileDiff]) -> bool:
+    """Whether a commit takes out lines that say something, or puts back lines that
+    do (a revert of a removal: its print is of those, for re-removals)."""
     from cairn.fingerprints import fingerprint
 
-    return any(fingerprint(fd.removed.values()) for fd in diff.values())
+    return any(
+        fingerprint(fd.removed.values()) or fingerprint(fd.added.values()) for fd in diff.values()
+    )
 
 
 def _walk(
@@ -278,6 +285,15 @@ def _walk(
     # lines say which hunks of the squash were the revert).
     need = {f.revert.sha for f in todo}
     need |= {f.original for f in todo if f.squash and f.original}
+    # A revert of a manifest gives verdicts to the dependencies its reverted commit
+    # changed (`git_deps.about`): that commit's diff says which.
+    from cairn.importers.git_deps import declares_dependencies
+
+    need |= {
+        f.original
+        for f in todo
+        if f.original and any(declares_dependencies(ch.path) for ch in f.revert.changes)
+    }
     diffs = read_diffs(root, sorted(need))
     entity_cache: dict[str, list[Entity]] = {}
 
@@ -365,17 +381,32 @@ def _walk(
                 f"{c.sha[:10]} {c.subject}", "the revert took out no lines Cairn can place"
             )
             continue
-        from cairn.fingerprints import fingerprint
+        from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
+        from cairn.importers.git_deps import about
+        from cairn.significance import mark
 
+        ents = about(ents, c, original, diffs.get(f.original or "", {}))
+        if not ents:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                "the revert restored a manifest, but names none of its dependencies and "
+                "its reverted commit changed none of them",
+            )
+            continue
+        cosmetic: dict[str, object] = {}
+        mark(cosmetic, _changed_lines(diffs.get(c.sha, {}), f.files))
         for ent in ents:
-            meta = _metadata(f, original)
+            meta = _metadata(f, original) | cosmetic
             if not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
-            prints = fingerprint(ent.lines)
+            prints = fingerprint(ent.lines) or fingerprint(ent.imports)
+            prints += [RESTORED + h for h in fingerprint(ent.restored)]
             if prints:
-                meta["fingerprint"] = " ".join(prints)
+                meta[PRINT_KEY] = " ".join(prints)
+                if ent.file and not is_code(ent.file):
+                    meta[SCOPE_KEY] = "text"  # prose and data never block code
             if ent.whole and ent.kind != "file" and ent.file:
                 taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
             yield _proposal(c, original, "revert", ent, meta)
@@ -443,6 +474,24 @@ def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
     return depth
 
 
+def _changed_lines(
+    diff: dict[str, FileDiff], files: frozenset[str] | None
+) -> dict[str, tuple[list[str], list[str]]]:
+    """path -> (removed, added) lines of a revert's undone files, for
+    `cairn.significance`; a binary or huge file is never cosmetic (empty: no judgement)."""
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for path, fd in diff.items():
+        if files is not None and path not in files:
+            continue
+        if fd.binary or fd.huge:
+            return {}
+        out[path] = (
+            [t for _n, t in sorted(fd.removed.items())],
+            [t for _n, t in sorted(fd.added.items())],
+        )
+    return out
+
+
 def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
     meta: dict[str, object] = {"found_by": f.found_by, "revert_subject": f.revert.subject}
     if f.share is not None:
@@ -460,17 +509,27 @@ def _removed_entities(
     f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
 ) -> tuple[list[Entity], list[Skipped]]:
     """The entities whose lines the revert took out, each with those lines."""
+    from cairn.fingerprints import code_rows, normalise, restores_mostly
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
 
     diff = diffs.get(f.revert.sha, {})
     keep_lines: set[str] | None = None
+    keep_restored: set[str] | None = None
     if f.squash and f.original and f.original in diffs:
         # Only the hunks of the squash that take out what the reverted commit added.
-        from cairn.fingerprints import normalise
-
         keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
+        keep_restored = {
+            normalise(t) for fd in diffs[f.original].values() for t in fd.removed.values()
+        }
+    mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
+    # The lines it put back are a print too when the undone change was mostly a
+    # removal (taking them out again is that removal returning: a re-removal).
+    restoring = restores_mostly(
+        (t for fd in mine for t in fd.removed.values()),
+        (t for fd in mine for t in fd.added.values()),
+    )
     out: dict[str, Entity] = {}
     seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
@@ -490,30 +549,50 @@ def _removed_entities(
             continue
         removed = fd.removed
         if keep_lines is not None:
-            from cairn.fingerprints import normalise
-
             removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
+        if restoring:
+            _place_restored(f, path, fd, blobs, keep_restored, out)
         if not removed:
             continue
         symbols: list[Symbol] = []
         blob = blobs.read(f"{f.revert.sha}^", path)
+        meaningful: set[int] = {n - 1 for n in removed}
+        imports: set[int] = set()
         if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
             symbols = index_text(blob, path)
+            # Only lines that carry meaning are fingerprinted: no comment, import,
+            # docstring or licence header (they still say where the revert was). An
+            # entity whose only lines are imports is fingerprinted by them: a module
+            # swapped for another is the whole change.
+            rows = set(meaningful)
+            meaningful = code_rows(blob, path, rows)
+            if rows - meaningful:
+                imports = code_rows(blob, path, rows - meaningful, imports=True)
         by_name_line: dict[int, Symbol] = {}
         for one in symbols:
             if str(one.role) == "introduce":
                 by_name_line.setdefault(one.name_range.start_line, one)
         file_lines: list[str] = []
+        file_quiet = False  # lines outside every symbol that say nothing (a header)
+        file_imports: list[str] = []
         placed = False
         for number, text in sorted(removed.items()):
             named = by_name_line.get(number - 1)
             sym = named or innermost_symbol(symbols, number - 1)
             if sym is None:
-                file_lines.append(text)
+                if number - 1 in meaningful:
+                    file_lines.append(text)
+                else:
+                    file_quiet = True
+                    if number - 1 in imports:
+                        file_imports.append(text)
                 continue
             placed = True
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
-            ent.lines.append(text)
+            if number - 1 in meaningful:
+                ent.lines.append(text)
+            elif number - 1 in imports:
+                ent.imports.append(text)
             ent.whole = ent.whole or named is not None
             if sym.version:
                 ent.before = sym.version
@@ -536,11 +615,54 @@ def _removed_entities(
         seen_files.update(out)
         from cairn.fingerprints import fingerprint
 
-        if file_lines and (fingerprint(file_lines) or not placed):
+        if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
             ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
             ent.lines.extend(file_lines)
+            ent.imports.extend(file_imports)
             ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped
+
+
+def _place_restored(
+    f: Found,
+    path: str,
+    fd: FileDiff,
+    blobs: Blobs,
+    keep: set[str] | None,
+    out: dict[str, Entity],
+) -> None:
+    """The meaningful lines a revert put back in one file, each on the innermost entity
+    of the file after the revert that holds it (`Entity.restored`)."""
+    from cairn.fingerprints import code_rows, normalise
+    from cairn.indexer import index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    added = fd.added
+    if keep is not None:
+        added = {n: t for n, t in added.items() if normalise(t) in keep}
+    if not added or fd.binary or fd.huge:
+        return
+    after = blobs.read(f.revert.sha, path)
+    if after is None or len(after) > MAX_FILE_BYTES or b"\0" in after[:8000]:
+        return
+    rows = code_rows(after, path, (n - 1 for n in added))
+    if not rows:
+        return
+    symbols = index_text(after, path)
+    for number, text in sorted(added.items()):
+        if number - 1 not in rows:
+            continue
+        sym = innermost_symbol(symbols, number - 1)
+        if sym is not None:
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
+        else:
+            try:
+                entity = canonicalise(path)
+            except EntityPathError:
+                return
+            ent = out.setdefault(entity, Entity(entity, "file", file=path))
+        ent.restored.append(text)
 
 
 def reasoning(revert: Commit, original: Commit | None) -> str:
@@ -570,14 +692,20 @@ def _body(c: Commit) -> str:
 
 
 def _load_commit(root: Path, sha: str) -> Commit | None:
-    """A commit outside the `--since` window (the target of a revert inside it)."""
-    sep = "\x1f"
-    fmt = sep.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
-    out = git(root, "show", "-s", f"--format={fmt}", sha, "--", check=False)
-    if not out or sep not in out:
+    """A commit outside the `--since` window (the target of a revert inside it), read
+    from its object by length, like every other commit (`read_history`)."""
+    if not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", sha):
         return None
-    sha_, parents, date, author, subject, message = out.split(sep, 5)
-    return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())
+    try:
+        out = gitcmd.run(root, "cat-file", "commit", sha)
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    commit = parse_commit_object(sha, out.stdout)
+    # the parents git sees (hex only): a shallow clone's boundary has none in its view
+    commit.parents = git(root, "log", "-1", "--format=%P", sha, "--", check=False).split()
+    return commit
 
 
 def imported_counts(keys: set[str]) -> dict[str, int]:
