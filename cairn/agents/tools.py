@@ -312,15 +312,16 @@ class AgentTools:
     def _run_check(self, path: str, content: str) -> Any:
         """`cairn check --stdin-filename PATH` (the same rule: `gate.edit_target`), run in
         process on this project."""
-        from cairn.core.gate import Report, check, edit_target
+        from cairn.core.gate import EditRefused, check, edit_target
         from cairn.store import StoreError
 
         project = self.project()
-        target = edit_target(project, self._relpath(path), content.encode("utf-8", "surrogatepass"))
-        if target is None:
-            return Report(files_checked=0)
+        data = content.encode("utf-8", "surrogatepass")
         try:
+            target = edit_target(project, self._relpath(path), data)
             return check(project, [target], self.session())
+        except EditRefused as exc:  # the gate fails closed: refused, never passed unchecked
+            raise ToolError(str(exc)) from None
         except StoreError as exc:
             raise ToolError(f"cannot read the decision log: {exc}") from None
 

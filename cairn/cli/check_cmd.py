@@ -29,10 +29,11 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, edit_target
+from cairn.core.gate import EditRefused, Report, Target, changed_lines, edit_target
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
+from cairn.limits import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from cairn.core.session import Session
@@ -187,7 +188,7 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(file.read_bytes())
+        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
         if text is not None and rel not in targets:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
@@ -286,7 +287,7 @@ def collect_diff(
         if not lines:
             data = b""  # only lines taken out (a deleted file): no new content to read
         elif side is None:
-            data = absolute.read_bytes() if absolute.is_file() else b""
+            data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
             data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
@@ -375,7 +376,7 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(absolute.read_bytes())
+        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
     return analyse(project, _not_the_log(project, targets), threshold)
@@ -391,10 +392,17 @@ def check_stdin(
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
-    target = edit_target(project, _relpath(project, name), data)
-    if target is None:
-        return Report(files_checked=0)
+    try:
+        target = edit_target(project, _relpath(project, name), data)
+    except EditRefused as exc:  # the gate fails closed: refused, never passed unchecked
+        raise CairnError(str(exc)) from None
     return analyse(project, [target], threshold, session)
+
+
+def _read_at_most(path: Path, limit: int) -> bytes:
+    """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 # --- output ----------------------------------------------------------------------------
