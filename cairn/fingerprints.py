@@ -553,7 +553,7 @@ def candidate_lines(
     innermost entity around it (the file when none): the input of `match_prints`.
 
     Only hashed lines are placed, so a 5,000-line file costs one hash per line."""
-    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.indexer.enclosing import innermost_by_line
     from cairn.store.paths import EntityPathError, canonicalise
 
     if not wanted:
@@ -562,13 +562,17 @@ def candidate_lines(
         file_entity: str | None = canonicalise(file)
     except EntityPathError:
         file_entity = None
-    out: list[AddedLine] = []
+    hits: list[tuple[int, str]] = []
     for number, text in numbered:
         norm = normalise(text)
-        if not significant(norm) or line_hash(norm) not in wanted:
-            continue
-        around = innermost_symbol(symbols, number)
-        out.append(AddedLine(file, number, text, around.entity if around else file_entity))
+        if significant(norm) and line_hash(norm) in wanted:
+            hits.append((number, text))
+    # one sweep for every hit (a line at a time was symbols x lines)
+    around = innermost_by_line(symbols, (number for number, _text in hits))
+    out: list[AddedLine] = []
+    for number, text in hits:
+        sym = around.get(number)
+        out.append(AddedLine(file, number, text, sym.entity if sym else file_entity))
     return out
 
 

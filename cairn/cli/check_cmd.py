@@ -30,6 +30,7 @@ from cairn.cli._common import (
     warn_if_damaged,
 )
 from cairn.core.gate import Report, Target, changed_lines, edit
+from cairn.core.limits import MAX_FILE_BYTES, looks_binary
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -187,7 +188,7 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(file.read_bytes())
+        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
         if text is not None and rel not in targets:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
@@ -286,7 +287,7 @@ def collect_diff(
         if not lines:
             data = b""  # only lines taken out (a deleted file): no new content to read
         elif side is None:
-            data = absolute.read_bytes() if absolute.is_file() else b""
+            data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
             data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
@@ -375,7 +376,7 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(absolute.read_bytes())
+        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
     return analyse(project, _not_the_log(project, targets), threshold)
@@ -392,17 +393,32 @@ def check_stdin(
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
     rel = _relpath(project, name)
+    # The gate fails closed: what it cannot read is refused, never passed unchecked
+    # (a proposed edit over the limit used to pass with `files_checked: 0`).
+    if len(data) > MAX_FILE_BYTES:
+        raise CairnError(
+            f"{rel} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+            "Cairn checks; split the file or write it outside the agent"
+        )
+    if looks_binary(data):
+        raise CairnError(f"{rel} would hold a NUL byte; Cairn checks text files only")
     text = _decode(data)
-    if text is None:
+    if text is None:  # (both cases above; kept for the type)
         return Report(files_checked=0)
     on_disk = project.root / rel
     lines = None
     taken_out: tuple[str, ...] = ()
-    if on_disk.is_file():
-        old = _decode(on_disk.read_bytes())
+    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
+        old = _decode(_read_at_most(on_disk, MAX_FILE_BYTES + 1))
         if old is not None:
             lines, taken_out = edit(old, text)  # one diff for both
     return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
+
+
+def _read_at_most(path: Path, limit: int) -> bytes:
+    """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 # --- output ----------------------------------------------------------------------------
