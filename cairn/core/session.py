@@ -404,8 +404,8 @@ class Session:
 
 def did_you_mean(store: Store, entity: str) -> list[str]:
     """Entity paths close to `entity`, which the log does not know: from the log's
-    entities and the code's (`cairn.suggest`). Every surface suggests through this."""
-    from cairn.suggest import suggest
+    entities and the code's (`cairn.core.suggest`). Every surface suggests through this."""
+    from cairn.core.suggest import suggest
 
     return suggest(entity, store.entities(), store.root)
 

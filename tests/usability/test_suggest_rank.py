@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cairn.suggest import _leaf, _norm, _score, rank
+from cairn.core.suggest import _leaf, _norm, _score, rank
 
 
 def rank_by_scoring_everything(query: str, candidates: list[str], limit: int = 5) -> list[str]:
