@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.git_blame import by_blame
 from cairn.importers.git_history import (
     Blobs,
     Commit,
@@ -204,16 +205,25 @@ def find_reverts(
                 m.files, m.squash = f.files, f.squash  # a squash: only the undone files
             continue
         found[sha] = f
-    # Marker commits whose subject is not `Revert "…"` carry the marker inside a larger
-    # change (a squash): restrict them to the reverted commit's files.
+    # A marker commit that changes files the reverted commit never touched did more
+    # than revert it: only what the reverted commit changed belongs to the revert.
     for f in found.values():
-        if f.found_by == "marker" and not f.revert.subject.lower().startswith("revert"):
-            orig = by_sha.get(f.original or "")
-            if orig is not None:
-                theirs = {ch.path for ch in orig.changes}
-                mine = {ch.path for ch in f.revert.changes}
-                if mine - theirs:
-                    f.files, f.squash = frozenset(mine & theirs), True
+        if f.found_by != "marker":
+            continue
+        orig = by_sha.get(f.original or "")
+        if orig is None:
+            continue
+        theirs = {ch.path for ch in orig.changes}
+        mine = {ch.path for ch in f.revert.changes}
+        if not mine - theirs:
+            continue
+        if not f.revert.subject.lower().startswith("revert"):
+            # The marker inside a squash: the reverted commit's files, and its lines.
+            f.files, f.squash = frozenset(mine & theirs), True
+        else:
+            # `Revert "…" (#55)` squash-merged with other work, or a revert landing
+            # after a move: the lines the reverted commit added, in whichever file.
+            f.narrow = True
     # Subjects that say "revert"/"undo" without a marker: match their lines.
     hinted_commits = [
         c
@@ -248,7 +258,9 @@ def find_reverts(
             diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
             if match is None and _removes_code(diffs.get(c.sha, {})):
-                match = Found(c, None, "message")
+                # Found by its message alone: name the commit it undid through the
+                # paths' history (blame), or say why none could be named.
+                match = by_blame(lambda args: git(root, *args, check=False), c, diffs[c.sha])
             if match is not None:
                 found[c.sha] = match
     return found
@@ -277,7 +289,7 @@ def _walk(
     # The diffs of every revert to import (and of the originals of squashes, whose
     # lines say which hunks of the squash were the revert).
     need = {f.revert.sha for f in todo}
-    need |= {f.original for f in todo if f.squash and f.original}
+    need |= {f.original for f in todo if (f.squash or f.narrow) and f.original}
     diffs = read_diffs(root, sorted(need))
     entity_cache: dict[str, list[Entity]] = {}
 
@@ -451,6 +463,10 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
         meta["squash"] = True
     if f.original:
         meta["reverted_commit"] = f.original
+    if f.traced_by:
+        meta["reverted_commit_by"] = f.traced_by  # named by git blame, not the message
+    if f.untraced:
+        meta["reverted_commit_unknown"] = f.untraced
     if original is not None:
         meta["original_subject"] = original.subject
     return meta
@@ -466,8 +482,8 @@ def _removed_entities(
 
     diff = diffs.get(f.revert.sha, {})
     keep_lines: set[str] | None = None
-    if f.squash and f.original and f.original in diffs:
-        # Only the hunks of the squash that take out what the reverted commit added.
+    if (f.squash or f.narrow) and f.original and f.original in diffs:
+        # Only the hunks that take out what the reverted commit added.
         from cairn.fingerprints import normalise
 
         keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
@@ -489,6 +505,9 @@ def _removed_entities(
             out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
             continue
         removed = fd.removed
+        if f.lines is not None:
+            mine = f.lines.get(path, frozenset())
+            removed = {n: t for n, t in removed.items() if n in mine}
         if keep_lines is not None:
             from cairn.fingerprints import normalise
 

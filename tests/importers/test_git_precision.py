@@ -1,0 +1,115 @@
+"""A revert is about what the reverted commit changed (issue 28).
+
+Real git histories in temp folders, the real `cairn import git`: a revert merged with
+other work, and a revert found by its message alone, record only the entities whose
+lines the reverted commit wrote, and name that commit (or say why they cannot).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from importers.cli_helpers import cairn_json, commit
+from importers.test_git_recall import reverts
+
+BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"
+
+
+def test_a_revert_merged_with_other_work_records_only_the_reverted_lines(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "Base",
+        "2024-01-01T10:00:00Z",
+        {"x.py": BASE, "y.py": "def y():\n    legacy_compute_everything(slowly=True)\n"},
+    )
+    fix = commit(
+        project,
+        "Fix black",
+        "2024-01-02T10:00:00Z",
+        {"x.py": BASE.replace("return 1", "return normalise_black(1, mode='strict')")},
+    )
+    # A pull request titled like a revert, squash-merged with another change: the
+    # subject is no `Revert "…"` git wrote; y.py and `two` were never touched by "Fix
+    # black", and x.py is not put back blob for blob.
+    squash = commit(
+        project,
+        f'Revert "Fix black" (#55)\n\n* Revert "Fix black"\n\nThis reverts commit {fix}.\n'
+        "\n* Rewrite y",
+        "2024-01-03T10:00:00Z",
+        {
+            "x.py": BASE.replace("return 2", "return compute_two()"),
+            "y.py": "def y():\n    return compute_quickly()\n",
+        },
+    )
+    cairn_json(project, "import", "git")
+    events = reverts(project)
+    assert [(e.entity, e.commit) for e in events] == [("x.py::one", squash)]
+    assert events[0].metadata["reverted_commit"] == fix
+
+
+def history_of_retries(project: Path) -> tuple[str, str]:
+    """A retry added to `one`, then 13 unrelated edits of the file (more than the 12
+    recent commits a hand-written revert is line-matched against)."""
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": BASE})
+    text = BASE.replace(
+        "    return 1\n",
+        "    retry_with_backoff(attempts=5)\n    record_retry_metric('one')\n    return 1\n",
+    )
+    retry = commit(project, "Retry one", "2024-01-02T10:00:00Z", {"a.py": text})
+    for i in range(13):
+        text = text.replace(f"return {i + 2}", f"return {i + 3}")
+        commit(project, f"Bump two {i}", f"2024-01-{i + 3:02d}T10:00:00Z", {"a.py": text})
+    return retry, text
+
+
+def test_a_revert_found_by_its_message_names_the_commit_it_undid_through_blame(
+    project: Path,
+) -> None:
+    retry, text = history_of_retries(project)
+    # The hand-made undo also drops a line `two` got from another (the first) commit.
+    undo = commit(
+        project,
+        "Undo the retry in one\n\nIt hid outages.",
+        "2024-02-01T10:00:00Z",
+        {
+            "a.py": text.replace("    retry_with_backoff(attempts=5)\n", "")
+            .replace("    record_retry_metric('one')\n", "")
+            .replace("    log_two_called()\n", "")
+        },
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert (event.entity, event.commit) == ("a.py::one", undo)
+    assert event.metadata["found_by"] == "message"
+    assert event.metadata["reverted_commit"] == retry
+    assert event.metadata["reverted_commit_by"] == "blame"
+    assert event.metadata["original_subject"] == "Retry one"
+    assert "Reverted change: Retry one" in event.reasoning
+
+
+def test_a_revert_found_by_its_message_says_when_no_commit_can_be_named(
+    project: Path,
+) -> None:
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": BASE})
+    text = BASE
+    # Four commits each add one line: none wrote most of what the undo takes out.
+    for i, name in enumerate(["alpha", "beta", "gamma", "delta"]):
+        text = text.replace("    return 1\n", f"    configure_{name}_handler()\n    return 1\n")
+        commit(project, f"Add {name}", f"2024-01-0{i + 2}T10:00:00Z", {"a.py": text})
+    for i in range(13):
+        text = text.replace(f"return {i + 2}", f"return {i + 3}")
+        commit(project, f"Bump two {i}", f"2024-01-{i + 10:02d}T10:00:00Z", {"a.py": text})
+    commit(
+        project,
+        "Revert to the plain one",
+        "2024-02-01T10:00:00Z",
+        {"a.py": BASE.replace("return 2", "return 15")},
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "a.py::one"
+    assert event.metadata["found_by"] == "message"
+    assert "reverted_commit" not in event.metadata
+    assert "25%" in event.metadata["reverted_commit_unknown"]
