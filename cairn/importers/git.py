@@ -24,13 +24,14 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
-from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Known, Note, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_blame import by_blame
 from cairn.importers.git_history import (
     Blobs,
@@ -53,6 +54,7 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
+from cairn.importers.trees import Tree, attributes, trees_of
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol
@@ -62,6 +64,11 @@ __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "
 SOURCE = "git"
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
+# Events one revert may write. Beyond it the entities with the most lines taken out are
+# kept and the import's summary says how many were left out: a commit that touches
+# thousands of entities is one sweeping change, not thousands of decisions.
+MAX_EVENTS_PER_COMMIT = 100
+MAX_PATHSPEC = 1000  # files named to `git show` to leave a revert's trees unread
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
@@ -102,6 +109,8 @@ class Entity:
     before: str = ""  # a dependency's version before the revert (what was undone)
     after: str = ""  # and after it (what it went back to)
     file: str = ""  # the file it was declared in
+    tree: str = ""  # a vendored/generated/asset tree: its kind (`cairn.importers.trees`)
+    files: int = 0  # and how many of its files the revert changed
 
 
 def _check_repository(root: Path) -> None:
@@ -286,19 +295,28 @@ def _walk(
     the reverts took out whole and that no later revert of the revert put back."""
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
+    # Vendored, generated and asset trees: one event each, and their diffs never read.
+    trees = _trees(root, todo)
     # The diffs of every revert to import (and of the originals of squashes, whose
     # lines say which hunks of the squash were the revert).
-    need = {f.revert.sha for f in todo}
+    need = {f.revert.sha for f in todo if f.revert.sha not in trees}
     need |= {f.original for f in todo if (f.squash or f.narrow) and f.original}
     diffs = read_diffs(root, sorted(need))
+    for sha, (_found_trees, rest) in trees.items():
+        # Only the files outside its trees (all of them when that list is too long).
+        named = sorted(rest) if len(rest) <= MAX_PATHSPEC else None
+        if named != []:
+            diffs.update(read_diffs(root, [sha], named))
     entity_cache: dict[str, list[Entity]] = {}
 
     def entities_of(f: Found) -> tuple[list[Entity], list[Skipped]]:
         if f.revert.sha in entity_cache:
             return entity_cache[f.revert.sha], []
-        ents, skipped = _removed_entities(f, diffs, blobs)
+        in_trees = trees.get(f.revert.sha, ([], []))[0]
+        ents, skipped = _removed_entities(f, diffs, blobs, in_trees)
+        ents, capped = _capped(f, ents)
         entity_cache[f.revert.sha] = ents
-        return ents, skipped
+        return ents, skipped + capped
 
     for c in commits:
         for hook in unit_done:
@@ -381,7 +399,9 @@ def _walk(
 
         for ent in ents:
             meta = _metadata(f, original)
-            if not ent.whole:
+            if ent.tree:
+                meta["tree"], meta["files"] = ent.tree, ent.files
+            elif not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
@@ -472,10 +492,57 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
     return meta
 
 
+def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
+    """git with input on stdin; "" when it fails (an attribute or listing is optional)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False
+        )
+    except OSError:
+        return ""
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+
+
+def _trees(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:
+    """revert sha -> (its vendored/generated/asset trees, its other files), for the
+    reverts that touch a tree (one `git check-attr` for every file of every revert)."""
+
+    def run(args: list[str], stdin: bytes) -> str:
+        return _git_in(root, args, stdin)
+
+    said = attributes(run, {ch.path for f in todo for ch in f.revert.changes})
+    out: dict[str, tuple[list[Tree], list[str]]] = {}
+    for f in todo:
+        paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
+        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said)
+        if found:
+            out[f.revert.sha] = (found, rest)
+    return out
+
+
+def _capped(f: Found, ents: list[Entity]) -> tuple[list[Entity], list[Skipped]]:
+    """At most MAX_EVENTS_PER_COMMIT entities: trees first, then those with the most
+    lines taken out; the summary says how many were left out."""
+    if len(ents) <= MAX_EVENTS_PER_COMMIT:
+        return ents, []
+    ranked = sorted(ents, key=lambda e: (not e.tree, -len(e.lines), e.path))
+    kept = ranked[:MAX_EVENTS_PER_COMMIT]
+    note = Note(
+        f"{f.revert.sha[:10]} {f.revert.subject}",
+        f"touches {len(ents)} entities: recorded the {MAX_EVENTS_PER_COMMIT} with the most "
+        f"lines taken out (at most {MAX_EVENTS_PER_COMMIT} events per commit)",
+    )
+    return kept, [note]
+
+
 def _removed_entities(
-    f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
+    f: Found,
+    diffs: dict[str, dict[str, FileDiff]],
+    blobs: Blobs,
+    trees: list[Tree] | None = None,
 ) -> tuple[list[Entity], list[Skipped]]:
-    """The entities whose lines the revert took out, each with those lines."""
+    """The entities whose lines the revert took out, each with those lines; a tree it
+    touched is one entity, its directory."""
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
@@ -491,8 +558,20 @@ def _removed_entities(
     seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
     label = f"{f.revert.sha[:10]}"
+    in_tree: set[str] = set()
+    for tree in trees or ():
+        in_tree.update(tree.files)
+        out[tree.path] = Entity(
+            tree.path, "directory", file=tree.path, tree=tree.kind, files=len(tree.files)
+        )
+        skipped.append(
+            Note(
+                f"{label} {tree.path}",
+                f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+            )
+        )
     for path, fd in sorted(diff.items()):
-        if f.files is not None and path not in f.files:
+        if (f.files is not None and path not in f.files) or path in in_tree:
             continue
         try:
             file_entity = canonicalise(path)

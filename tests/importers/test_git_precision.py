@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn_json, commit
+from importers.cli_helpers import cairn_json, commit, git
 from importers.test_git_recall import reverts
 
 BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"
@@ -113,3 +113,60 @@ def test_a_revert_found_by_its_message_says_when_no_commit_can_be_named(
     assert event.metadata["found_by"] == "message"
     assert "reverted_commit" not in event.metadata
     assert "25%" in event.metadata["reverted_commit_unknown"]
+
+
+def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
+    project: Path,
+) -> None:
+    def tree(version: int) -> dict[str, str | None]:
+        files: dict[str, str | None] = {
+            "app.py": f"def handler():\n    return call_sdk_version({version})\n",
+            "media/config.js": "export const mediaRoot = '/media/';\n",
+            ".gitattributes": "gen/** linguist-generated\n",
+        }
+        for i in range(30):
+            files[f"static/vendor/sdk/m{i}.js"] = f"function m{i}() {{ return {version}; }}\n"
+        for i in range(10):
+            files[f"static/icons/i{i}.svg"] = f"<svg><path d='M{i} {version}'/></svg>\n"
+        for i in range(5):
+            files[f"gen/api/p{i}_pb2.py"] = f"DESCRIPTOR_{i} = build_descriptor({version})\n"
+        for name in ("a", "b"):  # images beside code: no tree
+            files[f"media/{name}.png"] = f"not really a png {name} {version}\n"
+        return files
+
+    commit(project, "Base", "2024-01-01T10:00:00Z", tree(1))
+    commit(project, "Upgrade the SDK", "2024-01-02T10:00:00Z", tree(2))
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    report = cairn_json(project, "import", "git")
+    events = {e.entity: e for e in reverts(project)}
+    assert sorted(events) == [
+        "app.py::handler",
+        "gen/",
+        "media/a.png",
+        "media/b.png",
+        "static/icons/",
+        "static/vendor/sdk/",
+    ]
+    trees = {p: (e.metadata.get("tree"), e.metadata.get("files")) for p, e in events.items()}
+    assert trees["static/vendor/sdk/"] == ("vendored", 30)
+    assert trees["static/icons/"] == ("asset", 10)
+    assert trees["gen/"] == ("generated", 5)
+    assert events["static/vendor/sdk/"].entity_kind == "directory"
+    assert trees["app.py::handler"] == trees["media/a.png"] == (None, None)
+    # the summary says what was grouped
+    notes = [n["note"] for n in report["notes"]]
+    assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
+
+
+def test_one_revert_writes_at_most_the_cap_and_says_so(project: Path) -> None:
+    def files(body: str) -> dict[str, str | None]:
+        return {f"src/m{i:03d}.py": f"def f{i}():\n    {body}\n" for i in range(130)}
+
+    commit(project, "Base", "2024-01-01T10:00:00Z", files("return original_value()"))
+    commit(project, "Sweep", "2024-01-02T10:00:00Z", files("return replaced_value(strict=True)"))
+    sweep = git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    assert sweep is not None
+    report = cairn_json(project, "import", "git")
+    assert len(reverts(project)) == 100
+    [note] = [n for n in report["notes"] if "entities" in n["note"]]
+    assert "touches 130 entities: recorded the 100" in note["note"]
