@@ -22,6 +22,11 @@ Reverts are classified by their message, independently of what the importer does
   unmarked  no marker, but the subject's verb says it reverts/undoes/backs out/rolls back
             (after an optional `scope:` prefix)
 
+Across those, a *re-removal* is a revert that mostly puts lines back (its own diff adds
+lines and at least twice as many as it removes): the change it undid was a removal, so
+re-applying it takes the restored lines out again. They are counted in their category
+and again in the re-removal column.
+
 The repositories come from local mirrors (no network): `--mirror-root` holds
 `<owner>+<name>/repo` bare repositories; the working copies are `git clone --shared`
 (no object is copied) under `--work`.
@@ -77,6 +82,17 @@ class Case:
     subject: str
     outcome: str = ""  # caught | missed | flagged | clean | not-reappliable
     why: list[str] = field(default_factory=list)
+    restores: bool = False  # the revert mostly put lines back (a re-removal case)
+
+
+def restores(work: Path, sha: str) -> bool:
+    """Whether a revert mostly puts lines back: re-applying it is a re-removal."""
+    added = deleted = 0
+    for row in git(work, "show", "--numstat", "--format=", sha).splitlines():
+        parts = row.split("\t")
+        if len(parts) == 3 and parts[0].isdigit() and parts[1].isdigit():
+            added, deleted = added + int(parts[0]), deleted + int(parts[1])
+    return added >= 1 and added >= 2 * deleted
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
@@ -393,6 +409,8 @@ def bench_repo(
     # In history order: each checkout then rewrites few files (a big win on big trees).
     order = {sha: i for i, sha in enumerate(git(work, "rev-list", "--reverse", commit).split())}
     picked.sort(key=lambda c: order.get(c.sha, 0))
+    for case in picked:
+        case.restores = case.category != "ordinary" and restores(work, case.sha)
     for i, case in enumerate(picked, 1):
         reapply(work, case)
         print(
@@ -401,22 +419,31 @@ def bench_repo(
             file=sys.stderr,
         )
     reset(work, commit)
-    table: dict[str, dict[str, int]] = {}
-    for case in picked:
-        row = table.setdefault(case.category, {})
-        row[case.outcome] = row.get(case.outcome, 0) + 1
     return {
         "repo": name,
         "commit": commit,
         "commits": n_commits,
         "import": imported,
-        "table": table,
+        "table": tabulate([asdict(c) for c in picked]),
         "listed": listed(cases),
         "cases": [asdict(c) for c in picked],
     }
 
 
 NOT_SCORED = ("re-revert", "re-landed", "in-squash")
+
+
+def tabulate(cases: list[dict]) -> dict[str, dict[str, int]]:
+    """category -> outcome -> count; re-removals again under `re-removal`."""
+    table: dict[str, dict[str, int]] = {}
+    for case in cases:
+        kinds = [case["category"]]
+        if case.get("restores") and case["category"] in ("marker", "squashed", "unmarked"):
+            kinds.append("re-removal")
+        for kind in kinds:
+            row = table.setdefault(kind, {})
+            row[case["outcome"]] = row.get(case["outcome"], 0) + 1
+    return table
 
 
 def listed(cases: list[Case]) -> dict[str, int]:
@@ -437,11 +464,13 @@ def summarise(result: dict) -> str:
         return f"{row.get(hit, 0)}/{n}" + (f" ({100 * row.get(hit, 0) / n:.0f}%)" if n else "")
 
     imp = result["import"]
+    events = imp["events"]
+    per_commit = f" ({events / result['commits']:.3f}/commit)" if isinstance(events, int) else ""
     return (
         f"| {result['repo']} @ {result['commit'][:10]} | {result['commits']} | "
         f"{rate('marker', 'caught')} | {rate('unmarked', 'caught')} | "
-        f"{rate('squashed', 'caught')} | "
-        f"{rate('ordinary', 'flagged')} | {imp['seconds']} s wall"
+        f"{rate('squashed', 'caught')} | {rate('re-removal', 'caught')} | "
+        f"{rate('ordinary', 'flagged')} | {imp['events']}{per_commit} | {imp['seconds']} s wall"
         + (f", {imp['cpu_seconds']} s CPU (load {imp['load']})" if "cpu_seconds" in imp else "")
         + f" | {imp['peak_rss_mb']} MB |"
     )
@@ -450,16 +479,16 @@ def summarise(result: dict) -> str:
 def print_table(results: list[dict]) -> None:
     print(
         "| repository | commits | marker reverts caught | unmarked caught | squashed caught "
-        "| ordinary flagged | import | peak RSS | not scored |"
+        "| re-removals caught | ordinary flagged | events | import | peak RSS | not scored |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         t = r["table"]
         parts = [f"{n} {k}" for k, n in sorted(r.get("listed", {}).items())]
         errors = sum(
             row.get("error", 0) + row.get("not-reappliable", 0)
             for k, row in t.items()
-            if k not in NOT_SCORED
+            if k not in NOT_SCORED and k != "re-removal"  # counted in its category already
         )
         if errors:
             parts.append(f"{errors} not re-appliable or error")
@@ -473,13 +502,11 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
         work = work_root / result["repo"].replace("/", "+")
         cases, _ordinary = classify(work, result["commit"])
         category = {c.sha: c.category for c in cases}
-        table: dict[str, dict[str, int]] = {}
         for case in result["cases"]:
             if case["category"] != "ordinary":
                 case["category"] = category.get(case["sha"], case["category"])
-            row = table.setdefault(case["category"], {})
-            row[case["outcome"]] = row.get(case["outcome"], 0) + 1
-        result["table"] = table
+                case["restores"] = restores(work, case["sha"])
+        result["table"] = tabulate(result["cases"])
         result["listed"] = listed(cases)
     return results
 

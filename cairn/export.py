@@ -144,6 +144,45 @@ def _event_lines(e: Event) -> list[str]:
     return lines
 
 
+class UnsafeTarget(ValueError):
+    """An export target that would overwrite or delete the project itself."""
+
+
+def refuse_project_target(target: Path, root: Path, cairn_dir: Path) -> Path:
+    """`target` with its folder's links resolved (the last component is kept as named),
+    or `UnsafeTarget` when writing there could destroy the project.
+
+    Refused: a target that is, or holds, the project root, its `.git` or its `.cairn/`
+    (a repository can ship `site -> .`, and `..` is one typo away), or that lies inside
+    `.git` or `.cairn/` through any chain of links. A target inside the root is fine
+    (`site/`). The last component is not followed here: callers decide what a link
+    there means (the site export refuses one).
+    """
+    named = target.expanduser()
+    parent = Path(os.path.realpath(named.parent if str(named.parent) else "."))
+    resolved = parent / named.name if named.name not in ("", ".", "..") else parent
+    if named.name == "..":
+        resolved = parent.parent
+    # where the last component points, when it is a link: a target that follows a
+    # link into the project is as dangerous as one that names it
+    places = [resolved, Path(os.path.realpath(resolved))]
+    root_real = Path(os.path.realpath(root))
+    guarded = {
+        root_real: "the project root",
+        Path(os.path.realpath(cairn_dir)): f"the project's {cairn_dir.name}/",
+        Path(os.path.realpath(root / ".git")): "the project's .git",
+    }
+    for place in places:
+        for guard, what in guarded.items():
+            if guard.is_relative_to(place):
+                raise UnsafeTarget(
+                    f"{target} is or holds {what} ({guard}); write the export to a new folder"
+                )
+            if guard != root_real and place.is_relative_to(guard):
+                raise UnsafeTarget(f"{target} is inside {guard}; write the export somewhere else")
+    return resolved
+
+
 def write_output(text: str, target: Path | None, echo: Any) -> None:
     """Write to `target` atomically (never a half-written file), or to stdout."""
     if target is None:
@@ -165,4 +204,11 @@ def count_lines(text: str) -> int:
     return text.count("\n")
 
 
-__all__ = ["export_jsonl", "export_markdown", "read_log", "write_output"]
+__all__ = [
+    "UnsafeTarget",
+    "export_jsonl",
+    "export_markdown",
+    "read_log",
+    "refuse_project_target",
+    "write_output",
+]

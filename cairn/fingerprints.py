@@ -11,12 +11,26 @@ anything (`}`, `pass`, `return None`, `else:`) are not fingerprinted at all, and
 match of only one or two lines counts only inside the reverted entity itself, so
 boilerplate never matches alone.
 
+Only lines that carry meaning in their file's language are fingerprinted
+(`code_rows`): comments, imports and the lines of a multi-line string (a docstring, a
+licence header) say nothing about a decision, and a licence header is in every file.
+A file that is not code (LICENSE, docs, data: `is_code`) is fingerprinted apart
+(`metadata.print_scope: text`), and its lines only ever match lines added to files that
+are not code either: prose coming back never blocks code.
+
+A revert also puts lines back (the change it undid had removed them). Those are
+fingerprinted too, prefixed `+` in the same `metadata.fingerprint` list, when the
+revert mostly restores (`restores_mostly`): taking them out again is the reverted
+removal coming back, a *re-removal*, matched against the lines a change removes
+(`match_removals`) at the same severity.
+
 The importer (which writes fingerprints) and `cairn check` / the language server
 (which match them) share this one module.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import math
 import re
@@ -33,16 +47,23 @@ __all__ = [
     "all_hashes",
     "bring_back_findings",
     "candidate_lines",
+    "code_rows",
     "fingerprint",
+    "is_code",
     "line_hash",
     "match_prints",
+    "match_removals",
     "normalise",
     "prints_from_reverts",
+    "restores_mostly",
+    "says_nothing",
 ]
 
 # Share of a revert's fingerprinted lines a change must bring back (bench/recall.py).
 DEFAULT_THRESHOLD = 0.6
 PRINT_KEY = "fingerprint"  # where a revert event's metadata keeps its change's line hashes
+SCOPE_KEY = "print_scope"  # "text": the lines came from a file that is not code
+RESTORED = "+"  # prefix of the hash of a line the revert put back (a re-removal's print)
 # Below this many matched lines, a match counts only inside the reverted entity.
 MIN_LINES_ANYWHERE = 3
 MAX_HASHES = 400  # per event: a bigger revert is fingerprinted by a sample of its lines
@@ -104,6 +125,199 @@ def fingerprint(lines: Iterable[str]) -> list[str]:
     return hashes
 
 
+# Extensions of source code (with or without a grammar here): lines in any other file
+# (prose, licences, data, configuration) are text, whose return never blocks code.
+_CODE_EXTENSIONS = frozenset(
+    [
+        ".py",
+        ".pyi",
+        ".pyx",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".mts",
+        ".cts",
+        ".tsx",
+        ".go",
+        ".rs",
+        ".java",
+        ".kt",
+        ".kts",
+        ".scala",
+        ".rb",
+        ".rake",
+        ".sql",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".hpp",
+        ".hh",
+        ".m",
+        ".mm",
+        ".cs",
+        ".fs",
+        ".php",
+        ".swift",
+        ".dart",
+        ".lua",
+        ".pl",
+        ".pm",
+        ".r",
+        ".jl",
+        ".ex",
+        ".exs",
+        ".erl",
+        ".hrl",
+        ".hs",
+        ".ml",
+        ".mli",
+        ".clj",
+        ".cljs",
+        ".elm",
+        ".zig",
+        ".nim",
+        ".sh",
+        ".bash",
+        ".zsh",
+        ".ps1",
+        ".vue",
+        ".svelte",
+        ".html",
+        ".htm",
+        ".jinja",
+        ".j2",
+        ".erb",
+        ".haml",
+        ".twig",
+        ".css",
+        ".scss",
+        ".sass",
+        ".less",
+        ".graphql",
+        ".gql",
+        ".proto",
+    ]
+)
+_CODE_NAMES = frozenset({"Makefile", "Rakefile", "Dockerfile", "Containerfile", "Justfile"})
+
+
+def is_code(path: str) -> bool:
+    """Whether a file is source code (by its name; no read): its lines can state a
+    decision. LICENSE, README, docs, data and manifests are not."""
+    name = path.rsplit("/", 1)[-1]
+    if name in _CODE_NAMES or name.startswith("Dockerfile"):
+        return True
+    dot = name.rfind(".")
+    return dot > 0 and name[dot:].lower() in _CODE_EXTENSIONS
+
+
+# Whole-line forms that carry no meaning where no grammar says so: comments (with the
+# preprocessor's `#include` as an import and `#define`/`#[derive]` kept as code), imports.
+_QUIET_LINE = re.compile(
+    rb"^\s*(?:"
+    rb"#(?!\s*(?:define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error)\b)(?!\[)(?!!)"
+    rb"|//|/\*|\*(?:\s|/|$)|<!--|-->|\{#|\{%-?\s*(?:end)?comment\b|--(?!-)\s"
+    rb"|import\s|from\s+\S+\s+import\s|using\s+[\w.]+\s*;|use\s+[\w:{}, *]+;"
+    rb"|require(?:_relative)?[\s(]|package\s+[\w.]+\s*;?\s*$"
+    rb")"
+)
+# Node kinds (besides anything named "comment") whose lines say nothing on their own.
+_IMPORT_KINDS = frozenset(
+    {
+        "import_statement",
+        "import_from_statement",
+        "future_import_statement",
+        "import_declaration",
+        "package_clause",
+        "package_declaration",
+        "use_declaration",
+        "extern_crate_declaration",
+    }
+)
+_STRING_KINDS = frozenset(
+    {"string", "template_string", "string_literal", "raw_string_literal", "heredoc_body"}
+)
+_PUNCT = frozenset(b" \t\r\n()[]{},;:.")  # what may stay outside a quiet node
+
+
+def says_nothing(line: str) -> bool:
+    """A whole-line comment or an import, by its form alone (no grammar)."""
+    return _QUIET_LINE.match(line.encode("utf-8", "replace")) is not None
+
+
+def code_rows(data: bytes | str, path: str, rows: Iterable[int]) -> set[int]:
+    """The rows (0-based) among `rows` that carry meaning in the file's language.
+
+    Dropped: whole-line comments, import/package/use lines, and lines inside a string
+    spanning several lines (docstrings, licence headers), as the file's tree-sitter
+    grammar says; plus the whole-line comment and import forms of `_QUIET_LINE`, for
+    languages with no grammar here. A file that is not code keeps every row (its
+    prints are matched only against text, see `is_code`). Work is proportional to the
+    rows asked about: the tree is walked only where they are.
+    """
+    wanted = sorted(set(rows))
+    if not wanted or not is_code(path):
+        return set(wanted)
+    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    lines = raw.split(b"\n")
+    quiet = {r for r in wanted if r < len(lines) and _QUIET_LINE.match(lines[r])}
+    left = [r for r in wanted if r not in quiet]
+    if left:
+        quiet |= _quiet_by_grammar(raw, lines, path, left)
+    return set(wanted) - quiet
+
+
+def _quiet_by_grammar(raw: bytes, lines: list[bytes], path: str, rows: list[int]) -> set[int]:
+    """The rows of `rows` wholly covered (but for punctuation) by comments, imports or
+    multi-line strings in the file's syntax tree; nothing when there is no grammar."""
+    from cairn.indexer.languages import GRAMMARS, language_for, parser
+
+    language = language_for(path)
+    if language not in GRAMMARS or language in ("json", "toml", "yaml"):
+        return set()
+    try:
+        tree = parser(language).parse(raw)
+    except (ValueError, RuntimeError):
+        return set()
+    covered: dict[int, list[tuple[int, int]]] = {}
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        top, bottom = node.start_point[0], node.end_point[0]
+        i = bisect.bisect_left(rows, top)
+        if i == len(rows) or rows[i] > bottom:
+            continue  # no asked-for row inside: never descend
+        kind = node.type
+        if "comment" in kind or kind in _IMPORT_KINDS or (kind in _STRING_KINDS and bottom > top):
+            for r in rows[i : bisect.bisect_right(rows, bottom)]:
+                start = node.start_point[1] if r == top else 0
+                end = node.end_point[1] if r == bottom else len(lines[r])
+                covered.setdefault(r, []).append((start, end))
+            continue
+        stack.extend(node.children)
+    quiet: set[int] = set()
+    for r, spans in covered.items():
+        line = bytearray(lines[r])
+        for start, end in spans:
+            line[start:end] = b" " * (end - start)
+        if all(b in _PUNCT for b in line):
+            quiet.add(r)
+    return quiet
+
+
+def restores_mostly(taken_out: Iterable[str], put_back: Iterable[str]) -> bool:
+    """Whether a revert puts back at least as many fingerprintable lines as it takes
+    out: the change it undid was mostly a removal, and removing them again (a
+    re-removal) is that change returning. A revert that mostly takes lines out keeps
+    only the print of what it took out (its restored lines are the old code a
+    re-application rewrites, not a decision)."""
+    return len(fingerprint(put_back)) >= max(1, len(fingerprint(taken_out)))
+
+
 @dataclass(slots=True)
 class RevertPrint:
     """All fingerprinted lines of one revert (one commit), over all its events."""
@@ -114,6 +328,9 @@ class RevertPrint:
     hashes: set[str] = field(default_factory=set)
     entities: dict[str, str] = field(default_factory=dict)  # entity -> verdict id
     per_entity: dict[str, set[str]] = field(default_factory=dict)
+    code: bool = True  # the lines came from code (else from text: matched only in text)
+    restored: set[str] = field(default_factory=set)  # lines it put back (`RESTORED`)
+    restored_per_entity: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +350,8 @@ class BringBack:
     revert: RevertPrint
     hits: int
     total: int
-    lines: tuple[AddedLine, ...]  # the added lines that matched, in file order
+    lines: tuple[AddedLine, ...]  # the added (or removed) lines that matched, in file order
+    removal: bool = False  # a re-removal: the lines are ones the change takes out again
 
     @property
     def verdict_id(self) -> str:
@@ -157,6 +375,11 @@ class BringBack:
         subject = self.revert.subject
         if len(subject) > 72:
             subject = subject[:71] + "…"
+        if self.removal:
+            return (
+                f"this takes out again {self.hits} of the {self.total} lines a revert put "
+                f"back on {self.revert.date[:10]} (`{subject}`, {self.revert.commit[:7]})"
+            )
         return (
             f"this brings back {self.hits} of the {self.total} lines reverted on "
             f"{self.revert.date[:10]} (`{subject}`, {self.revert.commit[:7]})"
@@ -165,8 +388,11 @@ class BringBack:
 
 def prints_from_reverts(reverts: Iterable[Any]) -> list[RevertPrint]:
     """The open reverts (`Store.open_reverts`) that carry a fingerprint, grouped by the
-    revert's commit."""
-    by_commit: dict[str, RevertPrint] = {}
+    revert's commit and by whether the lines came from code (text never blocks code).
+    Reverts that do not count (`cairn.significance.quiet`) are left out."""
+    from cairn.significance import quiet
+
+    by_commit: dict[tuple[str, bool], RevertPrint] = {}
     for event in reverts:
         if getattr(event, "type", None) != "revert":
             continue
@@ -174,18 +400,28 @@ def prints_from_reverts(reverts: Iterable[Any]) -> list[RevertPrint]:
         raw = meta.get(PRINT_KEY) if isinstance(meta, dict) else None
         if not isinstance(raw, str) or not raw:
             continue
-        key = getattr(event, "commit", None) or event.id
+        if quiet(event):
+            continue  # true history, but nothing anyone should be stopped by
+        code = meta.get(SCOPE_KEY) != "text"
+        commit = str(getattr(event, "commit", None) or event.id)
+        key = (commit, code)
         rp = by_commit.get(key)
         if rp is None:
             subject = str(meta.get("revert_subject") or "").strip()
             if not subject:
                 subject = (getattr(event, "reasoning", "") or "").strip().split("\n", 1)[0]
             when = getattr(event, "occurred_at", None) or getattr(event, "recorded_at", "")
-            rp = by_commit[key] = RevertPrint(str(key), str(when or ""), subject)
-        hashes = set(raw.split())
+            rp = by_commit[key] = RevertPrint(commit, str(when or ""), subject, code=code)
+        words = raw.split()
+        hashes = {h for h in words if not h.startswith(RESTORED)}
+        restored = {h[1:] for h in words if h.startswith(RESTORED)}
         rp.hashes |= hashes
+        rp.restored |= restored
         rp.entities.setdefault(event.entity, event.id)
-        rp.per_entity.setdefault(event.entity, set()).update(hashes)
+        if hashes:
+            rp.per_entity.setdefault(event.entity, set()).update(hashes)
+        if restored:
+            rp.restored_per_entity.setdefault(event.entity, set()).update(restored)
     return list(by_commit.values())
 
 
@@ -199,21 +435,47 @@ def match_prints(
     A revert matches when the added lines cover at least `threshold` of its
     fingerprinted lines. When fewer than MIN_LINES_ANYWHERE lines match, the matched
     lines must also sit inside the reverted entity itself: a one-line change counts only
-    together with its entity.
+    together with its entity. Lines taken out of code match only lines added to code,
+    and lines taken out of text only text.
     """
-    by_hash: dict[str, list[AddedLine]] = {}
-    for line in added:
+    return _match(added, prints, threshold, removal=False)
+
+
+def match_removals(
+    removed: Sequence[AddedLine],
+    prints: Iterable[RevertPrint],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[BringBack]:
+    """The reverts whose put-back lines this change takes out again (a re-removal): the
+    same rule as `match_prints`, over the lines a change removes and the lines a
+    revert restored."""
+    return _match(removed, prints, threshold, removal=True)
+
+
+def _match(
+    lines_in: Sequence[AddedLine],
+    prints: Iterable[RevertPrint],
+    threshold: float,
+    *,
+    removal: bool,
+) -> list[BringBack]:
+    by_kind: dict[bool, dict[str, list[AddedLine]]] = {True: {}, False: {}}
+    for line in lines_in:
         norm = normalise(line.text)
         if significant(norm):
-            by_hash.setdefault(line_hash(norm), []).append(line)
-    if not by_hash:
+            by_kind[is_code(line.file)].setdefault(line_hash(norm), []).append(line)
+    if not by_kind[True] and not by_kind[False]:
         return []
     found: list[BringBack] = []
     for rp in prints:
-        total = len(rp.hashes)
-        if not total:
+        hashes, per_entity = (
+            (rp.restored, rp.restored_per_entity) if removal else (rp.hashes, rp.per_entity)
+        )
+        total = len(hashes)
+        by_hash = by_kind[rp.code]
+        if not total or not by_hash:
             continue
-        common = rp.hashes.intersection(by_hash)
+        common = hashes.intersection(by_hash)
         hits = len(common)
         if not hits or hits < math.ceil(threshold * total - 1e-9):
             continue
@@ -223,20 +485,21 @@ def match_prints(
                 ln
                 for ln in lines
                 if ln.entity is not None
-                and line_hash(normalise(ln.text)) in rp.per_entity.get(ln.entity, ())
+                and line_hash(normalise(ln.text)) in per_entity.get(ln.entity, ())
             ]
             if len({line_hash(normalise(ln.text)) for ln in inside}) < hits:
                 continue
             lines = inside
-        found.append(BringBack(rp, hits, total, tuple(lines)))
+        found.append(BringBack(rp, hits, total, tuple(lines), removal))
     return found
 
 
-def all_hashes(prints: Iterable[RevertPrint]) -> set[str]:
-    """Every hash any open revert carries: lines outside it need no further look."""
+def all_hashes(prints: Iterable[RevertPrint], *, restored: bool = False) -> set[str]:
+    """Every hash any open revert carries (with `restored`, of the lines reverts put
+    back): lines outside it need no further look."""
     out: set[str] = set()
     for rp in prints:
-        out |= rp.hashes
+        out |= rp.restored if restored else rp.hashes
     return out
 
 
@@ -289,6 +552,7 @@ def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> l
                     "entity": back.entity,
                     "kind": FindingKind.FINGERPRINT.value,
                     "role": "introduce",
+                    "removal": back.removal,
                     "verdict_ids": [back.verdict_id],
                     "verdict_types": ["revert"],
                     "hits": back.hits,

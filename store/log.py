@@ -5,18 +5,42 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.store.errors import LockTimeout
+from cairn.store.errors import LockTimeout, StoreError
 
-__all__ = ["LOG_NAME", "QUARANTINE_NAME", "LogFile", "write_lock"]
+__all__ = ["LOG_NAME", "QUARANTINE_NAME", "Appended", "LogFile", "write_lock"]
 
 LOG_NAME = "decisions.jsonl"
 QUARANTINE_NAME = "decisions.jsonl.quarantine"
 LOCK_NAME = "lock"
 LOCK_TIMEOUT_S = 30.0
+# git's checkout unlinks a file and creates it again (O_EXCL): for that long the path
+# names nothing. A writer that finds no log waits this long for it before deciding the
+# log is really gone (creating one meanwhile would make git's create fail).
+REAPPEAR_S = 0.5
+# How many times a write follows the log to a new file before giving up (each time the
+# path named another file when checked: a git operation replacing it again and again).
+SWAP_ATTEMPTS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """Where an append's lines landed.
+
+    `offset` is where they start in the file the path names, or None when that file was
+    replaced during the write: the lines are in the new file (appended again, or found
+    already there), at places this writer did not choose, so the index must read them.
+    """
+
+    offset: int | None
+
+    @property
+    def moved(self) -> bool:
+        return self.offset is None
 
 
 @contextmanager
@@ -50,6 +74,9 @@ class LogFile:
     def __init__(self, cairn_dir: Path) -> None:
         self.path = cairn_dir / LOG_NAME
         self.quarantine = cairn_dir / QUARANTINE_NAME
+        # A seam for tests: called once the lines are durable in the file written and
+        # before the path is checked, where a racing `git merge` replaces the file.
+        self.after_write: Callable[[], None] | None = None
 
     def stat(self) -> os.stat_result | None:
         """The file's stat, or None when it does not exist yet."""
@@ -95,16 +122,101 @@ class LogFile:
             os.fsync(fh.fileno())
             return len(fragment)
 
-    def append(self, data: bytes) -> int:
-        """Write whole lines in one `os.write`, fsync; return the offset they start at."""
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    def append(self, data: bytes) -> Appended:
+        """Write whole lines in one `os.write`, fsync, and make sure they are in the file
+        the path names afterwards.
+
+        git replaces the log by path (a merge, a checkout, a pull): a write through a
+        descriptor opened before that lands in a file nobody will read again, and the
+        decision, acknowledged, is lost. So once the lines are durable the path is
+        checked against the file written (device and inode); when it names another
+        file, the lines it lacks are appended to that one (ids are content hashes, so a
+        line already there is not written twice) and the check runs again.
+        """
+        fd = self._open_existing()
         try:
             offset = os.fstat(fd).st_size
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            _write_all(fd, data)
             os.fsync(fd)
-            return offset
+            wrote = os.fstat(fd)
         finally:
             os.close(fd)
+        moved = False
+        for _ in range(SWAP_ATTEMPTS):
+            if self.after_write is not None:
+                self.after_write()
+            now = self._stat_waiting()
+            if now is None:
+                raise StoreError(
+                    f"{self.path} was removed while a decision was written to it, so the "
+                    "decision is not in the log; restore the log (git checkout) and try again"
+                )
+            if (now.st_dev, now.st_ino) == (wrote.st_dev, wrote.st_ino):
+                return Appended(None if moved else offset)
+            moved = True
+            wrote = self._append_missing(data)
+        raise StoreError(
+            f"{self.path} kept being replaced while a decision was written (a git "
+            "operation running?); run `cairn verify` once it is done and log it again if "
+            "it is missing"
+        )
+
+    def _open_existing(self) -> int:
+        """A descriptor appending to the log; waits out git's unlink-then-create, and
+        creates the log only when it is still missing after that."""
+        flags = os.O_WRONLY | os.O_APPEND
+        deadline = time.monotonic() + REAPPEAR_S
+        while True:
+            try:
+                return os.open(self.path, flags)
+            except FileNotFoundError:
+                if time.monotonic() > deadline:
+                    return os.open(self.path, flags | os.O_CREAT, 0o644)
+                time.sleep(0.002)
+
+    def _stat_waiting(self) -> os.stat_result | None:
+        """The path's stat, waiting out git's unlink-then-create; None when it stays gone."""
+        deadline = time.monotonic() + REAPPEAR_S
+        while True:
+            st = self.stat()
+            if st is not None or time.monotonic() > deadline:
+                return st
+            time.sleep(0.002)
+
+    def _append_missing(self, data: bytes) -> os.stat_result:
+        """Append to the file now at the path those of `data`'s lines it does not hold;
+        the stat of the file written (or read)."""
+        self.repair_tail()  # a replacement may end mid-line; never glue a line onto it
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+        try:
+            held = _read_all(fd)
+            missing = [
+                line
+                for line in data.splitlines(keepends=True)
+                if not (held.startswith(line) or b"\n" + line in held)
+            ]
+            if missing:
+                _write_all(fd, b"".join(missing))
+                os.fsync(fd)
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks: list[bytes] = []
+    at = 0
+    while True:
+        chunk = os.pread(fd, max(size - at, 1 << 16), at)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        at += len(chunk)

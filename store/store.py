@@ -224,12 +224,26 @@ class Store:
             self.write_warnings = []
             if prepared:
                 # Everything validated: now write the lines in one go, then index them.
-                warning = write_prepared(self.log, self.index, prepared, self._seen_db)
+                warning, moved = write_prepared(self.log, self.index, prepared, self._seen_db)
                 self.write_warnings = [warning] if warning else []
                 self._reader.status_cache.clear()
-                # An index left behind is caught up (or tried again) by the next read.
-                self._seen = self._log_key() if warning is None else "unset"
-                self._seen_db = self.index.recorded_stat()
+                if moved:
+                    # git replaced the log mid-write: index the file that is there now
+                    # (still under the write lock, so nothing else moves it on). The
+                    # lines are durable: an index that cannot follow is a warning.
+                    try:
+                        self._sync()
+                    except sqlite3.Error as exc:
+                        self.index.close_log()
+                        self._seen = "unset"
+                        self.write_warnings = [
+                            f"the decision is written to {self.log.path.name}, but the "
+                            f"index could not be updated ({exc}); it catches up later"
+                        ]
+                else:
+                    # An index left behind is caught up (or tried again) by the next read.
+                    self._seen = self._log_key() if warning is None else "unset"
+                    self._seen_db = self.index.recorded_stat()
             return out, len(out) - len(prepared)
 
     def _events_of_types(self, entity: str, types: frozenset[EventType]) -> list[Event]:

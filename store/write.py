@@ -490,7 +490,7 @@ def replay(draft: EventDraft, earlier: Event | None) -> Event | None:
 
 def write_prepared(
     log: LogFile, index: Index, prepared: list[Pending], seen_db: object
-) -> str | None:
+) -> tuple[str | None, bool]:
     """Append the prepared lines in one write (fsynced), then index them in one transaction.
 
     Callers hold the cross-process write lock and have caught the index up; `seen_db`
@@ -498,10 +498,18 @@ def write_prepared(
     the write has happened: an index that cannot take them (not writable, disk full) is
     not a failure to report, since a retry would write the decision twice. It returns a
     warning instead, and the index catches up from the log on the next open.
+
+    The second value is True when git replaced the log during the write: the lines are
+    in the new file but not where this writer put them, so nothing is indexed here and
+    the caller catches the index up by reading the file actually there.
     """
     lines = [p.line for p in prepared]
     data = b"".join(lines)
-    offset = log.append(data)
+    appended = log.append(data)
+    offset = appended.offset
+    if offset is None:
+        index.close_log()
+        return None, True
     try:
         _index_written(log, index, prepared, list(map(len, lines)), seen_db, (offset, data))
     except sqlite3.Error as exc:
@@ -509,8 +517,8 @@ def write_prepared(
         return (
             f"the decision is written to {log.path.name}, but the index could not be "
             f"updated ({exc}); it catches up when .cairn/index.db is writable again"
-        )
-    return None
+        ), False
+    return None, False
 
 
 def _index_written(

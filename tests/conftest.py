@@ -17,3 +17,18 @@ def collector_state() -> Iterator[None]:
         gc.enable()
     else:
         gc.disable()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_state_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Machine-local state (which sites this machine's exports wrote) goes to a folder of
+    the test run, never the user's own ~/.local/state; subprocesses inherit it."""
+    import os
+
+    was = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    yield
+    if was is None:
+        os.environ.pop("XDG_STATE_HOME", None)
+    else:
+        os.environ["XDG_STATE_HOME"] = was

@@ -23,6 +23,7 @@ from typing import Any
 
 from cairn.core.present import clip, day, short_id
 from cairn.core.project import Project
+from cairn.significance import quiet
 
 DEFAULT_MAX_CHARS = 4000
 MIN_MAX_CHARS = 200
@@ -221,7 +222,7 @@ def branch_items(session: Any, entities: set[str], today: date | None = None) ->
             other_day.setdefault(review.event.entity, []).append(review)
     for status in session.statuses(sorted(valid)).values():
         for verdict in status.open_verdicts:
-            if verdict.id not in seen:
+            if verdict.id not in seen and not quiet(verdict):
                 seen.add(verdict.id)
                 items.append(_verdict_item("branch", verdict))
         for change in session.store.events_of(status.conflicts):  # their reasoning too
@@ -266,7 +267,12 @@ def build_digest(
     with Session.open(project) as session:
         items = branch_items(session, entities, today)
         seen = {i.id for i in items}
-        for verdict in session.store.recent_verdicts(RECENT_LIMIT):
+        # Cosmetic reverts (`cairn.significance`) never fill the digest: read more of
+        # the newest verdicts so that leaving them out does not leave it short.
+        recent = [v for v in session.store.recent_verdicts(RECENT_LIMIT * 4) if not quiet(v)][
+            :RECENT_LIMIT
+        ]
+        for verdict in recent:
             if verdict.id not in seen:
                 items.append(_verdict_item("recent", verdict))
     digest = Digest(base=base, files=files, entities=len(entities))

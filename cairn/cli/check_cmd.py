@@ -28,7 +28,7 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines
+from cairn.core.gate import Report, Target, changed_lines, removed_lines
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -36,7 +36,7 @@ from cairn.gitrev import RevisionError, verify_range
 if TYPE_CHECKING:
     from cairn.core.session import Session
 
-__all__ = ["changed_lines", "check", "parse_added_lines", "register"]
+__all__ = ["changed_lines", "check", "parse_added_lines", "parse_diff", "register"]
 
 
 def register(group: click.Group) -> None:
@@ -209,12 +209,24 @@ def _unquote(name: str) -> str:
 
 def parse_added_lines(diff: str) -> dict[str, set[int]]:
     """`git diff -U0` output -> new-side path -> 1-based added/changed line numbers."""
+    return parse_diff(diff)[0]
+
+
+def parse_diff(diff: str) -> tuple[dict[str, set[int]], dict[str, list[str]]]:
+    """`git diff -U0` output -> (new-side path -> 1-based added/changed line numbers,
+    path -> the text of the lines it removed). A deleted file's removed lines are under
+    its old path; a renamed file's under its new one."""
     added: dict[str, set[int]] = {}
+    removed: dict[str, list[str]] = {}
     current: str | None = None
+    old: str | None = None
     in_header = False
     for line in diff.splitlines():
         if line.startswith("diff --git "):
-            in_header, current = True, None
+            in_header, current, old = True, None, None
+        elif in_header and line.startswith("--- "):
+            source = _unquote(line[4:].rstrip("\t"))
+            old = source[2:] if source.startswith("a/") else None
         elif in_header and line.startswith("+++ "):
             target = _unquote(line[4:].rstrip("\t"))
             current = target[2:] if target.startswith("b/") else None
@@ -226,7 +238,11 @@ def parse_added_lines(diff: str) -> dict[str, set[int]]:
                 count = int(match.group(2)) if match.group(2) is not None else 1
                 if count:
                     added.setdefault(current, set()).update(range(start, start + count))
-    return added
+        elif not in_header and line.startswith("-"):
+            where = current or old
+            if where is not None:
+                removed.setdefault(where, []).append(line[1:])
+    return added, removed
 
 
 def _new_side(rev: str | None, staged: bool) -> str | None:
@@ -246,7 +262,8 @@ def collect_diff(
 ) -> list[Target]:
     """Added and changed lines of a diff, with each file's new content."""
     top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd()).strip())
-    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACMRT"]
+    # Deletions too: a file taken out again is a re-removal's lines (`Target.removed`).
+    args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACDMRT"]
     args += ["--src-prefix=a/", "--dst-prefix=b/"]
     if staged:
         args.append("--cached")
@@ -258,16 +275,20 @@ def collect_diff(
             raise CairnError(str(exc)) from None
         args += ["--end-of-options", rev]
     args += ["--", *[str((Path.cwd() / p).resolve()) for p in paths]]
-    added = parse_added_lines(_git(args, top))
+    added, removed = parse_diff(_git(args, top))
     side = _new_side(rev, staged)
     targets: list[Target] = []
-    for name, lines in sorted(added.items()):
+    for name in sorted(added.keys() | removed.keys()):
+        lines = added.get(name, set())
+        taken_out = tuple(removed.get(name, ()))
         absolute = top / name
         try:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue  # a change outside this Cairn project is not ours to judge
-        if side is None:
+        if not lines:
+            data = b""  # only lines taken out (a deleted file): no new content to read
+        elif side is None:
             data = absolute.read_bytes() if absolute.is_file() else b""
         else:
             data = subprocess.run(
@@ -275,7 +296,7 @@ def collect_diff(
             ).stdout
         text = _decode(data)
         if text is not None:
-            targets.append(Target(rel, text, frozenset(lines)))
+            targets.append(Target(rel, text, frozenset(lines), removed=taken_out))
     return _not_the_log(project, targets)
 
 
@@ -381,10 +402,13 @@ def check_stdin(
         return Report(files_checked=0)
     on_disk = project.root / rel
     lines = None
+    taken_out: tuple[str, ...] = ()
     if on_disk.is_file():
         old = _decode(on_disk.read_bytes())
-        lines = changed_lines(old, text) if old is not None else None
-    return analyse(project, [Target(rel, text, lines)], threshold, session)
+        if old is not None:
+            lines = changed_lines(old, text)
+            taken_out = removed_lines(old, text)
+    return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
 
 
 # --- output ----------------------------------------------------------------------------

@@ -225,10 +225,17 @@ output_option = click.option(
 
 
 def _outside_cairn_dir(output: Path | None, cairn_dir: Path) -> None:
-    """Refuse an export target inside .cairn/: `-o .cairn/decisions.jsonl` would replace
-    the log with a copy that leaves out any unreadable line."""
-    if output is not None and output.resolve().is_relative_to(cairn_dir.resolve()):
-        raise CairnError(f"{output} is inside {cairn_dir}; write the export somewhere else")
+    """Refuse an export target inside .cairn/ or .git, or one that is the project:
+    `-o .cairn/decisions.jsonl` would replace the log with a copy that leaves out any
+    unreadable line, `-o .git/config` the repository's configuration."""
+    from cairn.export import UnsafeTarget, refuse_project_target
+
+    if output is None:
+        return
+    try:
+        refuse_project_target(output, cairn_dir.parent, cairn_dir)
+    except UnsafeTarget as exc:
+        raise CairnError(str(exc)) from None
 
 
 @export_group.command("markdown")
@@ -289,7 +296,12 @@ def export_html_cmd(out: Path) -> None:
         report = verify(project.cairn_dir, refs_holding=refs_holding(project.cairn_dir))
         with Store.open(project.cairn_dir) as store:
             summary = export_site(
-                store, report, out, project.cairn_dir, project.root.name or "project"
+                store,
+                report,
+                out,
+                project.cairn_dir,
+                project.root.name or "project",
+                root=project.root,
             )
     except (SiteError, StoreError) as exc:
         raise CairnError(str(exc)) from None
@@ -302,6 +314,12 @@ def export_html_cmd(out: Path) -> None:
     )
     if not summary.verified:
         click.echo("cairn: warning: the log does not verify; the site says where", err=True)
+    if not summary.remembered:
+        click.echo(
+            "cairn: warning: could not note in $XDG_STATE_HOME/cairn that this machine wrote "
+            f"{out}/, so the next export will not replace it; delete it first then",
+            err=True,
+        )
 
 
 def register(group: click.Group) -> None:

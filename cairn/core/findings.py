@@ -29,6 +29,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from cairn.core.present import by, clip, day, when
+from cairn.significance import quiet
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Range, Symbol
@@ -213,6 +214,8 @@ def _for_symbol(symbol: Symbol, status: EntityStatus, severities: Severities) ->
     conflicted = _conflicted_verdicts(status)
     symbol_role = role
     for verdict in status.open_verdicts:
+        if quiet(verdict):
+            continue  # cosmetic history (`cairn.significance`): shown in history only
         # A revert that took lines out of an entity that stayed: the name is no
         # re-introduction (the fingerprint rule catches the lines coming back).
         role = "reference" if _body_only(verdict) else symbol_role

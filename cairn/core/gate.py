@@ -18,6 +18,7 @@ hooks call this on every edit.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ class Target:
     relpath: str
     text: str
     lines: frozenset[int] | None
+    removed: tuple[str, ...] = ()  # the lines the change took out of it (a re-removal's)
 
 
 @dataclass(slots=True)
@@ -70,12 +72,27 @@ class Report:
 
 def changed_lines(old: str, new: str) -> frozenset[int]:
     """1-based lines of `new` that are inserted or replaced relative to `old`."""
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    return edit(old, new)[0]
+
+
+def removed_lines(old: str, new: str) -> tuple[str, ...]:
+    """The lines of `old` that `new` deletes or replaces, in order."""
+    return edit(old, new)[1]
+
+
+def edit(old: str, new: str) -> tuple[frozenset[int], tuple[str, ...]]:
+    """(1-based lines of `new` inserted or replaced, the lines of `old` deleted or
+    replaced): one diff for both."""
+    before, after = old.splitlines(), new.splitlines()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
     lines: set[int] = set()
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+    gone: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag in ("replace", "insert"):
             lines.update(range(j1 + 1, j2 + 1))
-    return frozenset(lines)
+        if tag in ("replace", "delete"):
+            gone.extend(before[i1:i2])
+    return frozenset(lines), tuple(gone)
 
 
 def check(
@@ -106,6 +123,8 @@ def check(
             for s in all_symbols
             if target.lines is None or s.name_range.start_line + 1 in target.lines
         ]
+        if target.removed:
+            symbols = _version_changes(symbols, target.removed)
         if target.lines is not None:
             # A change inside an entity's body is history of that entity: shown (as a
             # reference), never blocking. A whole file already names every entity.
@@ -129,6 +148,28 @@ def check(
     else:
         _judge(session, report, per_file, entities, threshold)
     return report
+
+
+def _version_changes(symbols: list[Symbol], removed: tuple[str, ...]) -> list[Symbol]:
+    """A dependency whose declaration the change also took out was there already: the
+    change moves its version, it does not introduce it. Its name is then a reference
+    (shown, never blocking); whether the version a revert took back returns is the
+    change fingerprint's to say (the line's hash), so any other version passes."""
+    from cairn.indexer import Role
+
+    out = []
+    for s in symbols:
+        if s.entity.startswith("deps/") and s.role is Role.INTRODUCE and _declared(s, removed):
+            s = replace(s, role=Role.REFERENCE)
+        out.append(s)
+    return out
+
+
+def _declared(symbol: Symbol, removed: tuple[str, ...]) -> bool:
+    """Whether a removed line names the dependency (`-`, `_`, `.` alike, any case)."""
+    name = re.sub(r"[-_.]+", "-", symbol.entity.removeprefix("deps/").lower())
+    pattern = re.compile(r"(?<![\w@/-])" + re.escape(name) + r"(?![\w/-])")
+    return any(pattern.search(re.sub(r"[-_.]+", "-", line.lower())) for line in removed)
 
 
 def _judge(
@@ -165,6 +206,12 @@ def _judge(
             )
     for finding in bring_back_findings(backs):
         row = _row(finding, finding.data["file"], verdict_types=["revert"], column=1)
+        if finding.data.get("removal"):
+            # Lines taken out are in no new text: the row names the file, not a line.
+            row["line"] = row["end_line"] = 1
+            row["column"] = row["end_column"] = 1
+            report.findings.append(row)
+            continue
         row["lines"] = [n + 1 for n in finding.data["lines"]]
         row["hits"] = finding.data["hits"]
         row["total"] = finding.data["total"]
@@ -210,16 +257,32 @@ def _bring_backs(
     threshold: float | None,
 ) -> list[BringBack]:
     """Reverts whose fingerprinted lines this change brings back (most of them)."""
-    from cairn.fingerprints import DEFAULT_THRESHOLD, all_hashes, candidate_lines, match_prints
+    from cairn.fingerprints import (
+        DEFAULT_THRESHOLD,
+        all_hashes,
+        candidate_lines,
+        match_prints,
+        match_removals,
+    )
 
     prints = session.revert_prints()
+    share = DEFAULT_THRESHOLD if threshold is None else threshold
     wanted = all_hashes(prints)
-    if not wanted:
-        return []
-    added: list[AddedLine] = []
-    for target, _symbols, all_symbols in per_file:
-        lines = target.text.split("\n")
-        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
-        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
-        added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
-    return match_prints(added, prints, DEFAULT_THRESHOLD if threshold is None else threshold)
+    found: list[BringBack] = []
+    if wanted:
+        added: list[AddedLine] = []
+        for target, _symbols, all_symbols in per_file:
+            lines = target.text.split("\n")
+            numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
+            numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+            added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
+        found += match_prints(added, prints, share)
+    # A re-removal: the lines a revert put back, taken out again. Where they were is
+    # in no new text, so they count as the file's (`match_removals` then needs three).
+    put_back = all_hashes(prints, restored=True)
+    if put_back:
+        gone: list[AddedLine] = []
+        for target, _symbols, _all in per_file:
+            gone += candidate_lines(target.relpath, enumerate(target.removed), (), put_back)
+        found += match_removals(gone, prints, share)
+    return found

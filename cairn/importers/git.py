@@ -111,6 +111,7 @@ class Entity:
     file: str = ""  # the file it was declared in
     tree: str = ""  # a vendored/generated/asset tree: its kind (`cairn.importers.trees`)
     files: int = 0  # and how many of its files the revert changed
+    restored: list[str] = field(default_factory=list)  # lines the revert put back in it
 
 
 def _check_repository(root: Path) -> None:
@@ -301,6 +302,15 @@ def _walk(
     # lines say which hunks of the squash were the revert).
     need = {f.revert.sha for f in todo if f.revert.sha not in trees}
     need |= {f.original for f in todo if (f.squash or f.narrow) and f.original}
+    # A revert of a manifest gives verdicts to the dependencies its reverted commit
+    # changed (`git_deps.about`): that commit's diff says which.
+    from cairn.importers.git_deps import is_manifest
+
+    need |= {
+        f.original
+        for f in todo
+        if f.original and any(is_manifest(ch.path) for ch in f.revert.changes)
+    }
     diffs = read_diffs(root, sorted(need))
     for sha, (_found_trees, rest) in trees.items():
         # Only the files outside its trees (all of them when that list is too long).
@@ -395,10 +405,22 @@ def _walk(
                 f"{c.sha[:10]} {c.subject}", "the revert took out no lines Cairn can place"
             )
             continue
-        from cairn.fingerprints import fingerprint
+        from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
+        from cairn.importers.git_deps import about
+        from cairn.significance import mark
 
+        ents = about(ents, c, original, diffs.get(f.original or "", {}))
+        if not ents:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                "the revert restored a manifest, but names none of its dependencies and "
+                "its reverted commit changed none of them",
+            )
+            continue
+        cosmetic: dict[str, object] = {}
+        mark(cosmetic, _changed_lines(diffs.get(c.sha, {}), f.files))
         for ent in ents:
-            meta = _metadata(f, original)
+            meta = _metadata(f, original) | cosmetic
             if ent.tree:
                 meta["tree"], meta["files"] = ent.tree, ent.files
             elif not ent.whole:
@@ -406,8 +428,11 @@ def _walk(
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
             prints = fingerprint(ent.lines)
+            prints += [RESTORED + h for h in fingerprint(ent.restored)]
             if prints:
-                meta["fingerprint"] = " ".join(prints)
+                meta[PRINT_KEY] = " ".join(prints)
+                if ent.file and not is_code(ent.file):
+                    meta[SCOPE_KEY] = "text"  # prose and data never block code
             if ent.whole and ent.kind != "file" and ent.file:
                 taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
             yield _proposal(c, original, "revert", ent, meta)
@@ -473,6 +498,24 @@ def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
         depth += 1
         cur = found[cur].original
     return depth
+
+
+def _changed_lines(
+    diff: dict[str, FileDiff], files: frozenset[str] | None
+) -> dict[str, tuple[list[str], list[str]]]:
+    """path -> (removed, added) lines of a revert's undone files, for
+    `cairn.significance`; a binary or huge file is never cosmetic (empty: no judgement)."""
+    out: dict[str, tuple[list[str], list[str]]] = {}
+    for path, fd in diff.items():
+        if files is not None and path not in files:
+            continue
+        if fd.binary or fd.huge:
+            return {}
+        out[path] = (
+            [t for _n, t in sorted(fd.removed.items())],
+            [t for _n, t in sorted(fd.added.items())],
+        )
+    return out
 
 
 def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
@@ -543,17 +586,27 @@ def _removed_entities(
 ) -> tuple[list[Entity], list[Skipped]]:
     """The entities whose lines the revert took out, each with those lines; a tree it
     touched is one entity, its directory."""
+    from cairn.fingerprints import code_rows, normalise, restores_mostly
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
 
     diff = diffs.get(f.revert.sha, {})
     keep_lines: set[str] | None = None
+    keep_restored: set[str] | None = None
     if (f.squash or f.narrow) and f.original and f.original in diffs:
         # Only the hunks that take out what the reverted commit added.
-        from cairn.fingerprints import normalise
-
         keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
+        keep_restored = {
+            normalise(t) for fd in diffs[f.original].values() for t in fd.removed.values()
+        }
+    mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
+    # The lines it put back are a print too when the undone change was mostly a
+    # removal (taking them out again is that removal returning: a re-removal).
+    restoring = restores_mostly(
+        (t for fd in mine for t in fd.removed.values()),
+        (t for fd in mine for t in fd.added.values()),
+    )
     out: dict[str, Entity] = {}
     seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
@@ -585,33 +638,42 @@ def _removed_entities(
             continue
         removed = fd.removed
         if f.lines is not None:
-            mine = f.lines.get(path, frozenset())
-            removed = {n: t for n, t in removed.items() if n in mine}
+            blamed = f.lines.get(path, frozenset())
+            removed = {n: t for n, t in removed.items() if n in blamed}
         if keep_lines is not None:
-            from cairn.fingerprints import normalise
-
             removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
+        if restoring:
+            _place_restored(f, path, fd, blobs, keep_restored, out)
         if not removed:
             continue
         symbols: list[Symbol] = []
         blob = blobs.read(f"{f.revert.sha}^", path)
+        meaningful: set[int] = {n - 1 for n in removed}
         if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
             symbols = index_text(blob, path)
+            # Only lines that carry meaning are fingerprinted: no comment, import,
+            # docstring or licence header (they still say where the revert was).
+            meaningful = code_rows(blob, path, meaningful)
         by_name_line: dict[int, Symbol] = {}
         for one in symbols:
             if str(one.role) == "introduce":
                 by_name_line.setdefault(one.name_range.start_line, one)
         file_lines: list[str] = []
+        file_quiet = False  # lines outside every symbol that say nothing (a header)
         placed = False
         for number, text in sorted(removed.items()):
             named = by_name_line.get(number - 1)
             sym = named or innermost_symbol(symbols, number - 1)
             if sym is None:
-                file_lines.append(text)
+                if number - 1 in meaningful:
+                    file_lines.append(text)
+                else:
+                    file_quiet = True
                 continue
             placed = True
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
-            ent.lines.append(text)
+            if number - 1 in meaningful:
+                ent.lines.append(text)
             ent.whole = ent.whole or named is not None
             if sym.version:
                 ent.before = sym.version
@@ -634,11 +696,53 @@ def _removed_entities(
         seen_files.update(out)
         from cairn.fingerprints import fingerprint
 
-        if file_lines and (fingerprint(file_lines) or not placed):
+        if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
             ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
             ent.lines.extend(file_lines)
             ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped
+
+
+def _place_restored(
+    f: Found,
+    path: str,
+    fd: FileDiff,
+    blobs: Blobs,
+    keep: set[str] | None,
+    out: dict[str, Entity],
+) -> None:
+    """The meaningful lines a revert put back in one file, each on the innermost entity
+    of the file after the revert that holds it (`Entity.restored`)."""
+    from cairn.fingerprints import code_rows, normalise
+    from cairn.indexer import index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    added = fd.added
+    if keep is not None:
+        added = {n: t for n, t in added.items() if normalise(t) in keep}
+    if not added or fd.binary or fd.huge:
+        return
+    after = blobs.read(f.revert.sha, path)
+    if after is None or len(after) > MAX_FILE_BYTES or b"\0" in after[:8000]:
+        return
+    rows = code_rows(after, path, (n - 1 for n in added))
+    if not rows:
+        return
+    symbols = index_text(after, path)
+    for number, text in sorted(added.items()):
+        if number - 1 not in rows:
+            continue
+        sym = innermost_symbol(symbols, number - 1)
+        if sym is not None:
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
+        else:
+            try:
+                entity = canonicalise(path)
+            except EntityPathError:
+                return
+            ent = out.setdefault(entity, Entity(entity, "file", file=path))
+        ent.restored.append(text)
 
 
 def reasoning(revert: Commit, original: Commit | None) -> str:

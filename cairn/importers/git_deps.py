@@ -23,11 +23,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from cairn.importers.base import Proposed
 from cairn.importers.git_history import Blobs, Commit, FileDiff, read_diffs
 
-__all__ = ["dependency_changes", "explains", "is_manifest"]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["about", "dependency_changes", "explains", "is_manifest"]
 
 ZERO = "0" * 40
 MAX_MANIFEST_BYTES = 1_000_000
@@ -244,3 +248,54 @@ def dependency_changes(
                         commit=c.sha,
                         metadata={"file": ch.path, "found_by": "dependency-change"},
                     )
+
+
+class _Placed(Protocol):
+    """What `about` reads of a revert's entity (`cairn.importers.git.Entity`)."""
+
+    path: str
+    file: str
+    lines: list[str]
+    restored: list[str]
+
+
+_E = TypeVar("_E", bound=_Placed)
+
+
+def about(
+    ents: list[_E],
+    revert: Commit,
+    original: Commit | None,
+    original_diff: Mapping[str, FileDiff],
+) -> list[_E]:
+    """The entities of a revert without the dependencies it was not about.
+
+    A revert that restores a whole manifest or lock file (`git checkout <old> --
+    requirements.txt`) changes every line that drifted since; only the dependencies its
+    message names, or whose lines the reverted commit itself changed, get a verdict.
+    With neither a named dependency nor a reverted commit to read, a revert that
+    touched one dependency is about it; one that touched several is about none (a
+    verdict on each would be a guess). Everything that is not a dependency stays."""
+    deps = [e for e in ents if e.path.startswith("deps/")]
+    if not deps:
+        return ents
+    message = revert.message + "\n" + (original.message if original is not None else "")
+    changed: dict[str, set[str]] = {}
+    for path, fd in original_diff.items():
+        if is_manifest(path):
+            lines = {*fd.added.values(), *fd.removed.values()}
+            changed[path] = {_squeezed(t) for t in lines}
+    keep: set[int] = set()
+    for e in deps:
+        theirs = changed.get(e.file, set())
+        if explains(message, e.path) or any(
+            _squeezed(t) in theirs for t in (*e.lines, *e.restored)
+        ):
+            keep.add(id(e))
+    if not keep and original is None and len({e.path for e in deps}) == 1:
+        keep = {id(e) for e in deps}
+    return [e for e in ents if not e.path.startswith("deps/") or id(e) in keep]
+
+
+def _squeezed(line: str) -> str:
+    return "".join(line.split())

@@ -1,172 +1,349 @@
-"""A revert is about what the reverted commit changed (issue 28).
+"""Precision of imported reverts (issue 28): what blocks must be a decision.
 
-Real git histories in temp folders, the real `cairn import git`: a revert merged with
-other work, and a revert found by its message alone, record only the entities whose
-lines the reverted commit wrote, and name that commit (or say why they cannot).
+Fingerprints come from code (no licence text, comments, imports), cosmetic reverts are
+recorded but quiet, dependency verdicts are about the versions a revert took back, and
+removing again what a revert put back is caught. Every test builds a real git history,
+runs the real `cairn import git`, then the real `cairn check --diff HEAD`.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import time
 from pathlib import Path
 
-from importers.cli_helpers import cairn_json, commit, git
-from importers.test_git_recall import reverts
+from cairn.store import Store
+from importers.cli_helpers import BIN, cairn, cairn_json, commit, env, git
 
-BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"
+LICENCE = "".join(
+    f"{line}\n"
+    for line in (
+        "Copyright (c) 2019 The Example Authors. All rights reserved.",
+        "Permission is hereby granted, free of charge, to any person obtaining a copy",
+        "of this software and associated documentation files (the Software), to deal",
+        "in the Software without restriction, including without limitation the rights",
+        "to use, copy, modify, merge, publish, distribute, sublicense, and or sell",
+        "copies of the Software, and to permit persons to whom the Software is",
+        "furnished to do so, subject to the following conditions: the above notice",
+        "and this permission notice shall be included in all copies or substantial",
+        "portions of the Software. THE SOFTWARE IS PROVIDED AS IS, WITHOUT WARRANTY",
+        "OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES",
+        "OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.",
+        "IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM,",
+    )
+)
 
 
-def test_a_revert_merged_with_other_work_records_only_the_reverted_lines(
+def check_diff(root: Path) -> tuple[int, dict]:
+    proc = cairn(root, "check", "--diff", "HEAD", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def reverts(root: Path) -> list:
+    with Store.open(root / ".cairn") as store:
+        return [e for ent in store.entities() for e in store.history(ent) if e.type == "revert"]
+
+
+def blocking(report: dict) -> list[dict]:
+    return [f for f in report["findings"] if f["blocking"]]
+
+
+# --- fingerprints from code ------------------------------------------------------------
+
+
+def test_a_licence_header_never_brings_back_a_reverted_licence_file(project: Path) -> None:
+    commit(project, "App", "2024-01-01T10:00:00Z", {"app/core.py": "def main():\n    run()\n"})
+    commit(project, "Vendor the SDK licence", "2024-01-02T10:00:00Z", {"sdk/LICENSE": LICENCE})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "sdk/LICENSE"
+    # A new module whose header is that licence, as comments and as a docstring.
+    header = "".join(f"# {line}\n" for line in LICENCE.splitlines())
+    body = "def handler(request):\n    return respond(request.user, status=200)\n"
+    (project / "app" / "handler.py").write_text(header + body)
+    doc = '"""\n' + LICENCE + '"""\n'
+    (project / "app" / "other.py").write_text(doc + body.replace("handler", "other"))
+    git(project, "add", "-A")
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    assert event.metadata["print_scope"] == "text"  # prose, not code
+    # The licence file itself coming back is still that revert returning.
+    (project / "sdk").mkdir()
+    (project / "sdk" / "LICENSE").write_text(LICENCE)
+    git(project, "add", "-A")
+    code, report = check_diff(project)
+    assert code == 1
+    assert any("brings back 12 of the 12 lines" in f["message"] for f in blocking(report))
+
+
+def test_a_module_s_licence_comments_and_imports_are_not_its_fingerprint(project: Path) -> None:
+    header = "".join(f"# {line}\n" for line in LICENCE.splitlines())
+    imports = "import os\nimport json\nfrom collections import OrderedDict\n\n"
+    code = (
+        "def export_rows(rows, target):\n"
+        "    ordered = OrderedDict(sorted(rows.items()))\n"
+        "    target.write(json.dumps(ordered, indent=2))\n"
+        "    return os.path.getsize(target.name)\n"
+    )
+    commit(project, "App", "2024-01-01T10:00:00Z", {"app/__init__.py": "VERSION = 1\n"})
+    commit(
+        project, "Add exporter", "2024-01-02T10:00:00Z", {"app/export.py": header + imports + code}
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    prints = {h for e in reverts(project) for h in e.metadata.get("fingerprint", "").split()}
+    assert len(prints) == 4  # the function's four lines; no licence line, no import
+    # Another module with the same header and imports, but other code: no finding.
+    other = "def import_rows(source):\n    return json.loads(source.read_text())\n"
+    (project / "app" / "imports.py").write_text(header + imports + other)
+    git(project, "add", "-A")
+    code_, report = check_diff(project)
+    assert code_ == 0, blocking(report)
+    # The reverted code itself, under another file name and without its header: caught.
+    (project / "app" / "exporter.py").write_text(imports + code)
+    git(project, "add", "-A")
+    code_, report = check_diff(project)
+    assert code_ == 1
+    assert any(f["kind"] == "fingerprint" for f in blocking(report))
+
+
+# --- significance ----------------------------------------------------------------------
+
+MODULE = """\
+def total(items):
+    return sum(item.price for item in items)
+
+
+def label(item):
+    return item.name.title()
+"""
+
+TYPED = """\
+from typing import Iterable
+
+
+def total(items: Iterable[Item]) -> int:
+    return sum(item.price for item in items)  # type: ignore[attr-defined]
+
+
+def label(item: Item) -> str:
+    # the catalogue stores names in lower case
+    return item.name.title()
+"""
+
+
+def test_a_cosmetic_revert_is_recorded_but_never_blocks_nor_fills_the_digest(
     project: Path,
 ) -> None:
-    commit(
-        project,
-        "Base",
-        "2024-01-01T10:00:00Z",
-        {"x.py": BASE, "y.py": "def y():\n    legacy_compute_everything(slowly=True)\n"},
-    )
-    fix = commit(
-        project,
-        "Fix black",
-        "2024-01-02T10:00:00Z",
-        {"x.py": BASE.replace("return 1", "return normalise_black(1, mode='strict')")},
-    )
-    # A pull request titled like a revert, squash-merged with another change: the
-    # subject is no `Revert "…"` git wrote; y.py and `two` were never touched by "Fix
-    # black", and x.py is not put back blob for blob.
-    squash = commit(
-        project,
-        f'Revert "Fix black" (#55)\n\n* Revert "Fix black"\n\nThis reverts commit {fix}.\n'
-        "\n* Rewrite y",
-        "2024-01-03T10:00:00Z",
-        {
-            "x.py": BASE.replace("return 2", "return compute_two()"),
-            "y.py": "def y():\n    return compute_quickly()\n",
-        },
-    )
+    commit(project, "Prices", "2024-01-01T10:00:00Z", {"shop/prices.py": MODULE})
+    commit(project, "Fix mypy warning", "2024-01-02T10:00:00Z", {"shop/prices.py": TYPED})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    # A real change, reverted too: it must still block (the rule is not "nothing").
+    real = MODULE.replace("item.name.title()", "item.name.title() + ' (' + item.sku + ')'")
+    commit(project, "Show the SKU in labels", "2024-01-04T10:00:00Z", {"shop/prices.py": real})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
     cairn_json(project, "import", "git")
     events = reverts(project)
-    assert [(e.entity, e.commit) for e in events] == [("x.py::one", squash)]
-    assert events[0].metadata["reverted_commit"] == fix
+    quiet = [e for e in events if e.metadata.get("significance") == "trivial"]
+    loud = [e for e in events if "significance" not in e.metadata]
+    assert quiet and {e.metadata["revert_subject"] for e in quiet} == {'Revert "Fix mypy warning"'}
+    assert loud and all("SKU" in e.metadata["revert_subject"] for e in loud)
+    # Putting the annotations back: nothing blocks.
+    (project / "shop" / "prices.py").write_text(TYPED)
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    # Putting the SKU back: blocked.
+    (project / "shop" / "prices.py").write_text(real)
+    code, report = check_diff(project)
+    assert code == 1 and blocking(report)
+    git(project, "checkout", "--", "shop")
+    # history shows the cosmetic revert; the digest does not list it.
+    entity = quiet[0].entity
+    shown = cairn_json(project, "history", entity)
+    assert any(e["id"] == quiet[0].id for e in shown)
+    digest = cairn_json(project, "digest", "--paths", "shop/prices.py")
+    listed = {i["id"] for i in digest["items"]}
+    assert not listed & {e.id for e in quiet}
+    assert listed & {e.id for e in loud}
 
 
-def history_of_retries(project: Path) -> tuple[str, str]:
-    """A retry added to `one`, then 13 unrelated edits of the file (more than the 12
-    recent commits a hand-written revert is line-matched against)."""
-    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": BASE})
-    text = BASE.replace(
-        "    return 1\n",
-        "    retry_with_backoff(attempts=5)\n    record_retry_metric('one')\n    return 1\n",
-    )
-    retry = commit(project, "Retry one", "2024-01-02T10:00:00Z", {"a.py": text})
-    for i in range(13):
-        text = text.replace(f"return {i + 2}", f"return {i + 3}")
-        commit(project, f"Bump two {i}", f"2024-01-{i + 3:02d}T10:00:00Z", {"a.py": text})
-    return retry, text
+# --- dependency verdicts are about versions ---------------------------------------------
 
 
-def test_a_revert_found_by_its_message_names_the_commit_it_undid_through_blame(
+def requirements(**pins: str) -> str:
+    return "".join(f"{name}=={version}\n" for name, version in pins.items())
+
+
+def test_a_restored_manifest_gives_verdicts_only_to_what_the_reverted_commit_changed(
     project: Path,
 ) -> None:
-    retry, text = history_of_retries(project)
-    # The hand-made undo also drops a line `two` got from another (the first) commit.
-    undo = commit(
-        project,
-        "Undo the retry in one\n\nIt hid outages.",
-        "2024-02-01T10:00:00Z",
-        {
-            "a.py": text.replace("    retry_with_backoff(attempts=5)\n", "")
-            .replace("    record_retry_metric('one')\n", "")
-            .replace("    log_two_called()\n", "")
-        },
-    )
-    cairn_json(project, "import", "git")
-    [event] = reverts(project)
-    assert (event.entity, event.commit) == ("a.py::one", undo)
-    assert event.metadata["found_by"] == "message"
-    assert event.metadata["reverted_commit"] == retry
-    assert event.metadata["reverted_commit_by"] == "blame"
-    assert event.metadata["original_subject"] == "Retry one"
-    assert "Reverted change: Retry one" in event.reasoning
-
-
-def test_a_revert_found_by_its_message_says_when_no_commit_can_be_named(
-    project: Path,
-) -> None:
-    commit(project, "Base", "2024-01-01T10:00:00Z", {"a.py": BASE})
-    text = BASE
-    # Four commits each add one line: none wrote most of what the undo takes out.
-    for i, name in enumerate(["alpha", "beta", "gamma", "delta"]):
-        text = text.replace("    return 1\n", f"    configure_{name}_handler()\n    return 1\n")
-        commit(project, f"Add {name}", f"2024-01-0{i + 2}T10:00:00Z", {"a.py": text})
-    for i in range(13):
-        text = text.replace(f"return {i + 2}", f"return {i + 3}")
-        commit(project, f"Bump two {i}", f"2024-01-{i + 10:02d}T10:00:00Z", {"a.py": text})
+    base = {"boto3": "1.26.0", "django": "4.2.1", "pytest": "7.4.0", "requests": "2.31.0"}
+    commit(project, "Deps", "2024-01-01T10:00:00Z", {"requirements.txt": requirements(**base)})
+    pinned = {**base, "pytest": "8.0.0"}
     commit(
         project,
-        "Revert to the plain one",
-        "2024-02-01T10:00:00Z",
-        {"a.py": BASE.replace("return 2", "return 15")},
+        "Pin pytest 8",
+        "2024-01-02T10:00:00Z",
+        {"requirements.txt": requirements(**pinned)},
+    )
+    bumped = {**pinned, "boto3": "1.28.0", "requests": "2.32.0"}
+    commit(
+        project,
+        "Bump boto3 and requests",
+        "2024-01-03T10:00:00Z",
+        {"requirements.txt": requirements(**bumped)},
+    )
+    # The revert of "Pin pytest 8" restores the whole file as it was before it.
+    commit(
+        project,
+        'Revert "Pin pytest 8"\n\nThis reverts commit ' + git(project, "rev-parse", "HEAD~1") + ".",
+        "2024-01-04T10:00:00Z",
+        {"requirements.txt": requirements(**base)},
     )
     cairn_json(project, "import", "git")
-    [event] = reverts(project)
-    assert event.entity == "a.py::one"
-    assert event.metadata["found_by"] == "message"
-    assert "reverted_commit" not in event.metadata
-    assert "25%" in event.metadata["reverted_commit_unknown"]
+    assert {e.entity for e in reverts(project)} == {"deps/pytest"}
+    # A bot's patch bump of another dependency: nothing to say.
+    path = project / "requirements.txt"
+    path.write_text(requirements(**{**base, "boto3": "1.26.1"}))
+    code, report = check_diff(project)
+    assert code == 0 and not report["findings"], report
+    # Another pytest version: shown, not blocking.
+    path.write_text(requirements(**{**base, "pytest": "8.1.0"}))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    assert report["findings"] and {f["severity"] for f in report["findings"]} == {"information"}
+    # The version the revert took back: blocked.
+    path.write_text(requirements(**{**base, "pytest": "8.0.0"}))
+    code, report = check_diff(project)
+    assert code == 1
 
 
-def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
+def test_bumping_a_dependency_whose_addition_was_reverted_is_no_reintroduction(
     project: Path,
 ) -> None:
-    def tree(version: int) -> dict[str, str | None]:
-        files: dict[str, str | None] = {
-            "app.py": f"def handler():\n    return call_sdk_version({version})\n",
-            "media/config.js": "export const mediaRoot = '/media/';\n",
-            ".gitattributes": "gen/** linguist-generated\n",
-        }
-        for i in range(30):
-            files[f"static/vendor/sdk/m{i}.js"] = f"function m{i}() {{ return {version}; }}\n"
-        for i in range(10):
-            files[f"static/icons/i{i}.svg"] = f"<svg><path d='M{i} {version}'/></svg>\n"
-        for i in range(5):
-            files[f"gen/api/p{i}_pb2.py"] = f"DESCRIPTOR_{i} = build_descriptor({version})\n"
-        for name in ("a", "b"):  # images beside code: no tree
-            files[f"media/{name}.png"] = f"not really a png {name} {version}\n"
-        return files
-
-    commit(project, "Base", "2024-01-01T10:00:00Z", tree(1))
-    commit(project, "Upgrade the SDK", "2024-01-02T10:00:00Z", tree(2))
+    base = {"django": "3.2.0", "requests": "2.31.0"}
+    commit(project, "Deps", "2024-01-01T10:00:00Z", {"requirements.txt": requirements(**base)})
+    four = {"django": "4.0.0", "asgiref": "3.5.0", "requests": "2.31.0"}
+    commit(
+        project,
+        "Update Django 3 to Django 4",
+        "2024-01-02T10:00:00Z",
+        {"requirements.txt": requirements(**four)},
+    )
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
-    report = cairn_json(project, "import", "git")
-    events = {e.entity: e for e in reverts(project)}
-    assert sorted(events) == [
-        "app.py::handler",
-        "gen/",
-        "media/a.png",
-        "media/b.png",
-        "static/icons/",
-        "static/vendor/sdk/",
-    ]
-    trees = {p: (e.metadata.get("tree"), e.metadata.get("files")) for p, e in events.items()}
-    assert trees["static/vendor/sdk/"] == ("vendored", 30)
-    assert trees["static/icons/"] == ("asset", 10)
-    assert trees["gen/"] == ("generated", 5)
-    assert events["static/vendor/sdk/"].entity_kind == "directory"
-    assert trees["app.py::handler"] == trees["media/a.png"] == (None, None)
-    # the summary says what was grouped
-    notes = [n["note"] for n in report["notes"]]
-    assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
+    real = {"django": "4.0.1", "asgiref": "3.5.0", "requests": "2.31.0", "channels": "4.0.0"}
+    commit(
+        project,
+        "Django 4 with channels",  # not the reverted change again: the revert stays open
+        "2024-03-01T10:00:00Z",
+        {"requirements.txt": requirements(**real)},
+    )
+    cairn_json(project, "import", "git")
+    assert {e.entity for e in reverts(project)} == {"deps/django", "deps/asgiref"}
+    # A patch bump of asgiref, which is there already: not blocking.
+    path = project / "requirements.txt"
+    path.write_text(requirements(**{**real, "asgiref": "3.5.2"}))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    # Adding it where it is absent is bringing the reverted dependency back: blocked.
+    git(project, "checkout", "-q", "--", "requirements.txt")
+    git(project, "checkout", "-q", "HEAD~1")
+    path.write_text(requirements(**{**base, "asgiref": "3.6.0"}))
+    code, report = check_diff(project)
+    assert code == 1
+    assert [f["entity"] for f in blocking(report)] == ["deps/asgiref"]
 
 
-def test_one_revert_writes_at_most_the_cap_and_says_so(project: Path) -> None:
-    def files(body: str) -> dict[str, str | None]:
-        return {f"src/m{i:03d}.py": f"def f{i}():\n    {body}\n" for i in range(130)}
+# --- re-removals ----------------------------------------------------------------------
 
-    commit(project, "Base", "2024-01-01T10:00:00Z", files("return original_value()"))
-    commit(project, "Sweep", "2024-01-02T10:00:00Z", files("return replaced_value(strict=True)"))
-    sweep = git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
-    assert sweep is not None
-    report = cairn_json(project, "import", "git")
+SERVICE = """\
+class Ledger:
+    def balance(self, account):
+        return sum(entry.amount for entry in self.entries(account))
+
+    def freeze(self, account, reason):
+        account.frozen = True
+        account.frozen_reason = reason
+        self.audit.record("freeze", account.id, reason)
+
+    def unfreeze(self, account):
+        account.frozen = False
+        account.frozen_reason = None
+        self.audit.record("unfreeze", account.id, None)
+"""
+
+WITHOUT = SERVICE.split("\n    def freeze")[0] + "\n"
+
+
+def test_taking_out_again_what_a_revert_put_back_is_caught(project: Path) -> None:
+    commit(project, "Ledger", "2024-01-01T10:00:00Z", {"bank/ledger.py": SERVICE})
+    commit(project, "Remove unused methods", "2024-01-02T10:00:00Z", {"bank/ledger.py": WITHOUT})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    commit(project, "Docs", "2024-01-04T10:00:00Z", {"README.md": "Ledger\n"})
+    cairn_json(project, "import", "git")
+    [*events] = reverts(project)
+    assert any("+" in e.metadata.get("fingerprint", "") for e in events)
+    # Removing another method: nothing to say.
+    lines = SERVICE.split("\n")
+    (project / "bank" / "ledger.py").write_text("\n".join(lines[:1] + lines[4:]))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    # Removing them again: blocked, at the same severity as a change coming back.
+    (project / "bank" / "ledger.py").write_text(WITHOUT)
+    code, report = check_diff(project)
+    assert code == 1
+    [finding] = blocking(report)
+    assert finding["severity"] == "error" and finding["kind"] == "fingerprint"
+    assert "takes out again" in finding["message"]
+    # Deleting the whole file takes them out too.
+    (project / "bank" / "ledger.py").unlink()
+    code, report = check_diff(project)
+    assert code == 1
+    # The hook's path (a proposed edit on stdin) sees the removal as well.
+    git(project, "checkout", "--", "bank")
+    hook = subprocess.run(
+        [str(BIN / "cairn"), "check", "--stdin-filename", "bank/ledger.py", "--json"],
+        cwd=project,
+        env=env(),
+        input=WITHOUT,
+        capture_output=True,
+        text=True,
+    )
+    assert hook.returncode == 1, hook.stdout
+
+
+# --- bad input -------------------------------------------------------------------------
+
+
+def test_a_manifest_with_two_thousand_dependencies_and_a_licence_in_every_file_is_bounded(
+    project: Path,
+) -> None:
+    many = {f"package-{i}": f"1.0.{i % 7}" for i in range(2000)}
+    header = "".join(f"# {line}\n" for line in LICENCE.splitlines())
+    files: dict[str, str | None] = {"requirements.txt": requirements(**many)}
+    files |= {f"pkg/m{i}.py": header + f"def f{i}():\n    return {i}\n" for i in range(200)}
+    commit(project, "Everything", "2024-01-01T10:00:00Z", files)
+    bumped = {name: "2.0.0" for name in many}
+    commit(
+        project,
+        "Bump requirements",
+        "2024-01-02T10:00:00Z",
+        {"requirements.txt": requirements(**bumped)},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    started = time.monotonic()
+    summary = cairn_json(project, "import", "git")
+    assert time.monotonic() - started < 60
+    # each bump's `modify`, and the revert's verdicts up to the per-commit cap (100),
+    # the rest said in the summary: no commit writes thousands of verdicts
+    assert summary["imported"] == 2100
     assert len(reverts(project)) == 100
-    [note] = [n for n in report["notes"] if "entities" in n["note"]]
-    assert "touches 130 entities: recorded the 100" in note["note"]
+    assert any("touches 2000 entities" in n["note"] for n in summary["notes"])
+    # A new module with the licence header: nothing blocks.
+    (project / "pkg" / "new.py").write_text(header + "def g():\n    return -1\n")
+    git(project, "add", "-A")
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)

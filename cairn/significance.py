@@ -1,0 +1,118 @@
+"""Significance: whether a machine-found revert is one a teammate should be stopped by.
+
+A revert whose undone change only touched formatting, whitespace, comments, imports,
+type annotations or lint suppressions ("Fix mypy warning", reverted by "Fix ruff
+warning") is true history and is recorded, but it is no decision: it never blocks
+(`cairn check`, the hook, the language server's findings), never fills the digest,
+and `history` still shows it. The importer marks such events with
+`metadata.significance: trivial` (`mark`); every surface asks `quiet(event)`. This
+module is the one place for both halves of the rule.
+
+The test compares what the change did with what it undid, line by line in file
+order, after taking out what carries no behaviour (`essence`): if the removed and the
+added lines of every file read the same, the change was cosmetic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["KEY", "TRIVIAL", "essence", "mark", "quiet", "trivial_change"]
+
+KEY = "significance"
+TRIVIAL = "trivial"
+MAX_LINES = 20_000  # per revert: a bigger change is never judged cosmetic (and never read)
+
+# Lint and type-checker suppressions, to the end of the line (`noqa: E501`,
+# `# type: ignore[attr-defined]`, `// eslint-disable-line`, `// @ts-expect-error`).
+_SUPPRESSION = re.compile(
+    r"(#\s*(noqa|type:\s*ignore|pragma:|pylint:|pyright:|mypy:|fmt:|isort:|nosec|ruff:)"
+    r"|//\s*(eslint-|@ts-|nolint|prettier-ignore|tslint:|biome-ignore|NOLINT)"
+    r"|/\*\s*(eslint-|prettier-ignore|istanbul ignore)).*$"
+)
+# A trailing comment after code (two spaces or more before `#`, or ` //`).
+_TRAILING = re.compile(r"(\s{2,}#|\s//)\s.*$")
+# A type annotation: `: T`, `-> T`, where T starts like a type (a capital, a builtin
+# type, a typing form). Lowercase values (`{key: value}`) are left alone: changing them
+# changes behaviour.
+_TYPE = (
+    r"(?:[A-Z][\w.]*|int|str|float|bool|bytes|list|dict|set|frozenset|tuple|object|type|"
+    r"None|string|number|boolean|any|unknown|void|never)(?:\[[^=]*?\]|<[^=]*?>)?"
+    r"(?:\s*\|\s*(?:[A-Z][\w.]*|int|str|float|bool|bytes|None|null|undefined|string|number)"
+    r"(?:\[[^=]*?\])?)*"
+)
+_RETURN = re.compile(r"\s*->\s*" + _TYPE + r"\s*(?=:\s*$)")
+_TS_RETURN = re.compile(r"(?<=\))\s*:\s*" + _TYPE + r"(?=\s*(?:\{|=>|;|$))")
+_PARAM = re.compile(r"(?<=[\w?])\s*:\s*" + _TYPE + r"(?=\s*(?:[,)=;]|$))")
+_CAST = re.compile(r"\b(?:typing\.)?cast\(\s*" + _TYPE + r"\s*,\s*")
+_QUIET_STATEMENT = re.compile(r"^\s*(if\s+(typing\.)?TYPE_CHECKING\s*:)\s*$")
+_SPACE = re.compile(r"\s+")
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+
+
+def essence(line: str, path: str) -> str:
+    """What a line does, without what cannot change behaviour: whitespace, comments,
+    lint suppressions, type annotations, an import, quote style."""
+    from cairn.fingerprints import is_code, says_nothing
+
+    if not is_code(path):
+        return _SPACE.sub("", line)
+    if says_nothing(line) or _QUIET_STATEMENT.match(line):
+        return ""
+    text = _SUPPRESSION.sub("", line)
+    before = _TRAILING.split(text, 1)[0]
+    if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
+        text = _TRAILING.sub("", text)
+    text = _RETURN.sub("", text)
+    text = _TS_RETURN.sub("", text)
+    text = _PARAM.sub("", text)
+    text = _CAST.sub("cast(", text)
+    return _SPACE.sub("", text).replace("'", '"')
+
+
+def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> bool:
+    """Whether a change (path -> (removed lines, added lines), each in file order) only
+    touched formatting, comments, imports, type annotations or lint suppressions."""
+    if not files:
+        return False
+    seen = 0
+    for path, (removed, added) in files.items():
+        old, new = list(removed), list(added)
+        seen += len(old) + len(new)
+        if seen > MAX_LINES:
+            return False
+        a = "".join(essence(t, path) for t in old)
+        b = "".join(essence(t, path) for t in new)
+        if _strip_casts(a) != _strip_casts(b):
+            return False
+    return True
+
+
+def _strip_casts(text: str) -> str:
+    """Trailing commas dropped and `cast(x)` read as `x` (`_CAST` took the type out
+    already; the call's parentheses would still differ)."""
+    out = _TRAILING_COMMA.sub("", text)
+    while "cast(" in out:
+        i = out.index("cast(")
+        depth, j = 0, i + 4
+        for j in range(i + 4, len(out)):
+            depth += {"(": 1, ")": -1}.get(out[j], 0)
+            if depth == 0:
+                break
+        out = out[:i] + out[i + 5 : j] + out[j + 1 :]
+    return out
+
+
+def mark(meta: dict[str, object], files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:
+    """Set `metadata.significance` on an imported revert's event when it is cosmetic."""
+    if trivial_change(files):
+        meta[KEY] = TRIVIAL
+
+
+def quiet(event: Any) -> bool:
+    """Whether a verdict is recorded history that blocks nothing and stays out of the
+    digest (`significance: trivial`). The one test every surface asks."""
+    meta = getattr(event, "metadata", None)
+    return isinstance(meta, dict) and meta.get(KEY) == TRIVIAL
