@@ -55,6 +55,8 @@ from cairn.importers.git_reverts import (
     hinted,
 )
 from cairn.importers.trees import Tree, attributes, trees_of
+from cairn.significance import KEY as SIGNIFICANCE
+from cairn.significance import TRIVIAL
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol
@@ -423,6 +425,9 @@ def _walk(
             meta = _metadata(f, original) | cosmetic
             if ent.tree:
                 meta["tree"], meta["files"] = ent.tree, ent.files
+                # Nobody hand-edits a vendored, generated or asset tree: a real undo,
+                # history, but nothing to warn anyone of (`cairn.significance.quiet`).
+                meta[SIGNIFICANCE] = TRIVIAL
             elif not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
             if ent.before and ent.after and ent.before != ent.after:

@@ -152,6 +152,12 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     assert trees["static/icons/"] == ("asset", 10)
     assert trees["gen/"] == ("generated", 5)
     assert events["static/vendor/sdk/"].entity_kind == "directory"
+    # recorded, and quiet: nobody hand-edits a vendored tree
+    assert {p for p, e in events.items() if e.metadata.get("significance") == "trivial"} == {
+        "gen/",
+        "static/icons/",
+        "static/vendor/sdk/",
+    }
     assert trees["app.py::handler"] == trees["media/a.png"] == (None, None)
     # the summary says what was grouped
     notes = [n["note"] for n in report["notes"]]
