@@ -15,6 +15,8 @@ A file belongs to a tree when:
 - a directory on its path is a usual vendor root (`vendor/`, `third_party/`,
   `node_modules/`, `bower_components/`, `dist/`, ...): the tree is that directory and
   the one below it (`static/vendor/sdk/`), so two SDKs stay two decisions;
+- it is a translation catalog (`.po`, `.mo`, `.pot`): generated, and the tree is its
+  `locale/` directory (one per app), when that directory holds nothing else;
 - it is minified (`*.min.js`, `*-min.css`, source maps) or a font or image: the tree
   is its directory, when the revert touches at least `MIN_GROUP` such files there and
   every file in that directory is of a tree (an event on a directory covers all of
@@ -49,6 +51,10 @@ ASSET_SUFFIXES = frozenset(
     }
 )  # fmt: skip
 _MINIFIED = re.compile(r"[.-]min\.(js|mjs|css)$", re.I)
+# Translation catalogs: written by `makemessages` and a translation service's sync
+# ("Fetch new translations from Transifex" puts hundreds back to older versions).
+CATALOG_SUFFIXES = frozenset({".po", ".mo", ".pot"})
+LOCALE_DIRS = frozenset({"locale", "locales"})
 MIN_GROUP = 2  # assets in one directory that make a tree of it
 ATTRIBUTES = ("linguist-vendored", "linguist-generated")
 
@@ -98,6 +104,11 @@ def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
             depth = i + 2 if i + 2 < len(parts) else i + 1  # `vendor/<name>/`
             return "/".join(parts[:depth]) + "/", attr or "vendored"
     parent = "/".join(parts[:-1]) + "/" if len(parts) > 1 else ""
+    if pure.suffix.lower() in CATALOG_SUFFIXES:
+        for i, part in enumerate(parts[:-1]):
+            if part.lower() in LOCALE_DIRS:
+                return "/".join(parts[: i + 1]) + "/", "generated"  # `app/locale/`
+        return parent, "generated"
     if attr in ("vendored", "generated"):
         return parent, attr
     if _MINIFIED.search(pure.name) or pure.suffix.lower() in ASSET_SUFFIXES:
@@ -138,10 +149,11 @@ def trees_of(
 
     for tree in groups.values():
         by_root = any(p.lower() in VENDOR_DIRS for p in PurePosixPath(tree.path).parts)
-        if not by_root and not (len(tree.files) >= MIN_GROUP and wholly(tree.path, tree.kind)):
+        few = tree.kind == "asset" and len(tree.files) < MIN_GROUP
+        if not by_root and (few or not wholly(tree.path, tree.kind)):
             rest.extend(tree.files)
             continue
-        if tree.kind != "asset" and not by_root:
+        if not by_root and said.get(tree.files[0]) in ("vendored", "generated"):
             # A generated tree spans many directories (`sdk/**` in .gitattributes):
             # lift it to the highest directory still wholly of that kind.
             top = tree.path
