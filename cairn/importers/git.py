@@ -222,14 +222,27 @@ def find_reverts(
     for f in found.values():
         if f.found_by != "marker":
             continue
+        # A squashed pull request's body lists every commit it reverted: all of them
+        # are what the revert undid (`Revert "… (3 of 3)"` names three).
+        named = [resolve(m) or m for m in REVERTS_BODY.findall(f.revert.message)]
+        f.named = tuple(dict.fromkeys(n for n in named if n != f.original and len(n) == 40))
         orig = by_sha.get(f.original or "")
         if orig is None:
+            if f.original and resolve(f.original):
+                # The reverted commit exists but is not in this history: it was on a
+                # branch that was squash-merged. Its lines say which hunks were the
+                # revert; the rest of the squash is other work.
+                f.narrow = True
             continue
         theirs = {ch.path for ch in orig.changes}
         mine = {ch.path for ch in f.revert.changes}
         if not mine - theirs:
             continue
-        if not f.revert.subject.lower().startswith("revert"):
+        if f.named:
+            # Several commits undone: their lines, wherever they are (a file list
+            # taken from one of them, by blobs, would drop the others).
+            f.narrow, f.files = True, None
+        elif not f.revert.subject.lower().startswith("revert"):
             # The marker inside a squash: the reverted commit's files, and its lines.
             f.files, f.squash = frozenset(mine & theirs), True
         else:
@@ -304,6 +317,7 @@ def _walk(
     # lines say which hunks of the squash were the revert).
     need = {f.revert.sha for f in todo if f.revert.sha not in trees}
     need |= {f.original for f in todo if (f.squash or f.narrow) and f.original}
+    need |= {n for f in todo if f.squash or f.narrow for n in f.named}
     # A revert of a manifest gives verdicts to the dependencies its reverted commit
     # changed (`git_deps.about`): that commit's diff says which.
     from cairn.importers.git_deps import is_manifest
@@ -531,6 +545,8 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
         meta["squash"] = True
     if f.original:
         meta["reverted_commit"] = f.original
+    if f.named:
+        meta["also_reverted"] = list(f.named)  # the other commits a squash's body names
     if f.traced_by:
         meta["reverted_commit_by"] = f.traced_by  # named by git blame, not the message
     if f.untraced:
@@ -599,11 +615,12 @@ def _removed_entities(
     diff = diffs.get(f.revert.sha, {})
     keep_lines: set[str] | None = None
     keep_restored: set[str] | None = None
-    if (f.squash or f.narrow) and f.original and f.original in diffs:
-        # Only the hunks that take out what the reverted commit added.
-        keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
+    undone = [diffs[s] for s in (f.original, *f.named) if s and s in diffs]
+    if (f.squash or f.narrow) and undone:
+        # Only the hunks that take out what the reverted commit(s) added.
+        keep_lines = {normalise(t) for d in undone for fd in d.values() for t in fd.added.values()}
         keep_restored = {
-            normalise(t) for fd in diffs[f.original].values() for t in fd.removed.values()
+            normalise(t) for d in undone for fd in d.values() for t in fd.removed.values()
         }
     mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
     # The lines it put back are a print too when the undone change was mostly a

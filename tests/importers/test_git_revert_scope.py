@@ -183,3 +183,84 @@ def test_one_revert_writes_at_most_the_cap_and_says_so(project: Path) -> None:
     assert len(reverts(project)) == 100
     [note] = [n for n in report["notes"] if "entities" in n["note"]]
     assert "touches 130 entities: recorded the 100" in note["note"]
+
+
+def test_a_squash_reverting_several_commits_records_each_and_nothing_else(project: Path) -> None:
+    commit(
+        project,
+        "Base",
+        "2024-01-01T10:00:00Z",
+        {"x.py": BASE, "y.py": "def y():\n    return legacy_compute(slowly=True)\n"},
+    )
+    docs = commit(
+        project,
+        "Docs for redirects",
+        "2024-01-02T10:00:00Z",
+        {"docs/redirects.md": "Redirects are created automatically when pages move.\n"},
+    )
+    feature = commit(
+        project,
+        "Create redirects automatically",
+        "2024-01-03T10:00:00Z",
+        {"x.py": BASE.replace("return 1", "create_redirect_for_moved_page(page)\n    return 1")},
+    )
+    squash = commit(
+        project,
+        f'Revert "Automatic redirects (2 of 2)" (#77)\n\n* Revert "Docs for redirects"\n\n'
+        f'This reverts commit {docs}.\n\n* Revert "Create redirects automatically"\n\n'
+        f"This reverts commit {feature}.\n\n* Tidy y",
+        "2024-01-04T10:00:00Z",
+        {
+            "x.py": BASE.replace("log_two_called()", "log_two_called(quietly=True)"),
+            "docs/redirects.md": None,
+            "y.py": "def y():\n    return compute_quickly()\n",
+        },
+    )
+    cairn_json(project, "import", "git")
+    events = reverts(project)
+    assert sorted((e.entity, e.commit) for e in events) == [
+        ("docs/redirects.md", squash),
+        ("x.py::one", squash),
+    ]
+    assert {tuple(e.metadata["also_reverted"]) for e in events} == {(feature,)}
+
+
+def test_a_revert_inside_a_squashed_branch_gives_the_rest_of_the_squash_nothing(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "Base",
+        "2024-01-01T10:00:00Z",
+        {"x.py": BASE, "y.py": "def y():\n    return legacy_compute(slowly=True)\n"},
+    )
+    git(project, "checkout", "-q", "-b", "topic")
+    tried = commit(
+        project,
+        "Try a cache",
+        "2024-01-02T10:00:00Z",
+        {"x.py": BASE.replace("return 1", "return cached_lookup_of_one(key)")},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    commit(
+        project,
+        "Speed up y",
+        "2024-01-04T10:00:00Z",
+        {"y.py": "def y():\n    return compute_quickly()\n"},
+    )
+    git(project, "checkout", "-q", "main")
+    git(project, "merge", "--squash", "-q", "topic")
+    git(
+        project,
+        "commit",
+        "-q",
+        "-m",
+        f'Speed up y (#80)\n\n* Try a cache\n\n* Revert "Try a cache"\n\nThis reverts commit '
+        f"{tried}.\n\n* Speed up y",
+        date="2024-01-05T10:00:00Z",
+    )
+    report = cairn_json(project, "import", "git")
+    # the branch's commits are objects in this repository, but not in its history: the
+    # revert happened inside the pull request, and y.py's change is other work
+    assert reverts(project) == []
+    assert any("no lines" in s["reason"] for s in report["skipped_items"])
