@@ -105,8 +105,8 @@ def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
             return "/".join(parts[:depth]) + "/", attr or "vendored"
     parent = "/".join(parts[:-1]) + "/" if len(parts) > 1 else ""
     if pure.suffix.lower() in CATALOG_SUFFIXES:
-        for i, part in enumerate(parts[:-1]):
-            if part.lower() in LOCALE_DIRS:
+        for i in range(len(parts) - 2, -1, -1):  # the innermost: `wagtail/locales/` is an app
+            if parts[i].lower() in LOCALE_DIRS:
                 return "/".join(parts[: i + 1]) + "/", "generated"  # `app/locale/`
         return parent, "generated"
     if attr in ("vendored", "generated"):

@@ -131,9 +131,11 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
         for i in range(5):
             files[f"gen/api/p{i}_pb2.py"] = f"DESCRIPTOR_{i} = build_descriptor({version})\n"
         for lang in ("fr", "de"):  # translation catalogs, as a sync writes them
-            files[f"app/locale/{lang}/LC_MESSAGES/django.po"] = (
+            # (in an app named `locales`, whose own `locale/` is the tree)
+            files[f"locales/locale/{lang}/LC_MESSAGES/django.po"] = (
                 f'msgid "Save"\nmsgstr "{version}"\n'
             )
+        files["locales/models.py"] = "class Locale:\n    code = 'en'\n"
         for name in ("a", "b"):  # images beside code: no tree
             files[f"media/{name}.png"] = f"not really a png {name} {version}\n"
         return files
@@ -145,8 +147,8 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     events = {e.entity: e for e in reverts(project)}
     assert sorted(events) == [
         "app.py::handler",
-        "app/locale/",
         "gen/",
+        "locales/locale/",
         "media/a.png",
         "media/b.png",
         "static/icons/",
@@ -156,11 +158,11 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     assert trees["static/vendor/sdk/"] == ("vendored", 30)
     assert trees["static/icons/"] == ("asset", 10)
     assert trees["gen/"] == ("generated", 5)
-    assert trees["app/locale/"] == ("generated", 2)
+    assert trees["locales/locale/"] == ("generated", 2)
     assert events["static/vendor/sdk/"].entity_kind == "directory"
     # recorded, and quiet: nobody hand-edits a vendored tree
     assert {p for p, e in events.items() if e.metadata.get("significance") == "trivial"} == {
-        "app/locale/",
+        "locales/locale/",
         "gen/",
         "static/icons/",
         "static/vendor/sdk/",
