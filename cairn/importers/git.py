@@ -228,10 +228,17 @@ def find_reverts(
         f.named = tuple(dict.fromkeys(n for n in named if n != f.original and len(n) == 40))
         orig = by_sha.get(f.original or "")
         if orig is None:
-            if f.original and resolve(f.original):
-                # The reverted commit exists but is not in this history: it was on a
-                # branch that was squash-merged. Its lines say which hunks were the
-                # revert; the rest of the squash is other work.
+            full = resolve(f.original) if f.original else None
+            if full is None:
+                continue
+            base = git(root, "merge-base", full, f.revert.sha, check=False).strip()
+            if base != full and not f.revert.subject.lower().startswith("revert"):
+                # A squash whose body reverts a commit only its own branch had: the
+                # revert happened inside the pull request and undid nothing this
+                # history holds (the rest of the squash is its own work).
+                f.branch_only = True
+            else:
+                # Its lines say which hunks were the revert (a rebased branch).
                 f.narrow = True
             continue
         theirs = {ch.path for ch in orig.changes}
@@ -358,6 +365,13 @@ def _walk(
             continue
         if c.sha in done:
             yield Known(done[c.sha])
+            continue
+        if f.branch_only:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                f"reverts {(f.original or '')[:10]}, a commit only on the branch this "
+                "squash merged: the revert happened inside the pull request",
+            )
             continue
         original = by_sha.get(f.original or "") or (
             _load_commit(root, f.original) if f.original else None

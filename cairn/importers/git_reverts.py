@@ -61,6 +61,7 @@ class Found:
     narrow: bool = False
     # path -> old-side line numbers that belong to it, when known line by line (blame).
     lines: dict[str, frozenset[int]] | None = None
+    branch_only: bool = False  # a squash reverting a commit only its branch had
     named: tuple[str, ...] = ()  # other commits the message says it reverts (a squash)
     traced_by: str = ""  # how `original` was found when the message named none (blame)
     untraced: str = ""  # why no reverted commit could be named (a message-found revert)
