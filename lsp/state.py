@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from cairn.core.position import history_from, rank
 from cairn.core.project import Project
-from cairn.indexer import Document, user_query_errors
+from cairn.indexer import Document, symbols_at, user_query_errors
 from cairn.lsp.analysis import EMPTY, Analysis, analyse, prefetch_hovers
 from cairn.lsp.conversions import relative_to, uri_path, wire_diagnostics
 from cairn.lsp.wire import publish_params
@@ -79,11 +80,12 @@ class OpenDocument:
         """True when the last analysis matches the current text."""
         return self.analysis.version == self.version
 
-    def symbol_at(self, line: int, character: int) -> Symbol | None:
-        """The symbol under a position: names by line first (a dict lookup), else the
-        indexer's rule (the innermost enclosing range)."""
+    def entities_at(self, line: int, character: int) -> list[Symbol]:
+        """The symbols at a position, best first by the core's rule
+        (`cairn.core.position`; history from the last analysis): names by line first (a
+        dict lookup), else the innermost enclosing construct."""
         if self.doc is None:
-            return None
+            return []
         symbols = self.doc.symbols
         if self._lines_of is not symbols:
             by_line: dict[int, list[Symbol]] = {}
@@ -92,10 +94,10 @@ class OpenDocument:
                 for number in range(r.start_line, r.end_line + 1):
                     by_line.setdefault(number, []).append(symbol)
             self._by_line, self._lines_of = by_line, symbols
-        hits = [s for s in self._by_line.get(line, ()) if s.name_range.contains(line, character)]
-        if hits:
-            return min(hits, key=_name_size)
-        return self.doc.symbol_at(line, character)
+        here = symbols_at(self._by_line.get(line, ()), line, character, named_only=True)
+        if not here:
+            here = symbols_at(symbols, line, character)
+        return rank(here, history_from(self.analysis.statuses))
 
 
 class Documents:
@@ -381,11 +383,6 @@ class Documents:
                 f"Cairn: {text}. This query is skipped; the built-in ones still work.",
             ):
                 server.log(f"user query skipped: {text}", types.MessageType.Warning)
-
-
-def _name_size(symbol: Symbol) -> tuple[int, int]:
-    r = symbol.name_range
-    return (r.end_line - r.start_line, r.end_character - r.start_character)
 
 
 def _soon(work: Callable[[], None]) -> None:

@@ -1,12 +1,12 @@
 """What full-text search looks for, apart from SQL: a query's terms and their phrases.
 
 Search finds an event when each of the query's words is in the event's own text (its
-why and alternative) OR in its entity's path. The index keeps the two apart (schema
-12): the event text in `fts`, a contentless FTS5 table with `detail=none` (which
-document holds a word, not where: a quarter of the bytes of full detail), and each
-entity's path once in `ent_fts` (full detail: paths are few). A word that FTS5 splits
-into several tokens (`card_token`, `fn_2`) is a phrase: `ent_fts` matches it as one;
-`fts` cannot, so its tokens are looked up there and an event holding them all is
+why and alternative) OR in its entity's path. The index keeps the two apart: the event
+text in `event_fts`, a contentless FTS5 table with `detail=none` (which document holds
+a word, not where: a quarter of the bytes of full detail), and each entity's path once
+in `entity_fts` (full detail: paths are few). A word that FTS5 splits into several
+tokens (`card_token`, `fn_2`) is a phrase: `entity_fts` matches it as one; `event_fts`
+cannot, so its tokens are looked up there and an event holding them all is
 checked here (`holds`) against its text read back from the log.
 """
 
@@ -30,11 +30,11 @@ class SearchTerm:
     prefix: bool
 
     def phrase(self) -> str:
-        """The FTS5 form that matches the tokens next to each other (for `ent_fts`)."""
+        """The FTS5 form that matches the tokens next to each other (for `entity_fts`)."""
         return f'"{" ".join(self.tokens)}"' + ("*" if self.prefix else "")
 
     def each_token(self) -> str:
-        """The FTS5 form that matches a document holding every token (for `fts`, whose
+        """The FTS5 form that matches a document holding every token (for `event_fts`, whose
         `detail=none` refuses phrases): `holds` checks they are next to each other."""
         last = len(self.tokens) - 1
         return " ".join(

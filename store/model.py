@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from cairn.store.canonical import CONTENT_FIELDS, content_digest, event_id, prune
+from cairn.store.canonical import CONTENT_FIELDS, content_digest, event_id
 from cairn.store.paths import kind_of
 
 __all__ = [
@@ -223,10 +223,6 @@ class Event(msgspec.Struct, frozen=True, gc=False):
             out["content_digest"] = self.content_digest
         return out
 
-    def to_line(self) -> dict[str, Any]:
-        """The pruned form written to the JSONL (the entity kind only when not inferable)."""
-        return wire_dict(self)
-
     @classmethod
     def from_line(cls, raw: dict[str, Any]) -> Event:
         """Build from a parsed JSONL line; raises ValueError/KeyError when malformed."""
@@ -275,23 +271,6 @@ def _unusual(value: Any) -> bool:
 
 _decode_event = msgspec.json.Decoder(Event).decode
 _force_setattr = msgspec.structs.force_setattr
-
-
-class _IdOnly(msgspec.Struct):
-    id: str
-
-
-_decode_id = msgspec.json.Decoder(_IdOnly).decode
-
-
-def id_from_bytes(line: bytes | memoryview, parse: Callable[[bytes], Any]) -> str:
-    """The id of the event a log line holds: the line parsed for that field alone (the
-    others are skipped at parsing speed, in any order); odd lines as `event_from_bytes`
-    reads them, through `parse`."""
-    try:
-        return _decode_id(line).id
-    except msgspec.DecodeError:
-        return str(parse(bytes(line))["id"])
 
 
 def event_from_bytes(
@@ -375,21 +354,6 @@ def _inferred_kind(entity: str) -> str:
         return kind_of(entity).value
     except ValueError:
         return ""
-
-
-def wire_dict(event: Event) -> dict[str, Any]:
-    """The event as the JSONL stores it: pruned, id included, content or its digest."""
-    out = {name: getattr(event, name) for name in EVENT_FIELDS}
-    out["type"] = event.type.value
-    out["parents"] = list(event.parents)
-    if out["entity_kind"] == _inferred_kind(event.entity):
-        out["entity_kind"] = ""
-    if event.redacted:
-        for name in CONTENT_FIELDS:
-            out[name] = None
-        out["redacted"] = True
-        out["content_digest"] = event.content_digest
-    return prune(out)
 
 
 def line_id(raw: dict[str, Any]) -> str:

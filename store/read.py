@@ -228,12 +228,12 @@ class Reader:
         (`rows` minus what carries no decision) and counting all of `rows`."""
         if not rows:
             return EntityStatus(path, Status.UNKNOWN)
-        derived = derive(deciding, self.index.dag.is_ancestor)  # type: ignore[arg-type]
+        derived = derive(deciding, self.index.dag.is_ancestor)
         if derived.status is Status.UNKNOWN and len(deciding) < len(rows):
             derived.status = Status.ACTIVE  # only renamed: it exists, under this name
         by_seq = {r.seq: r for r in rows}
         conflicts = derived.conflicts
-        latest_seq = max(rows, key=lambda r: (r.rec, r.seq)).seq
+        latest_seq = max(rows, key=lambda r: (r.recorded_ms, r.seq)).seq
         wanted = {*derived.open_verdicts, *conflicts, latest_seq}
         ordered = sorted(wanted)
         events = dict(zip(ordered, self.events(by_seq[s] for s in ordered), strict=True))
@@ -259,11 +259,11 @@ class Reader:
         halves = {
             r.seq
             for r in rows
-            if r.ent in ents
-            and r.ty.is_applied
+            if r.entity in ents
+            and r.type.is_applied
             and "renamed_from" in (self.event(r).metadata or {})
         }
-        deciding = [r for r in rows if r.ty is not EventType.RENAME and r.seq not in halves]
+        deciding = [r for r in rows if r.type is not EventType.RENAME and r.seq not in halves]
         found = self._full_status(path, rows, deciding)
         return struct_replace(found, formerly=tuple(f for f, _ in formerly))
 
@@ -278,12 +278,13 @@ class Reader:
         for p, found in full.items():
             bound = until.get(p) if p != path else None
             for r in found:
-                if bound is None or (r.occ if r.occ is not None else r.rec) <= bound:
+                happened = r.occurred_ms if r.occurred_ms is not None else r.recorded_ms
+                if bound is None or happened <= bound:
                     rows[r.seq] = r
-                elif r.ty is EventType.SUPERSEDE:
+                elif r.type is EventType.SUPERSEDE:
                     later.append(r)
-        kept = {r.h for r in rows.values()}
-        rows.update((r.seq, r) for r in later if r.ref in kept)
+        kept = {r.key for r in rows.values()}
+        rows.update((r.seq, r) for r in later if r.target_key in kept)
         return sorted(rows.values(), key=_seq)
 
     def renames(self, carrying: tuple[str, ...] = ()) -> list[Event]:
@@ -320,8 +321,8 @@ class Reader:
         """See `Store.history`; `limit` is the `as_of` bound in epoch milliseconds."""
         rows = self.rows_under(entity, include_children)
         if limit is not None:
-            rows = [r for r in rows if r.rec <= limit]
-        rows.sort(key=lambda r: (r.rec, r.seq))
+            rows = [r for r in rows if r.recorded_ms <= limit]
+        rows.sort(key=lambda r: (r.recorded_ms, r.seq))
         return self.events(rows)
 
     def rows_under(self, entity: str, include_children: bool) -> list[Row]:
@@ -344,7 +345,7 @@ class Reader:
         rows = self.rows_under(entity, include_children)
         by_ent: dict[int, list[Event]] = {}
         for r, event in zip(rows, self.events(rows), strict=True):
-            by_ent.setdefault(r.ent, []).append(event)
+            by_ent.setdefault(r.entity, []).append(event)
         out: list[Attempt] = []
         for events in by_ent.values():
             out.extend(pair_attempts(events, include_active=include_active))
@@ -370,9 +371,9 @@ class Reader:
             return out
         open_by_ent: dict[int, set[int]] = {}
         for row in self.index.verdict_rows_newest_first():
-            seqs = open_by_ent.get(row.ent)
+            seqs = open_by_ent.get(row.entity)
             if seqs is None:
-                seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+                seqs = open_by_ent[row.entity] = self.index.open_verdict_seqs(row.entity)
             if row.seq in seqs:
                 out.append(self.event(row))
                 if len(out) >= limit:
@@ -384,9 +385,9 @@ class Reader:
         open_by_ent: dict[int, set[int]] = {}
 
         def is_open(row: Row) -> bool:
-            seqs = open_by_ent.get(row.ent)
+            seqs = open_by_ent.get(row.entity)
             if seqs is None:
-                seqs = open_by_ent[row.ent] = self.index.open_verdict_seqs(row.ent)
+                seqs = open_by_ent[row.entity] = self.index.open_verdict_seqs(row.entity)
             return row.seq in seqs
 
         # The key first when there is one: a byte search, where openness is a query per
@@ -401,11 +402,11 @@ class Reader:
         if not found:
             return []
         rows = self.index.rows_by_seq([f[0] for f in found])
-        superseded = self.index.superseded_keys({r.h for r in rows.values()})
+        superseded = self.index.superseded_keys({r.key for r in rows.values()})
         out: list[Review] = []
         for seq, revisit, expires in found:
             row = rows[seq]
-            if row.h in superseded:
+            if row.key in superseded:
                 continue
             if revisit and revisit <= day:
                 out.append(Review(self.event(row), "revisit_after", revisit))
@@ -423,11 +424,14 @@ class Reader:
         if kind == "entity":
             target = rest[: -len(":changes")]
             later = [
-                r for r in self.rows_under(target, True) if r.rec > row.rec and r.seq != row.seq
+                r
+                for r in self.rows_under(target, True)
+                if r.recorded_ms > row.recorded_ms and r.seq != row.seq
             ]
             if later:
-                first = min(later, key=lambda r: (r.rec, r.seq))
-                changed = datetime.fromtimestamp(first.rec / 1000, timezone.utc).date().isoformat()
+                first = min(later, key=lambda r: (r.recorded_ms, r.seq))
+                when = datetime.fromtimestamp(first.recorded_ms / 1000, timezone.utc)
+                changed = when.date().isoformat()
                 if changed > day:
                     return None
                 return Review(self.event(row), "expires_when", changed, expires)

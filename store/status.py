@@ -11,8 +11,9 @@ superseded verdict gives `reopened`; else applied events give `active`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from cairn.store.dag import ChainPos
 from cairn.store.model import EventType, Status
@@ -30,15 +31,22 @@ class Derived:
     reopened: list[tuple[int, int]] = field(default_factory=list)  # (verdict, supersede)
 
 
-class _RowLike:
-    seq: int
-    h: int
-    ty: EventType
-    cp: ChainPos
-    ref: int | None
+class _RowLike(Protocol):
+    """What `derive` reads of a row (`index_rows.Row`)."""
+
+    @property
+    def seq(self) -> int: ...
+    @property
+    def key(self) -> int: ...
+    @property
+    def type(self) -> EventType: ...
+    @property
+    def chain_pos(self) -> ChainPos: ...
+    @property
+    def target_key(self) -> int | None: ...
 
 
-def derive(rows: list[_RowLike], is_ancestor: Callable[[ChainPos, ChainPos], bool]) -> Derived:
+def derive(rows: Sequence[_RowLike], is_ancestor: Callable[[ChainPos, ChainPos], bool]) -> Derived:
     """Status of one entity from its rows (order-independent)."""
     if not rows:
         return Derived(Status.UNKNOWN)
@@ -47,38 +55,39 @@ def derive(rows: list[_RowLike], is_ancestor: Callable[[ChainPos, ChainPos], boo
     applied = []
     removals = []
     for r in rows:
-        ty = r.ty
+        ty = r.type
         if ty is EventType.SUPERSEDE:
-            if r.ref is not None:
+            if r.target_key is not None:
                 # Several supersedes of one verdict: report the one with the smallest id.
-                prior = supersedes.get(r.ref)
-                if prior is None or r.h < prior[0]:
-                    supersedes[r.ref] = (r.h, r.seq)
+                prior = supersedes.get(r.target_key)
+                if prior is None or r.key < prior[0]:
+                    supersedes[r.target_key] = (r.key, r.seq)
         elif ty.is_verdict:
             verdicts.append(r)
         elif ty.is_applied:
             applied.append(r)
         elif ty.is_removal:
             removals.append(r)
-    open_v = [v for v in verdicts if v.h not in supersedes]
-    reopened = [(v.seq, supersedes[v.h][1]) for v in verdicts if v.h in supersedes]
+    open_v = [v for v in verdicts if v.key not in supersedes]
+    reopened = [(v.seq, supersedes[v.key][1]) for v in verdicts if v.key in supersedes]
     if open_v:
         conflicts = [
             a.seq
             for a in applied
             if any(
-                not is_ancestor(a.cp, v.cp) and not (v.ty is EventType.REVERT and v.ref == a.h)
+                not is_ancestor(a.chain_pos, v.chain_pos)
+                and not (v.type is EventType.REVERT and v.target_key == a.key)
                 for v in open_v
             )
         ]
         if conflicts:
             status = Status.CONFLICT
-        elif any(v.ty is EventType.REVERT for v in open_v):
+        elif any(v.type is EventType.REVERT for v in open_v):
             status = Status.REVERTED
         else:
             status = Status.REJECTED
         return Derived(status, [v.seq for v in open_v], conflicts, reopened)
-    if any(all(is_ancestor(a.cp, rm.cp) for a in applied) for rm in removals):
+    if any(all(is_ancestor(a.chain_pos, rm.chain_pos) for a in applied) for rm in removals):
         status = Status.REMOVED
     elif reopened:
         status = Status.REOPENED

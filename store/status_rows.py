@@ -70,8 +70,8 @@ _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 # lines are not kept, a conflict's line is read again when its row is stored) of an
 # event new to the index.
 NewEvent = tuple[int, int, int, int, bool, int, int, Any]
-# (status code, event count, kind code or None, detail JSON or None): an `est` row
-# without its entity's path (the kind code is the index's: `index.kind_code`).
+# (status code, event count, kind code or None, detail JSON or None): an
+# `entity_status` row without its entity's path (the kind code is `index.kind_code`).
 StoredRow = tuple[int, int, int | None, str | None]
 # What a detail keeps of the newest re-applying change, `Reapplied`'s fields in order
 # (its type as a code of `EventType`), or 0 when there is none.
@@ -180,7 +180,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     derived in full (`state` is then of no use).
 
     The full derivation keeps of each chain's changes only the latest
-    (`index._summarise`) and shows the newest of those that conflict by `(rec, seq)`: a
+    (`index_rows.summarise`) and shows the newest of those that conflict by `(rec, seq)`: a
     new change replaces its chain's, so when it is older than the stored conflict of its
     own chain, another chain's may now be the newest.
     """

@@ -253,7 +253,7 @@ class Store:
         ent = self.index.ent_of(entity)
         if ent is None:
             return []
-        return self._reader.events([r for r in self.index.rows_for(ent) if r.ty in types])
+        return self._reader.events([r for r in self.index.rows_for(ent) if r.type in types])
 
     def _verdicts_logged(self, entity: str, event_id: str) -> int | None:
         """How many logged verdicts on a canonical entity have this whole id; None when
@@ -273,7 +273,7 @@ class Store:
         if len(rows) >= _SAME_KEY:
             return None
         return sum(
-            index.event_id_at(r) == event_id for r in rows if r.ent == ent and r.ty.is_verdict
+            index.event_id_at(r) == event_id for r in rows if r.entity == ent and r.type.is_verdict
         )
 
     def replay(self, draft: EventDraft) -> Event | None:
@@ -356,8 +356,8 @@ class Store:
             self.refresh()
             rows = self._reader.lineage_rows(path, former)
             if limit is not None:
-                rows = [r for r in rows if r.rec <= limit]
-            rows.sort(key=lambda r: (r.rec, r.seq))
+                rows = [r for r in rows if r.recorded_ms <= limit]
+            rows.sort(key=lambda r: (r.recorded_ms, r.seq))
             return self._reader.events(rows)
 
     def renames(self, *, carrying: tuple[str, ...] = ()) -> list[Event]:

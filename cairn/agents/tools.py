@@ -21,7 +21,7 @@ from typing import Any
 
 from cairn.core.decisions import loggable_types
 from cairn.core.limits import MAX_FILE_BYTES
-from cairn.core.present import clip, day, short_id
+from cairn.core.present import clip, day, plural, short_id
 from cairn.core.project import Project, ProjectNotFound, find_project
 
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
@@ -371,7 +371,7 @@ class AgentTools:
         """`cairn://entity/{path}`: the entity's history as Markdown (children included)."""
         from urllib.parse import unquote
 
-        from cairn.lsp.render import history_markdown
+        from cairn.core.present import history_markdown
         from cairn.store.paths import canonicalise
 
         if not uri.startswith(RESOURCE_PREFIX):
@@ -475,7 +475,7 @@ def _describe(
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
     the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({status.event_count} events)"]
+    lines = [f"{status.entity}: {status.status.value} ({plural(status.event_count, 'event')})"]
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "review": "cairn.cli.store_cmds",
     "ls": "cairn.cli.ls_cmd",
     "which": "cairn.cli.which_cmd",
+    "show": "cairn.cli.show_cmd",
     "annotate": "cairn.cli.annotate_cmd",
     "check": "cairn.cli.check_cmd",
     "scan": "cairn.cli.scan_cmd",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cairn import git as gitcmd
 from cairn.cli._common import (
     CairnError,
     emit_json,
@@ -28,7 +29,8 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, removed_lines
+from cairn.core.gate import Report, Target, changed_lines, edit
+from cairn.core.limits import MAX_FILE_BYTES, looks_binary
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -140,27 +142,23 @@ def _decode(data: bytes) -> str | None:
 
 def _git(args: list[str], cwd: Path) -> str:
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        proc = gitcmd.run(cwd, *args)  # neutralised: the repository's config runs nothing
     except FileNotFoundError:
         raise CairnError("git is not installed; --diff and --staged need it") from None
     if proc.returncode != 0:
-        first = (proc.stderr.strip().splitlines() or ["unknown error"])[0]
+        err = proc.stderr.decode("utf-8", "replace")
+        first = (err.strip().splitlines() or ["unknown error"])[0]
         raise CairnError(f"git {args[0]} failed: {first}")
-    return proc.stdout
+    return proc.stdout.decode("utf-8", "replace")
 
 
 def _walk(directory: Path) -> list[Path]:
     """Files below a directory: git's view (tracked + untracked, not ignored) when in a repo."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            gitcmd.argv(
+                None, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
+            ),
             cwd=directory,
             capture_output=True,
         )
@@ -190,7 +188,7 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(file.read_bytes())
+        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
         if text is not None and rel not in targets:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
@@ -289,11 +287,9 @@ def collect_diff(
         if not lines:
             data = b""  # only lines taken out (a deleted file): no new content to read
         elif side is None:
-            data = absolute.read_bytes() if absolute.is_file() else b""
+            data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
-            data = subprocess.run(
-                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
-            ).stdout
+            data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines), removed=taken_out))
@@ -380,7 +376,7 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(absolute.read_bytes())
+        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
     return analyse(project, _not_the_log(project, targets), threshold)
@@ -397,18 +393,32 @@ def check_stdin(
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
     rel = _relpath(project, name)
+    # The gate fails closed: what it cannot read is refused, never passed unchecked
+    # (a proposed edit over the limit used to pass with `files_checked: 0`).
+    if len(data) > MAX_FILE_BYTES:
+        raise CairnError(
+            f"{rel} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+            "Cairn checks; split the file or write it outside the agent"
+        )
+    if looks_binary(data):
+        raise CairnError(f"{rel} would hold a NUL byte; Cairn checks text files only")
     text = _decode(data)
-    if text is None:
+    if text is None:  # (both cases above; kept for the type)
         return Report(files_checked=0)
     on_disk = project.root / rel
     lines = None
     taken_out: tuple[str, ...] = ()
-    if on_disk.is_file():
-        old = _decode(on_disk.read_bytes())
+    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
+        old = _decode(_read_at_most(on_disk, MAX_FILE_BYTES + 1))
         if old is not None:
-            lines = changed_lines(old, text)
-            taken_out = removed_lines(old, text)
+            lines, taken_out = edit(old, text)  # one diff for both
     return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
+
+
+def _read_at_most(path: Path, limit: int) -> bytes:
+    """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 # --- output ----------------------------------------------------------------------------

@@ -32,6 +32,11 @@ Findings and the gate (`cairn.core.findings`, `cairn.core.gate`)
     check(project, [Target(relpath, text, lines)]) -> Report     # what `cairn check` runs
     changed_lines(old, new) -> frozenset[int]
 
+The entity at a position (`cairn.core.position`): hover, which, actions, lenses, show
+    at_position(symbols, line, character, history) -> [Symbol]   # best first
+    rank(symbols_at_one_place, history) -> [Symbol]     # framework kinds, then history
+    has_history(status), history_from(statuses)
+
 Presentation (`cairn.core.present`) and limits (`cairn.core.limits`)
     short_id(id), who(event), by(event), when(event), day(value), clip(text, limit)
     MAX_FILE_BYTES, source_text(data) -> str | None

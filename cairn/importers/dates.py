@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-import subprocess
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from cairn.importers.base import iso, normalise_time
+from cairn import git as gitcmd
+from cairn.importers.base import SourceError, iso
+from cairn.importers.git_history import Commit, log_commits
 
 
 def git_root(path: Path) -> Path | None:
     """The work tree containing `path`, or None outside git (or without git)."""
     where = path if path.is_dir() else path.parent
     try:
-        out = subprocess.run(
-            ["git", "-C", str(where), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        out = gitcmd.run(where, "rev-parse", "--show-toplevel")
     except OSError:
         return None
-    return Path(out.stdout.strip()).resolve() if out.returncode == 0 else None
+    text = out.stdout.decode("utf-8", "replace").strip()
+    return Path(text).resolve() if out.returncode == 0 else None
 
 
 def absolute(path: Path) -> Path:
@@ -30,31 +26,10 @@ def absolute(path: Path) -> Path:
     return path if path.is_absolute() else path.resolve()
 
 
-@dataclass(frozen=True)
-class Added:
-    """The commit that added a file: the reason a migration was written, and by whom."""
-
-    date: str  # committer date, UTC ISO
-    author: str  # `Name <email>`
-    message: str  # subject and body
-
-
-MAX_MOVES = 4  # moves of a file followed back to the commit that wrote it
-
-
-def added_commits(paths: list[Path]) -> dict[Path, Added]:
-    """Absolute path -> the commit that first added it (the one place for this rule).
-
-    A file moved into its folder (`git mv`, a package renamed) counts from the commit
-    that wrote it, followed back through at most MAX_MOVES moves: the move's message
-    ("Move wagtail.core to wagtail") says nothing about why the migration exists.
-    Within a folder git's default rename detection hid the file's addition altogether
-    (an `unknown` author where git knows one); renames are therefore looked for
-    explicitly. A few `git` calls per work tree, whatever the number of files.
-    """
-    found: dict[Path, Added] = {}
+def _by_root(paths: list[Path]) -> dict[Path, dict[str, Path]]:
+    """Work tree -> {path relative to it: absolute path} (one `git rev-parse` a folder)."""
     roots: dict[Path, list[Path]] = {}
-    by_dir: dict[Path, Path | None] = {}  # one `git rev-parse` per folder, not per file
+    by_dir: dict[Path, Path | None] = {}
     for p in paths:
         folder = absolute(p).parent
         if folder not in by_dir:
@@ -62,64 +37,63 @@ def added_commits(paths: list[Path]) -> dict[Path, Added]:
         root = by_dir[folder]
         if root is not None:
             roots.setdefault(root, []).append(absolute(p))
-    for root, files in roots.items():
-        wanted = {f.relative_to(root).as_posix(): f for f in files if f.is_relative_to(root)}
-        commit_of = _first_added(root, set(wanted), MAX_MOVES)
-        shas = sorted(set(commit_of.values()))
-        if not shas:
-            continue
-        fmt = "--format=%H%x1f%cI%x1f%an <%ae>%x1f%B%x1e"
-        shown = _git(root, ["show", "-s", fmt, *shas])
-        of_sha: dict[str, Added] = {}
-        for record in shown.split("\x1e"):
-            parts = record.strip("\n").split("\x1f", 3)
-            if len(parts) == 4 and parts[0]:
-                sha, date, author, body = parts
-                of_sha[sha] = Added(normalise_time(date), author, body.strip())
-        for rel, sha in commit_of.items():
-            if sha in of_sha:
-                found[wanted[rel]] = of_sha[sha]
+    return {
+        root: {f.relative_to(root).as_posix(): f for f in files if f.is_relative_to(root)}
+        for root, files in roots.items()
+    }
+
+
+MAX_MOVES = 4  # moves of a file followed back to the commit that wrote it
+
+
+def added_commits(paths: list[Path]) -> dict[Path, Commit]:
+    """Absolute path -> the commit that first added it (the one place for this rule):
+    its date and author date the file, its message is every migration importer's reason.
+
+    A file moved into its folder (`git mv`, a package renamed) counts from the commit
+    that wrote it, followed back through at most MAX_MOVES moves: the move's message
+    ("Move wagtail.core to wagtail") says nothing about why the migration exists.
+    Within a folder git's default rename detection hid the file's addition altogether
+    (an `unknown` author where git knows one), so additions are read without it and
+    moves looked for explicitly. A few `git` calls per work tree, whatever the number
+    of files.
+    """
+    found: dict[Path, Commit] = {}
+    for root, wanted in _by_root(paths).items():
+        for rel, commit in _first_added(root, set(wanted), MAX_MOVES).items():
+            found[wanted[rel]] = commit
     return found
 
 
-def _git(root: Path, args: list[str]) -> str:
-    out = subprocess.run(
-        ["git", "-C", str(root), "-c", "core.quotePath=false", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return out.stdout if out.returncode == 0 else ""
-
-
-def _first_added(root: Path, rels: set[str], moves: int) -> dict[str, str]:
-    """Repository-relative path -> sha of the commit that wrote it, moves followed."""
+def _first_added(root: Path, rels: set[str], moves: int) -> dict[str, Commit]:
+    """Repository-relative path -> the commit that wrote it, moves followed."""
     if not rels:
         return {}
     folders = sorted({str(Path(r).parent) for r in rels})
-    log = ["log", "--reverse", "--no-renames", "--diff-filter=A", "--name-only", "--format=@@%H"]
-    commit_of: dict[str, str] = {}
-    current = ""
-    for line in _git(root, [*log, "--", *folders]).split("\n"):
-        if line.startswith("@@"):
-            current = line[2:]
-        elif line in rels and line not in commit_of:
-            commit_of[line] = current
+    try:
+        commits = log_commits(root, "--reverse", "--no-renames", "--diff-filter=A", "--", *folders)
+    except SourceError:
+        return {}
+    commit_of: dict[str, Commit] = {}
+    for commit in commits:
+        for change in commit.changes:
+            if change.path in rels and change.path not in commit_of:
+                commit_of[change.path] = commit
     if moves <= 0 or not commit_of:
         return commit_of
-    # Which of those additions were moves: one `git show` with rename detection over
-    # the adding commits (whole commits: the old path may be anywhere).
-    shas = sorted(set(commit_of.values()))
-    show = ["show", "-M", "-l50000", "--name-status", "--diff-filter=R", "--format=@@%H", *shas]
+    # Which of those additions were moves: the adding commits again, with rename
+    # detection over the whole commit (the old path may be anywhere).
+    shas = sorted({c.sha for c in commit_of.values()})
+    try:
+        shown = log_commits(root, "--no-walk", "-M", "-l50000", "--diff-filter=R", *shas)
+    except SourceError:
+        return commit_of
     moved: dict[str, str] = {}  # new path -> old path
-    current = ""
-    for line in _git(root, show).split("\n"):
-        if line.startswith("@@"):
-            current = line[2:]
-        elif line.startswith("R"):
-            parts = line.split("\t")
-            if len(parts) == 3 and commit_of.get(parts[2]) == current:
-                moved[parts[2]] = parts[1]
+    for commit in shown:
+        for change in commit.changes:
+            adder = commit_of.get(change.path)
+            if change.old_path and adder is not None and adder.sha == commit.sha:
+                moved[change.path] = change.old_path
     earlier = _first_added(root, set(moved.values()), moves - 1)
     for new, old in moved.items():
         if old in earlier:
@@ -127,9 +101,9 @@ def _first_added(root: Path, rels: set[str], moves: int) -> dict[str, str]:
     return commit_of
 
 
-def dated(added: dict[Path, Added]) -> dict[Path, tuple[str, str]]:
+def dated(added: dict[Path, Commit]) -> dict[Path, tuple[str, str]]:
     """path -> (date, author), what `file_date` and `file_author` read."""
-    return {p: (a.date, a.author) for p, a in added.items()}
+    return {p: (c.date, c.author) for p, c in added.items()}
 
 
 def added_dates(paths: list[Path]) -> dict[Path, tuple[str, str]]:
@@ -137,7 +111,7 @@ def added_dates(paths: list[Path]) -> dict[Path, tuple[str, str]]:
     return dated(added_commits(paths))
 
 
-def commit_reason(added: dict[Path, Added], path: Path, fallback: str) -> str:
+def commit_reason(added: dict[Path, Commit], path: Path, fallback: str) -> str:
     """Why a migration was written: the subject and body of the commit that added it
     (where people write why; the file's name only says what), else `fallback`."""
     found = added.get(absolute(path))

@@ -60,6 +60,15 @@ def by_blame(run: Runner, c: Commit, diff: dict[str, FileDiff]) -> Found:
             wanted[path] = nums
     if not wanted:
         return Found(c, None, "message", untraced="it takes out no significant lines")
+    put_back = sum(
+        1 for fd in diff.values() for t in fd.added.values() if significant(normalise(t))
+    )
+    if put_back > sum(len(v) for v in wanted.values()):
+        # Mostly a restoration: what it undid was a removal, which blame of the lines
+        # it takes out cannot see (they were written by someone else).
+        return Found(
+            c, None, "message", untraced="it mostly puts lines back; blame cannot name a removal"
+        )
     files = sorted(wanted, key=lambda p: -len(wanted[p]))[:MAX_FILES]
     authors: dict[str, dict[int, str]] = {
         path: blame_lines(run, f"{c.sha}^", path, wanted[path]) for path in files

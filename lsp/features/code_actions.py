@@ -32,8 +32,8 @@ def register(server: CairnServer) -> None:
         entity = None
         if doc is not None and doc.doc is not None:
             start = params.range.start
-            symbol = doc.symbol_at(start.line, start.character)
-            entity = symbol.entity if symbol is not None else None
+            here = doc.entities_at(start.line, start.character)  # the core's rule
+            entity = here[0].entity if here else None
         actions = actions_for(uri, params.context.diagnostics, entity)
         only = params.context.only
         if only:

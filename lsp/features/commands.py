@@ -21,11 +21,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from cairn.core.decisions import COMMANDS, InvalidRequest, request_from_command
-from cairn.core.present import clip, short_id
+from cairn.core.present import clip, history_markdown, short_id
 from cairn.core.project import Project
 from cairn.lsp.conversions import path_uri, uri_path
 from cairn.lsp.drafts_flow import open_draft, record
-from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.stores import StoreUnavailable
 

@@ -9,29 +9,31 @@ from typing import Any
 import pytest
 
 from cairn.store import EventDraft, Store
-from cairn.store.index import (
-    _BY_KEY_RANGE_SQL,
-    _BY_KEY_SQL,
-    _KEY_SHIFT,
-    _KNOWN_SQL,
-    FLUSH_EVERY,
-    _Batch,
-    id_key,
-)
+from cairn.store.index import FLUSH_EVERY, id_key
+from cairn.store.index_ingest import _Batch
+from cairn.store.index_rows import BY_KEY_RANGE_SQL, BY_KEY_SQL, KNOWN_SQL
+from cairn.store.index_schema import KEY_SHIFT
 
 
 def _tables(store: Store) -> dict[str, Any]:
     db = store.index.db
     out: dict[str, Any] = {}
     for table in (
-        "ev", "ent", "chain", "merge", "review", "srckey", "ikey", "est", "damage", "mark"
+        "event", "entity", "chain", "merge", "review", "source_key", "idempotency_key",
+        "entity_status", "damage", "marked_key",
     ):  # fmt: skip
         out[table] = db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
     # Which of the two lists holds an entity's event depends on the batches; not which.
-    both = "SELECT ent, seq FROM es UNION ALL SELECT ent, seq FROM es_new ORDER BY 2"
-    out["es"] = db.execute(both).fetchall()
-    keys = "SELECT k, seq FROM eh UNION ALL SELECT k, seq FROM eh_new ORDER BY 2"
-    out["eh"] = db.execute(keys).fetchall()
+    both = (
+        "SELECT entity, seq FROM entity_events "
+        "UNION ALL SELECT entity, seq FROM entity_events_recent ORDER BY 2"
+    )
+    out["entity_events"] = db.execute(both).fetchall()
+    keys = (
+        "SELECT bucket, seq FROM key_events "
+        "UNION ALL SELECT bucket, seq FROM key_events_recent ORDER BY 2"
+    )
+    out["key_events"] = db.execute(keys).fetchall()
     out["heads"] = store.heads()
     for word in ("plan", "rollback", "cards", "email", "stripe"):
         out[f"search {word}"] = [(h.event.id, round(h.score, 9)) for h in store.search(word)]
@@ -74,7 +76,8 @@ def test_a_written_batch_indexes_as_a_rebuild_of_its_log_does(cairn_dir: Path) -
         store.append(EventDraft(type="supersede", entity="t1.c1", reasoning="reopen"))
         store.append_many(_drafts(40, 30))
         written = _tables(store)
-    assert written["review"] and written["srckey"] and written["ikey"] and written["mark"]
+    assert written["review"] and written["source_key"] and written["idempotency_key"]
+    assert written["marked_key"]
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _tables(store) == written
@@ -88,7 +91,7 @@ def test_a_batch_larger_than_a_flush_indexes_as_a_rebuild_does(cairn_dir: Path) 
         ]
         store.append_many(drafts)
         written = _tables(store)
-        assert len(written["ev"]) == FLUSH_EVERY + 5
+        assert len(written["event"]) == FLUSH_EVERY + 5
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _tables(store) == written
@@ -119,41 +122,41 @@ def test_a_rebuild_leaves_the_event_indexes_as_the_schema_says(
         created = _indexes(store)
         store.append_many(_drafts(0, 30))
         before = _tables(store)
-    assert {"ev_rename", "ev_revert", "ev_supersede"} <= set(created)
+    assert {"event_renames", "event_reverts", "event_supersedes"} <= set(created)
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert _indexes(store) == created
         assert _tables(store) == before
-        for sql, args in ((_BY_KEY_SQL, (5,)), (_KNOWN_SQL, (5,)), (_BY_KEY_RANGE_SQL, (5, 9, 3))):
+        for sql, args in ((BY_KEY_SQL, (5,)), (KNOWN_SQL, (5,)), (BY_KEY_RANGE_SQL, (5, 9, 3))):
             plan = store.index.db.execute(f"EXPLAIN QUERY PLAN {sql}", args)
             steps = [step[3] for step in plan.fetchall()]
             # Each key list searched by its key, each of its events found by seq.
-            assert sum(s.startswith("SEARCH l USING PRIMARY KEY (k") for s in steps) == 2
+            assert sum(s.startswith("SEARCH l USING PRIMARY KEY (bucket") for s in steps) == 2
             assert steps.count("SEARCH v USING INTEGER PRIMARY KEY (rowid=?)") == 2
             assert not any(s.startswith("SCAN") for s in steps)
 
 
 def test_id_keys_that_share_an_index_bucket_are_told_apart(cairn_dir: Path) -> None:
-    # `eh` and `eh_new` hold a key's top bits only: two keys in one bucket must still each find
+    # The key lists hold a key's top bits only: two keys in one bucket must still each find
     # their own row (by key, by key range in key order), and a third none.
     with Store.open(cairn_dir) as store:
         events = store.append_many(_drafts(0, 3))
         index = store.index
         key = id_key(events[0].id)
         twin = key ^ 1  # same bucket, another key
-        assert twin >> _KEY_SHIFT == key >> _KEY_SHIFT
+        assert twin >> KEY_SHIFT == key >> KEY_SHIFT
         with index.write_transaction():
             index.db.execute(
-                "INSERT INTO ev SELECT 1000, ent, ?, ty, ch, pos + 1000, ref, rec, occ, off, len "
-                "FROM ev WHERE seq = 1",
+                "INSERT INTO event SELECT 1000, entity, ?, type, chain, pos + 1000, target_key, "
+                "recorded_ms, occurred_ms, line_offset, line_length FROM event WHERE seq = 1",
                 (twin,),
             )
-            index.db.execute("INSERT INTO eh_new VALUES (?, 1000)", (twin >> _KEY_SHIFT,))
+            index.db.execute("INSERT INTO key_events_recent VALUES (?, 1000)", (twin >> KEY_SHIFT,))
         assert index._known(key) and index._known(twin) and not index._known(key ^ 2)
         assert [r.seq for r in index.rows_by_key_range(key, key)] == [1]
         assert [r.seq for r in index.rows_by_key_range(twin, twin)] == [1000]
         both = index.rows_by_key_range(key & ~3, key | 3)
-        assert [r.h for r in both] == sorted([key, twin])
+        assert [r.key for r in both] == sorted([key, twin])
         assert index._resolve(twin, _Batch()) == (1000, (0, 1000))
         assert store.get(events[0].id) == events[0]
 
@@ -165,12 +168,11 @@ def test_a_rebuild_that_meets_a_fork_finds_the_flushed_parent(
     # Two branches from one event, joined as a union merge: the second branch's first
     # event names a parent that is no chain's tip any more and was flushed (small
     # flushes here), which the rebuild looks up by id key in the database; with a small
-    # `_RECENT_MAX`, after its key was folded from `eh_new` into `eh`.
-    from cairn.store import index as index_module
-    from cairn.store import init_store
+    # `RECENT_MAX`, after its key was folded from `key_events_recent` into `key_events`.
+    from cairn.store import index_ingest, index_schema, init_store
 
-    monkeypatch.setattr(index_module, "FLUSH_EVERY", 2)
-    monkeypatch.setattr(index_module, "_RECENT_MAX", recent)
+    monkeypatch.setattr(index_ingest, "FLUSH_EVERY", 2)
+    monkeypatch.setattr(index_schema, "RECENT_MAX", recent)
 
     main, other = init_store(tmp_path / "main"), init_store(tmp_path / "other")
     with Store.open(main) as store:
@@ -217,31 +219,37 @@ def test_a_failed_rebuild_leaves_the_indexes_in_place(
 def test_a_bulk_append_folds_the_wal_in_less_often_and_a_single_one_as_before(
     cairn_dir: Path,
 ) -> None:
-    from cairn.store.index import _BULK_EVENTS, _BULK_WAL_PAGES, _WAL_PAGES
+    from cairn.store.index_ingest import _BULK_EVENTS, _BULK_WAL_PAGES
+    from cairn.store.index_state import DEFAULT_WAL_PAGES
 
     def every(store: Store) -> int:
         return int(store.index.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0])
 
     with Store.open(cairn_dir) as store, Store.open(cairn_dir) as reader:
-        assert every(store) == _WAL_PAGES
+        assert every(store) == DEFAULT_WAL_PAGES
         events = store.append_many(_drafts(0, _BULK_EVENTS))
         assert every(store) == _BULK_WAL_PAGES
         # What the WAL holds is read like the database: another connection sees it all.
         assert reader.get(events[-1].id) == events[-1]
         assert len(reader.history("t1.c1")) == len(store.history("t1.c1")) > 0
         store.append(EventDraft(type="add", entity="t9.c9", reasoning="one more"))
-        assert every(store) == _WAL_PAGES
+        assert every(store) == DEFAULT_WAL_PAGES
         store.index.checkpoint()
         assert reader.status("t9.c9").event_count == 1
 
 
 def test_absent_references_and_times_are_stored_as_null(cairn_dir: Path) -> None:
-    # The write path and the rebuild bind a sentinel for them (not None: see `_EV_SQL`),
+    # The write path and the rebuild bind a sentinel for them (not None: see `_EVENT_SQL`),
     # which must never reach a row; nor may a status row without a detail get a kind.
     def stored(store: Store) -> tuple[list[Any], list[Any]]:
         db = store.index.db
-        ev = db.execute("SELECT seq, typeof(ref), typeof(occ), occ FROM ev ORDER BY seq")
-        est = db.execute("SELECT path, kd IS NULL, detail IS NULL FROM est ORDER BY path")
+        ev = db.execute(
+            "SELECT seq, typeof(target_key), typeof(occurred_ms), occurred_ms FROM event "
+            "ORDER BY seq"
+        )
+        est = db.execute(
+            "SELECT path, kind IS NULL, detail IS NULL FROM entity_status ORDER BY path"
+        )
         return ev.fetchall(), est.fetchall()
 
     with Store.open(cairn_dir) as store:

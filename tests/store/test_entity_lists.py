@@ -1,19 +1,22 @@
-"""Which events are an entity's: `es` and `es_new` (`Index._index_entities`); which
-event has an id key: `eh` and `eh_new` (`Index._list_keys`). Whatever batches wrote them
-(small ones, one past the fold, one large enough to go to `es` sorted, a rebuild,
-another connection's, one that failed), every event is listed once under its entity and
-once under its key, the older ones in `es` and `eh`, and every read by entity or by key
-answers as a scan of `ev` does."""
+"""Which events are an entity's: `entity_events` and `entity_events_recent`
+(`Index._list_entities`); which event has an id key: `key_events` and `key_events_recent`
+(`Index._list_keys`). Whatever batches wrote them (small ones, one past the fold, one
+large enough to go to `entity_events` sorted, a rebuild, another connection's, one that
+failed), every event is listed once under its entity and once under its key, the older
+ones in the full lists, and every read by entity or by key answers as a scan of `event`
+does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from cairn.store import EventDraft, Store
-from cairn.store import index as index_module
-from cairn.store.index import _KEY_SHIFT, Index, Row
+from cairn.store import EventDraft, Store, index_schema
+from cairn.store.index import Index, Row
+from cairn.store.index_rows import BY_PATHS_IN_ORDER_SQL, SELECT_EVENTS, row_of, summarise
+from cairn.store.index_schema import KEY_SHIFT
 
 
 def _drafts(first: int, n: int) -> list[EventDraft]:
@@ -35,13 +38,13 @@ def _supersede(store: Store, entity: str) -> EventDraft:
 
 
 def _check_lists(index: Index) -> tuple[int, int]:
-    """Assert the lists hold exactly `ev`'s (entity, seq), split at `es_from`; returns
-    how many each holds."""
+    """Assert the lists hold exactly `event`'s (entity, seq), split at
+    `entity_events_recent_from`; returns how many each holds."""
     db = index.db
-    old = db.execute("SELECT ent, seq FROM es").fetchall()
-    new = db.execute("SELECT ent, seq FROM es_new").fetchall()
-    assert sorted(old + new) == sorted(db.execute("SELECT ent, seq FROM ev").fetchall())
-    split = int(index.meta().get("es_from", 1))
+    old = db.execute("SELECT entity, seq FROM entity_events").fetchall()
+    new = db.execute("SELECT entity, seq FROM entity_events_recent").fetchall()
+    assert sorted(old + new) == sorted(db.execute("SELECT entity, seq FROM event").fetchall())
+    split = int(index.meta().get("entity_events_recent_from", 1))
     assert all(seq < split for _, seq in old)
     assert all(seq >= split for _, seq in new)
     _check_keys(index)
@@ -49,41 +52,48 @@ def _check_lists(index: Index) -> tuple[int, int]:
 
 
 def _check_keys(index: Index) -> None:
-    """Assert the key lists hold exactly `ev`'s (bucket, seq), split at `eh_from`, and
-    every event is found by its key and by a key range."""
+    """Assert the key lists hold exactly `event`'s (bucket, seq), split at
+    `key_events_recent_from`, and every event is found by its key and by a key range."""
     db = index.db
-    old = db.execute("SELECT k, seq FROM eh").fetchall()
-    new = db.execute("SELECT k, seq FROM eh_new").fetchall()
-    every = db.execute(f"SELECT h >> {_KEY_SHIFT}, seq FROM ev").fetchall()
+    old = db.execute("SELECT bucket, seq FROM key_events").fetchall()
+    new = db.execute("SELECT bucket, seq FROM key_events_recent").fetchall()
+    every = db.execute(f"SELECT id_key >> {KEY_SHIFT}, seq FROM event").fetchall()
     assert sorted(old + new) == sorted(every)
-    split = int(index.meta().get("eh_from", 1))
+    split = int(index.meta().get("key_events_recent_from", 1))
     assert all(seq < split for _, seq in old)
     assert all(seq >= split for _, seq in new)
-    assert index._eh_from == split  # what the next flush folds from
-    for row in index.iter_rows():
-        assert index._known(row.h)
-        assert row in index.rows_by_key_range(row.h, row.h)
+    assert index._keys_recent_from == split  # what the next flush folds from
+    for row in _every_row(index):
+        assert index._known(row.key)
+        assert row in index.rows_by_key_range(row.key, row.key)
 
 
 def _check_reads(index: Index) -> None:
-    """Every read by entity answers as a scan of `ev` does."""
-    every = list(index.iter_rows())
+    """Every read by entity answers as a scan of `event` does."""
+    every = _every_row(index)
     by_ent: dict[int, list[Row]] = {}
     for r in every:
-        by_ent.setdefault(r.ent, []).append(r)
-    paths = {ent: index.path_of(ent) for ent in by_ent}
+        by_ent.setdefault(r.entity, []).append(r)
+    paths = dict(index.db.execute("SELECT id, path FROM entity").fetchall())
     for ent, rows in by_ent.items():
         assert index.rows_for(ent) == rows
     wanted = [*sorted(paths.values()), "nothing.here"]
     found = index.rows_for_paths(wanted)
     assert found == {p: by_ent.get(index.ent_of(p) or -1, []) for p in wanted}
-    summaries = index.summary_rows_for_paths(wanted)
+    # What a status derivation reads (`StatusRows.derive_statuses`).
+    found_in_order = index.db.execute(BY_PATHS_IN_ORDER_SQL, (json.dumps(wanted),))
+    summaries = dict(summarise(found_in_order, wanted))
     for p in wanted:
         rows, count = summaries[p]
         assert count == len(found[p])
         assert {r.seq for r in rows} <= {r.seq for r in found[p]}
     ents = sorted(by_ent)
     assert index._event_count_of(ents) == len(every)
+
+
+def _every_row(index: Index) -> list[Row]:
+    """Every event's row, in ingest order, from a scan of `event`."""
+    return [row_of(t) for t in index.db.execute(SELECT_EVENTS + " ORDER BY seq")]
 
 
 def _answers(store: Store) -> dict[str, object]:
@@ -102,7 +112,7 @@ def _answers(store: Store) -> dict[str, object]:
 def test_small_batches_past_the_fold_list_every_event_once(
     cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "_RECENT_MAX", 40)
+    monkeypatch.setattr(index_schema, "RECENT_MAX", 40)
     seen_both = False
     with Store.open(cairn_dir) as store:
         first = 0
@@ -117,17 +127,17 @@ def test_small_batches_past_the_fold_list_every_event_once(
         _check_reads(store.index)
         answers = _answers(store)
     assert seen_both  # the reads were checked with events in both lists
-    Store.rebuild(cairn_dir)  # more than _RECENT_MAX events: all in `es`, sorted
+    Store.rebuild(cairn_dir)  # more than RECENT_MAX events: all in `entity_events`, sorted
     with Store.open(cairn_dir) as store:
         assert _check_lists(store.index) == (first + 1, 0)
         _check_reads(store.index)
         assert _answers(store) == answers
 
 
-def test_a_large_batch_goes_to_es_after_what_es_new_held(
+def test_a_large_batch_goes_to_the_full_list_after_what_the_recent_one_held(
     cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "_RECENT_MAX", 20)
+    monkeypatch.setattr(index_schema, "RECENT_MAX", 20)
     with Store.open(cairn_dir) as store:
         store.append_many(_drafts(0, 15))
         assert _check_lists(store.index) == (0, 15)
@@ -141,7 +151,7 @@ def test_a_large_batch_goes_to_es_after_what_es_new_held(
 def test_a_failed_ingest_lists_nothing_and_the_next_lists_its_events(
     cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "_RECENT_MAX", 20)
+    monkeypatch.setattr(index_schema, "RECENT_MAX", 20)
     with Store.open(cairn_dir) as store:
         store.append_many(_drafts(0, 18))
         before = _check_lists(store.index)
@@ -173,8 +183,8 @@ def test_a_failed_ingest_lists_nothing_and_the_next_lists_its_events(
 def test_two_connections_taking_turns_keep_one_split(
     cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Each learns where `es_new` starts from the other's commit (`es_from` in meta).
-    monkeypatch.setattr(index_module, "_RECENT_MAX", 16)
+    # Each learns where the recent list starts from the other's commit (in meta).
+    monkeypatch.setattr(index_schema, "RECENT_MAX", 16)
     with Store.open(cairn_dir) as one, Store.open(cairn_dir) as two:
         first = 0
         for i in range(8):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cairn.store import EventDraft, Store
 from cairn.store.fastid import loads
-from cairn.store.model import Event, EventType, event_from_bytes, events_from_bytes, id_from_bytes
+from cairn.store.model import Event, EventType, event_from_bytes, events_from_bytes
 
 
 def _by_constructor(raw: dict[str, Any]) -> Event:
@@ -125,32 +125,6 @@ def test_decoding_the_bytes_agrees_with_parsing_then_building(line: bytes) -> No
     except (KeyError, ValueError) as exc:
         got = type(exc)
     assert got == expected
-
-
-ID_LINES = [
-    *ODD_LINES,
-    # Not in the writer's key order: an "id" nested before the event's own.
-    b'{"metadata":{"id":"%s"},"type":"add","id":"%s","entity":"t.c"}' % (b"1" * 64, b"2" * 64),
-    b'{"id":"%s","id":"%s","type":"add","entity":"t.c"}' % (b"3" * 64, b"4" * 64),
-    b'{"id":  "%s" , "type":"add","entity":"t.c","parents":[]}' % (b"5" * 64),
-]
-
-
-@pytest.mark.parametrize("line", ID_LINES)
-def test_the_id_alone_is_the_id_the_whole_line_reads(line: bytes) -> None:
-    # A batch reads re-opened verdicts' lines for their ids only (`id_from_bytes`).
-    try:
-        expected: str | type[Exception] = event_from_bytes(line, loads).id
-    except (KeyError, ValueError) as exc:
-        expected = KeyError if isinstance(exc, KeyError) else ValueError
-    try:
-        got: str | type[Exception] = id_from_bytes(memoryview(line), loads)
-    except (KeyError, ValueError) as exc:
-        got = KeyError if isinstance(exc, KeyError) else ValueError
-    if expected is ValueError:  # a line no event can be built from: any id it has
-        assert got == loads(line).get("id", KeyError)
-    else:
-        assert got == expected
 
 
 def test_from_line_refuses_what_it_always_refused() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-import cairn.store.index as index_module
+import cairn.store.index_lines as index_module
 from cairn.store import EventDraft, Store
 
 
@@ -70,7 +70,7 @@ def test_the_log_is_not_memory_mapped(cairn_dir: Path) -> None:
 def _lines_and_spans(store: Store) -> tuple[list[bytes], list[tuple[int, int]]]:
     for i in range(40):
         store.append(EventDraft(type="modify", entity=f"t.c{i % 7}", reasoning=f"step {i} é"))
-    rows = list(store.index.iter_rows())
+    rows = sorted(store.index.rows_by_seq(list(range(1, 41))).values())
     spans = [(r.off, r.len) for r in reversed(rows)]  # not in log order
     data = (store.cairn_dir / "decisions.jsonl").read_bytes()
     return [data[off : off + length] for off, length in spans], spans

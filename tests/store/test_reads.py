@@ -138,7 +138,7 @@ def test_a_superseded_decision_is_no_longer_due_for_review(store: Store) -> None
     finally:
         store.index.db.set_trace_callback(None)
     plan = str(store.index.db.execute("EXPLAIN QUERY PLAN " + seen[-1]).fetchall())
-    assert "ev_supersede" in plan, plan
+    assert "event_supersedes" in plan, plan
 
 
 def test_relative_revisit_offsets_become_dates(store: Store) -> None:

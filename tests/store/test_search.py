@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cairn.store import EventDraft, Store, init_store
-from cairn.store import index as index_module
+from cairn.store import index_queries as index_module
 from cairn.store.fulltext import holds, parse_query, text_tokens
 from cairn.store.index import remove_index
 from cairn.store.redact import redact

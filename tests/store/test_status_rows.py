@@ -88,15 +88,12 @@ def test_a_batch_of_plain_entities_reads_no_event_rows(store: Store) -> None:
     store.refresh()
     store.clear_caches()
     statements: list[str] = []
-    store.index.db.set_trace_callback(statements.append)
-    try:
+    with store.index.tracer(lambda sql, params, seconds: statements.append(sql)):
         got = store.status_many([f"t.c{i}" for i in range(1, 6)])
-    finally:
-        store.index.db.set_trace_callback(None)
     assert {s.status for s in got.values()} == {Status.ACTIVE}
     assert all(s.event_count == 5 for s in got.values())
     # One query on the status rows; all of the entities' events were read before.
-    assert len(statements) == 1 and " ev " not in statements[0] + " "
+    assert len(statements) == 1 and " event " not in statements[0] + " "
 
 
 def test_a_batch_with_verdicts_makes_one_query_whatever_its_size(store: Store) -> None:
@@ -111,11 +108,10 @@ def test_a_batch_with_verdicts_makes_one_query_whatever_its_size(store: Store) -
     read: list[int] = []
     lines_at = store.index.lines_at
     store.index.lines_at = lambda spans: read.append(len(spans)) or lines_at(spans)  # type: ignore[method-assign]
-    store.index.db.set_trace_callback(statements.append)
     try:
-        got = store.status_many([f"t.c{i}" for i in range(12)] + ["t.none"])
+        with store.index.tracer(lambda sql, params, seconds: statements.append(sql)):
+            got = store.status_many([f"t.c{i}" for i in range(12)] + ["t.none"])
     finally:
-        store.index.db.set_trace_callback(None)
         del store.index.lines_at
     assert got["t.c3"].status is Status.CONFLICT
     assert [v.reasoning for v in got["t.c3"].open_verdicts] == ["undo 3"]
@@ -126,7 +122,7 @@ def test_a_batch_with_verdicts_makes_one_query_whatever_its_size(store: Store) -
     # The status rows say where the explaining lines are: no query per entity, and none
     # on the events' rows; of the log, only the open verdicts' lines are read (the
     # conflict is in its row).
-    assert len(statements) == 1 and " ev " not in statements[0] + " "
+    assert len(statements) == 1 and " event " not in statements[0] + " "
     assert read == [12]
 
 
@@ -170,7 +166,9 @@ def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
 
 
 def _stored_rows(store: Store) -> dict[str, tuple[int, int, object, object]]:
-    rows = store.index.db.execute("SELECT path, st, cnt, kd, detail FROM est").fetchall()
+    rows = store.index.db.execute(
+        "SELECT path, status, event_count, kind, detail FROM entity_status"
+    ).fetchall()
     return {
         path: (st, cnt, kd, json.loads(detail) if detail else None)
         for path, st, cnt, kd, detail in rows
@@ -180,7 +178,7 @@ def _stored_rows(store: Store) -> dict[str, tuple[int, int, object, object]]:
 def _rederived(store: Store) -> dict[str, tuple[int, int, object, object]]:
     """What a full derivation of every entity writes (rolled back afterwards)."""
     index = store.index
-    paths = [p for (p,) in index.db.execute("SELECT path FROM ent")]
+    paths = [p for (p,) in index.db.execute("SELECT path FROM entity")]
     index.db.execute("BEGIN IMMEDIATE")
     try:
         index.derive_statuses(paths)
@@ -334,7 +332,8 @@ def test_a_batch_takes_the_callers_strings_canonical_or_not(store: Store) -> Non
 
 def test_a_batch_fills_in_the_kind_each_line_leaves_out(store: Store) -> None:
     # A line leaves `entity_kind` out when the path says it; the batch takes that kind
-    # from the status row (`est.kd`), so it must be the grammar's, for every kind of path.
+    # from the status row (`entity_status.kind`), so it must be the grammar's, for every
+    # kind of path.
     paths = [
         "users",
         "users.email",
@@ -353,7 +352,7 @@ def test_a_batch_fills_in_the_kind_each_line_leaves_out(store: Store) -> None:
         EventDraft(type="reject", entity="src/app.py::run", entity_kind="function", reasoning="no")
     )
     paths.append("src/app.py::run")
-    stored = dict(store.index.db.execute("SELECT path, kd FROM est").fetchall())
+    stored = dict(store.index.db.execute("SELECT path, kind FROM entity_status").fetchall())
     for path in paths:
         assert KINDS[stored[path]] == kind_of(path).value, path
     store.clear_caches()
@@ -366,7 +365,10 @@ def test_a_batch_fills_in_the_kind_each_line_leaves_out(store: Store) -> None:
         ], path
     Store.rebuild(store.cairn_dir)
     with Store.open(store.cairn_dir) as again:
-        assert dict(again.index.db.execute("SELECT path, kd FROM est").fetchall()) == stored
+        assert (
+            dict(again.index.db.execute("SELECT path, kind FROM entity_status").fetchall())
+            == stored
+        )
 
 
 def test_a_cold_batch_leaves_the_collector_as_it_found_it(store: Store) -> None:

@@ -128,7 +128,7 @@ def test_index_rows_edited_are_rebuilt_without_a_finding(
     repo: Path, cairn_dir: Path, seeded: list[Any]
 ) -> None:
     db = sqlite3.connect(cairn_dir / "index.db")
-    db.execute("DELETE FROM ev WHERE seq = 2")
+    db.execute("DELETE FROM event WHERE seq = 2")
     db.execute("UPDATE meta SET v = ? WHERE k = 'heads'", (json.dumps(["ef" * 32]),))
     db.commit()
     db.close()

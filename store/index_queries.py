@@ -1,0 +1,369 @@
+"""The index's queries: an entity's events, stored statuses, events by type, by id key
+and by sequence, full-text search, and the maintenance of the file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Iterator, Sequence
+from typing import Any
+
+import orjson
+
+from cairn.store.fulltext import SearchTerm, holds, text_tokens
+from cairn.store.index_lines import LogLines
+from cairn.store.index_rows import (
+    BY_KEY_RANGE_SQL,
+    BY_PATHS_SQL,
+    ROWS_OF_ENTITY_SQL,
+    SELECT_EVENTS,
+    SEQS_OF_ENTITIES,
+    STATUS_ROWS_SQL,
+    Row,
+    by_seq,
+    fts_body,
+    row_of,
+)
+from cairn.store.index_schema import (
+    KINDS,
+    MARKED_KEYS,
+    REJECT_CODE,
+    RENAME_CODE,
+    REVERT_CODE,
+    STATUSES,
+    SUPERSEDE_CODE,
+)
+
+__all__ = ["COUNT_SHIFT", "KIND_SHIFT", "NO_KIND", "STATUS_MASK", "Queries", "status_code"]
+
+_FEW_EVENTS = 2000  # fewer events than this are checked one by one against `event_fts`
+
+# `status_table`: a row's status, kind and event count in one number (`status_code`),
+# `NO_KIND` for a row without a kind (it names no event); three lists in the order
+# SQLite reads the rows (every aggregate of one query sees them in the same order).
+STATUS_MASK = 15
+KIND_SHIFT = 4
+COUNT_SHIFT = 8
+NO_KIND = 15
+assert len(STATUSES) <= STATUS_MASK + 1 and len(KINDS) < NO_KIND
+_STATUS_LISTS_SQL = (
+    "SELECT group_concat(j.key), "
+    f"group_concat((s.event_count << {COUNT_SHIFT}) "
+    f"| (ifnull(s.kind, {NO_KIND}) << {KIND_SHIFT}) | s.status), "
+    "group_concat(ifnull(s.detail, 0)) "
+    "FROM json_each(?) j CROSS JOIN entity_status s ON s.path = j.value"
+)
+
+
+def status_code(code: int) -> tuple[int, int | None, int]:
+    """(status code, kind code or None, event count) of one `status_table` number."""
+    kind = (code >> KIND_SHIFT) & NO_KIND
+    return code & STATUS_MASK, None if kind == NO_KIND else kind, code >> COUNT_SHIFT
+
+
+class Queries(LogLines):
+    """Row-level answers from the index (the `Reader` turns them into the store's)."""
+
+    def rows_for(self, ent: int) -> list[Row]:
+        """Every event on one entity, in ingest order."""
+        rows = [row_of(t) for t in self.db.execute(ROWS_OF_ENTITY_SQL, (ent,))]
+        rows.sort(key=by_seq)
+        return rows
+
+    def rows_for_paths(self, paths: list[str]) -> dict[str, list[Row]]:
+        """Events for many entities in ONE query (what the editor asks for a whole file)."""
+        out: dict[str, list[Row]] = {p: [] for p in paths}
+        for t in self.db.execute(BY_PATHS_SQL, (json.dumps(paths),)):
+            out[t[0]].append(row_of(t[1:]))
+        for rows in out.values():
+            rows.sort(key=by_seq)
+        return out
+
+    def status_rows(self, paths: list[str]) -> Iterator[tuple[str, int, int, int | None, Any]]:
+        """The stored (path, status code (`STATUSES`), event count, kind code (`KINDS`),
+        detail JSON) of the entities that have events, among `paths` (distinct; sorted is
+        fastest), as SQLite gives them. The kind code is there when the detail is.
+
+        One lookup a path, in their given order: `IN (SELECT ...)` first built a
+        temporary index of them.
+        """
+        rows: Iterator[tuple[str, int, int, int | None, Any]] = self.db.execute(
+            STATUS_ROWS_SQL, (_json_list(paths),)
+        )
+        return rows
+
+    def status_table(self, paths: list[str]) -> tuple[list[int], list[int], list[Any]]:
+        """`status_rows` as three lists in one order: the index of each row's path in
+        `paths`, its `status_code` (status, kind, count in one number) and its detail
+        parsed (`detail_parts`' form, or 0 when it names no event). Paths without events
+        are left out.
+
+        SQLite joins the rows into three JSON lists (the stored detail is JSON already),
+        parsed in three calls: a row tuple and a detail parse for each of a batch's
+        hundreds of paths, each a Python step, cost more than SQLite's writing of the
+        strings.
+        """
+        keys, codes, details = self.db.execute(_STATUS_LISTS_SQL, (_json_list(paths),)).fetchone()
+        if keys is None:
+            return [], [], []
+        loads = orjson.loads
+        return loads(f"[{keys}]"), loads(f"[{codes}]"), loads(f"[{details}]")
+
+    def open_verdict_seqs(self, ent: int) -> set[int]:
+        """Sequence numbers of an entity's open verdicts, from its stored status row."""
+        sql = "SELECT s.detail FROM entity e JOIN entity_status s ON s.path = e.path WHERE e.id = ?"
+        found = self.db.execute(sql, (ent,)).fetchone()
+        if not found or found[0] is None:
+            return set()
+        return {int(s) for s in json.loads(found[0])[0]}
+
+    def verdict_rows_newest_first(self) -> Iterator[Row]:
+        """Revert and reject events, the newest recorded first (digests, "what was refused")."""
+        sql = SELECT_EVENTS + " WHERE type IN (?, ?) ORDER BY recorded_ms DESC, seq DESC"
+        for t in self.db.execute(sql, (REVERT_CODE, REJECT_CODE)):
+            yield row_of(t)
+
+    def rename_rows(self, marked: Collection[str] = ()) -> list[Row]:
+        """Every `rename` event, in ingest order: the links between an entity's names;
+        with `marked` (keys of `MARKED_KEYS`), only those whose metadata has one.
+
+        A partial index holds only these rows, so the cost is the renames, not the log
+        (the code is a literal, not a parameter, so SQLite can see that index applies).
+        """
+        return self._typed_rows(RENAME_CODE, "seq", marked)
+
+    def revert_rows(self, marked: Collection[str] = ()) -> list[Row]:
+        """Every `revert` event, grouped by entity: what change fingerprints are read from;
+        with `marked` (keys of `MARKED_KEYS`), only those whose metadata has one.
+
+        A partial index holds only these rows, so `cairn check` pays for the reverts, not
+        for the log.
+        """
+        return self._typed_rows(REVERT_CODE, "entity, seq", marked)
+
+    def _typed_rows(self, code: int, order: str, marked: Collection[str]) -> list[Row]:
+        if not marked:
+            sql = SELECT_EVENTS + f" WHERE type = {code} ORDER BY {order}"
+            return [row_of(t) for t in self.db.execute(sql)]
+        unknown = set(marked) - MARKED_KEYS
+        if unknown:
+            raise ValueError(f"the index marks no metadata key {sorted(unknown)}")
+        keys = sorted(marked)
+        sql = (
+            SELECT_EVENTS + " WHERE seq IN (SELECT seq FROM marked_key WHERE key IN "
+            f"({','.join('?' * len(keys))})) AND type = {code} ORDER BY {order}"
+        )
+        return [row_of(t) for t in self.db.execute(sql, keys)]
+
+    def superseded_keys(self, among: Collection[int]) -> set[int]:
+        """The id keys in `among` that some supersede names."""
+        # The type as a literal: only then can SQLite prove the partial index covers it
+        # (without it, a scan of every event).
+        sql = (
+            f"SELECT target_key FROM event WHERE type = {SUPERSEDE_CODE} "
+            "AND target_key IN (SELECT value FROM json_each(?))"
+        )
+        return {t[0] for t in self.db.execute(sql, (json.dumps(list(among)),))}
+
+    def names_key(self, key: int) -> bool:
+        """Whether some supersede names an event whose 60-bit id key is `key`: one probe
+        of the partial index, without `superseded_keys`'s JSON list."""
+        sql = f"SELECT 1 FROM event WHERE type = {SUPERSEDE_CODE} AND target_key = ? LIMIT 1"
+        return self.db.execute(sql, (key,)).fetchone() is not None
+
+    def ent_of(self, path: str) -> int | None:
+        """The dictionary id of a canonical path, or None when nothing was logged on it."""
+        found = self.db.execute("SELECT id FROM entity WHERE path = ?", (path,)).fetchone()
+        return int(found[0]) if found else None
+
+    def paths_in_range(self, lo: str, hi: str) -> list[tuple[int, str]]:
+        """Entities whose path sorts in [lo, hi) (a prefix scan; callers filter with covers)."""
+        sql = "SELECT id, path FROM entity WHERE path >= ? AND path < ? ORDER BY path"
+        return [(int(i), p) for i, p in self.db.execute(sql, (lo, hi))]
+
+    def entity_paths(self) -> list[str]:
+        """Every entity path with at least one event, sorted."""
+        return [p for (p,) in self.db.execute("SELECT path FROM entity ORDER BY path")]
+
+    def rows_by_key_range(self, lo: int, hi: int, limit: int = 50) -> list[Row]:
+        """Events whose 60-bit id key lies in [lo, hi] (id-prefix lookups)."""
+        return [row_of(t) for t in self.db.execute(BY_KEY_RANGE_SQL, (lo, hi, limit))]
+
+    def rows_by_seq(self, seqs: list[int]) -> dict[int, Row]:
+        """Rows for a list of sequence numbers."""
+        sql = SELECT_EVENTS + " WHERE seq IN (SELECT value FROM json_each(?))"
+        return {t[0]: row_of(t) for t in self.db.execute(sql, (json.dumps(seqs),))}
+
+    def keyed_row(self, key: str) -> Row | None:
+        """The event a writer's idempotency key names (`metadata.idempotency.key`)."""
+        found = self.db.execute("SELECT seq FROM idempotency_key WHERE key = ?", (key,))
+        seq = found.fetchone()
+        if seq is None:
+            return None
+        return self.rows_by_seq([int(seq[0])]).get(int(seq[0]))
+
+    def source_keys(self, prefix: str) -> set[str]:
+        """Importers' idempotency keys starting with `prefix`."""
+        sql = "SELECT key FROM source_key WHERE key >= ? AND key < ?"
+        return {k for (k,) in self.db.execute(sql, (prefix, prefix + "\U0010ffff"))}
+
+    def review_rows(self) -> list[tuple[int, str | None, str | None]]:
+        """(seq, revisit_after, expires_when) of every event that asks for a review."""
+        sql = "SELECT seq, revisit_after, expires_when FROM review ORDER BY seq"
+        return self.db.execute(sql).fetchall()
+
+    def event_count(self) -> int:
+        """How many events are indexed."""
+        return int(self.db.execute("SELECT count(*) FROM event").fetchone()[0])
+
+    def event_keys(self) -> list[int]:
+        """The id key of every indexed event (verify compares them with the log)."""
+        return [int(k) for (k,) in self.db.execute("SELECT id_key FROM event")]
+
+    def damage_counts(self) -> dict[str, int]:
+        """Lines the index keeps out because verification rejects them, by problem code."""
+        sql = "SELECT code, count(*) FROM damage GROUP BY code ORDER BY code"
+        found = {str(c): int(n) for c, n in self.db.execute(sql)}
+        if self.bad_lines:
+            found["malformed"] = found.get("malformed", 0) + self.bad_lines
+        return found
+
+    # --- full-text search ---------------------------------------------------------------
+
+    def search(self, terms: Sequence[SearchTerm], limit: int) -> list[tuple[int, float]]:
+        """(seq, rank) of up to `limit` events matching every term in their own text
+        (why, alternative) or in their entity's path (`cairn.store.fulltext`), best
+        first: rank 0 for those whose own text holds every term, then rank 1 for those
+        that needed their entity's path; the newest logged first within a rank.
+        ValueError for a query FTS5 refuses."""
+        if not terms or limit <= 0:
+            return []
+        try:
+            found = list(self._text_hits(terms, None, limit, set()))
+            if len(found) < limit:
+                ranked = set(found)
+                later = self._path_hits(terms, limit - len(found), ranked)
+                return [(s, 0.0) for s in found] + [(s, 1.0) for s in later]
+        except sqlite3.OperationalError as exc:
+            raise ValueError(str(exc)) from None
+        return [(s, 0.0) for s in found]
+
+    def _path_hits(self, terms: Sequence[SearchTerm], want: int, skip: set[int]) -> list[int]:
+        """The newest `want` events not in `skip` that need their entity's path for some
+        terms: for each set of terms an entity's path holds, its events whose own text
+        holds the others."""
+        covers: dict[int, list[int]] = {}  # entity -> the terms its path holds
+        sql = "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?"
+        # A term no event's own text holds can only be in the path: only entities whose
+        # path holds every such term can match (`src pkg011 ...` would otherwise group
+        # every entity under `src/`).
+        some = "SELECT 1 FROM event_fts WHERE event_fts MATCH ? LIMIT 1"
+        must = [
+            t.phrase() for t in terms if not self.db.execute(some, (t.each_token(),)).fetchone()
+        ]
+        for i, term in enumerate(terms):
+            for (ent,) in self.db.execute(sql, (" ".join([term.phrase(), *must]),)):
+                covers.setdefault(ent, []).append(i)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for ent, held in covers.items():
+            groups.setdefault(tuple(held), []).append(ent)
+        hits: list[int] = []
+        for key, ents in groups.items():
+            rest = [t for i, t in enumerate(terms) if i not in key]
+            hits.extend(self._text_hits(rest, sorted(ents), want, skip))
+        return sorted(set(hits), reverse=True)[:want]
+
+    def _text_hits(
+        self, terms: Sequence[SearchTerm], ents: list[int] | None, want: int, skip: set[int]
+    ) -> Iterator[int]:
+        """The newest `want` events, not in `skip`, of `ents` (None: any entity) whose
+        own text holds every term (none: all their events). A term of several tokens is
+        looked up token by token (`event_fts` keeps no positions) and checked against the
+        event's text read back from the log (`fulltext.holds`)."""
+        phrases = [t for t in terms if len(t.tokens) > 1]
+        match = " ".join(t.each_token() for t in terms)
+        n = 0
+        for seq, off, length in self._text_cursor(terms, ents, match):
+            if seq in skip:
+                continue
+            if phrases:
+                try:
+                    line = self.line(off, length)
+                except (ValueError, OSError):
+                    continue
+                tokens = text_tokens(fts_body(line.get("reasoning"), line.get("alternative")))
+                if not all(holds(tokens, t) for t in phrases):
+                    continue
+            yield seq
+            n += 1
+            if n >= want:
+                return
+
+    def _text_cursor(
+        self, terms: Sequence[SearchTerm], ents: list[int] | None, match: str
+    ) -> Iterator[tuple[int, int, int]]:
+        """(seq, line span) of the events `_text_hits` considers, newest first."""
+        hit_columns = "f.rowid, v.line_offset, v.line_length"
+        if not terms:
+            assert ents is not None
+            sql = (
+                "SELECT seq, line_offset, line_length FROM event "
+                f"WHERE seq IN ({SEQS_OF_ENTITIES}) ORDER BY seq DESC"
+            )
+            return self.db.execute(sql, (json.dumps(ents),))
+        if ents is None:
+            sql = (
+                f"SELECT {hit_columns} FROM event_fts f JOIN event v ON v.seq = f.rowid "
+                "WHERE event_fts MATCH ?1 ORDER BY f.rowid DESC"
+            )
+            return self.db.execute(sql, (match,))
+        if self._event_count_of(ents) <= _FEW_EVENTS:
+            # Few events: each is looked up in the full-text index by its seq.
+            sql = (
+                "SELECT seq, line_offset, line_length FROM event v "
+                f"WHERE seq IN ({SEQS_OF_ENTITIES}) AND EXISTS "
+                "(SELECT 1 FROM event_fts WHERE event_fts MATCH ?2 AND rowid = v.seq) "
+                "ORDER BY seq DESC"
+            )
+            return self.db.execute(sql, (json.dumps(ents), match))
+        sql = (
+            f"SELECT {hit_columns} FROM event_fts f JOIN event v ON v.seq = f.rowid "
+            "WHERE event_fts MATCH ?1 AND v.entity IN (SELECT value FROM json_each(?2)) "
+            "ORDER BY f.rowid DESC"
+        )
+        return self.db.execute(sql, (match, json.dumps(ents)))
+
+    def _event_count_of(self, ents: list[int]) -> int:
+        """How many events `ents` have, counted up to just past `_FEW_EVENTS`."""
+        if len(ents) > _FEW_EVENTS:
+            return len(ents)
+        sql = f"SELECT count(*) FROM ({SEQS_OF_ENTITIES} LIMIT ?2)"
+        return int(self.db.execute(sql, (json.dumps(ents), _FEW_EVENTS + 1)).fetchone()[0])
+
+    # --- maintenance --------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the database file."""
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def scrub(self) -> None:
+        """Rewrite every page so no freed page, segment or WAL frame keeps old text."""
+        self.db.execute("PRAGMA secure_delete=ON")
+        # Merge full-text segments so deleted terms are dropped, not just marked deleted.
+        self.db.execute("INSERT INTO event_fts(event_fts) VALUES('optimize')")
+        self.db.execute("VACUUM")
+        self.checkpoint()
+
+    def size_breakdown(self) -> dict[str, int]:
+        """Bytes per table and index (benchmarks report where the index's size goes)."""
+        sql = "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC"
+        return {str(k): int(v) for k, v in self.db.execute(sql)}
+
+
+def _json_list(strings: list[str]) -> str:
+    """A JSON array of strings for `json_each` (orjson, faster than the standard
+    library's encoder, which is kept for the lone surrogates orjson refuses)."""
+    try:
+        return orjson.dumps(strings).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(strings)
