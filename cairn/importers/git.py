@@ -227,8 +227,9 @@ def find_reverts(
             continue
         # A squashed pull request's body lists every commit it reverted: all of them
         # are what the revert undid (`Revert "… (3 of 3)"` names three).
-        named = [resolve(m) or m for m in REVERTS_BODY.findall(f.revert.message)]
-        f.named = tuple(dict.fromkeys(n for n in named if n != f.original and len(n) == 40))
+        # (only commits this repository has: a sha from another one is no diff to read)
+        named = [r for m in REVERTS_BODY.findall(f.revert.message) if (r := resolve(m))]
+        f.named = tuple(dict.fromkeys(n for n in named if n != f.original))
         orig = by_sha.get(f.original or "")
         if orig is None:
             full = resolve(f.original) if f.original else None

@@ -210,7 +210,8 @@ def test_a_squash_reverting_several_commits_records_each_and_nothing_else(projec
         project,
         f'Revert "Automatic redirects (2 of 2)" (#77)\n\n* Revert "Docs for redirects"\n\n'
         f'This reverts commit {docs}.\n\n* Revert "Create redirects automatically"\n\n'
-        f"This reverts commit {feature}.\n\n* Tidy y",
+        f'This reverts commit {feature}.\n\n* Revert "Something from a fork"\n\n'
+        "This reverts commit 5a86d5f71212e0e900709238a8cc109716678864.\n\n* Tidy y",
         "2024-01-04T10:00:00Z",
         {
             "x.py": BASE.replace("log_two_called()", "log_two_called(quietly=True)"),
@@ -224,6 +225,7 @@ def test_a_squash_reverting_several_commits_records_each_and_nothing_else(projec
         ("docs/redirects.md", squash),
         ("x.py::one", squash),
     ]
+    # a sha this repository lacks (a fork's) is no commit to read, and no error
     assert {tuple(e.metadata["also_reverted"]) for e in events} == {(feature,)}
 
 
