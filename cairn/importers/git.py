@@ -341,6 +341,9 @@ def _walk(
         for f in todo
         if f.original and any(declares_dependencies(ch.path) for ch in f.revert.changes)
     }
+    # A reverted commit git's marker names may be in no repository here (a fork's, a
+    # rebased branch's): there is no diff to read, and `git show` would fail on it.
+    need = {s for s in need if s in by_sha or _has_commit(root, s)}
     diffs = read_diffs(root, sorted(need))
     for sha, (_found_trees, rest) in trees.items():
         # Only the files outside its trees (all of them when that list is too long).
@@ -586,6 +589,10 @@ def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
     except OSError:
         return ""
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+
+
+def _has_commit(root: Path, sha: str) -> bool:
+    return bool(git(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False))
 
 
 def _trees(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:

@@ -268,3 +268,19 @@ def test_a_revert_inside_a_squashed_branch_gives_the_rest_of_the_squash_nothing(
     # revert happened inside the pull request, and y.py's change is other work
     assert reverts(project) == []
     assert any("inside the pull request" in s["reason"] for s in report["skipped_items"])
+
+
+def test_a_squash_reverting_a_commit_of_another_repository_imports(project: Path) -> None:
+    # prettier's "Bundle Pure ESM Packages (#12217)": a manifest changed, and the body
+    # reverts a commit no repository here has. The import said "bad object" and stopped.
+    commit(project, "Base", "2024-01-01T10:00:00Z", {"package.json": '{"dependencies": {}}\n'})
+    commit(
+        project,
+        'Bundle packages (#12217)\n\n* Revert "Try esbuild"\n\n'
+        "This reverts commit 5a86d5f71212e0e900709238a8cc109716678864.",
+        "2024-01-02T10:00:00Z",
+        {"package.json": '{"dependencies": {"esbuild": "0.14.0"}}\n'},
+    )
+    report = cairn_json(project, "import", "git")
+    assert reverts(project) == []
+    assert any("5a86d5f712" in s["reason"] for s in report["skipped_items"])
