@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn import git as gitcmd
-from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Note, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_blame import by_blame
 from cairn.importers.git_history import (
@@ -57,6 +56,7 @@ from cairn.importers.git_reverts import (
     hinted,
 )
 from cairn.importers.trees import Tree, attributes, trees_of
+from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.significance import KEY as SIGNIFICANCE
 from cairn.significance import TRIVIAL
 
@@ -635,7 +635,7 @@ def _removed_entities(
 ) -> tuple[list[Entity], list[Skipped]]:
     """The entities whose lines the revert took out, each with those lines; a tree it
     touched is one entity, its directory."""
-    from cairn.fingerprints import code_rows, normalise, restores_mostly
+    from cairn.fingerprints import normalise, restores_mostly, row_kinds
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
@@ -706,10 +706,7 @@ def _removed_entities(
             # docstring or licence header (they still say where the revert was). An
             # entity whose only lines are imports is fingerprinted by them: a module
             # swapped for another is the whole change.
-            rows = set(meaningful)
-            meaningful = code_rows(blob, path, rows)
-            if rows - meaningful:
-                imports = code_rows(blob, path, rows - meaningful, imports=True)
+            meaningful, imports = row_kinds(blob, path, meaningful)
         by_name_line: dict[int, Symbol] = {}
         for one in symbols:
             if str(one.role) == "introduce":
