@@ -58,6 +58,7 @@ __all__ = [
     "normalise",
     "prints_from_reverts",
     "restores_mostly",
+    "row_kinds",
 ]
 
 # Share of a revert's fingerprinted lines a change must bring back (bench/recall.py).
@@ -273,38 +274,50 @@ def code_rows(
     prints are matched only against text, see `is_code`). Work is proportional to the
     rows asked about: the tree is walked only where they are.
     """
+    code, import_rows = row_kinds(data, path, rows)
+    return code | import_rows if imports else code
+
+
+def row_kinds(data: bytes | str, path: str, rows: Iterable[int]) -> tuple[set[int], set[int]]:
+    """(the rows among `rows` that carry meaning, the rows that are imports): one parse
+    for both (`code_rows`)."""
     wanted = sorted(set(rows))
     if not wanted or not is_code(path):
-        return set(wanted)
+        return set(wanted), set()
     raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
     lines = raw.split(b"\n")
-    quiet = {
-        r
-        for r in wanted
-        if r < len(lines)
-        and (_COMMENT_LINE.match(lines[r]) or (not imports and _IMPORT_LINE.match(lines[r])))
-    }
-    left = [r for r in wanted if r not in quiet]
+    quiet: set[int] = set()
+    import_rows: set[int] = set()
+    for r in wanted:
+        if r < len(lines):
+            if _COMMENT_LINE.match(lines[r]):
+                quiet.add(r)
+            elif _IMPORT_LINE.match(lines[r]):
+                import_rows.add(r)
+    left = [r for r in wanted if r not in quiet and r not in import_rows]
     if left:
-        quiet |= _quiet_by_grammar(raw, lines, path, left, imports)
-    return set(wanted) - quiet
+        by_tree, by_tree_imports = _quiet_by_grammar(raw, lines, path, left)
+        quiet |= by_tree
+        import_rows |= by_tree_imports
+    return set(wanted) - quiet - import_rows, import_rows
 
 
 def _quiet_by_grammar(
-    raw: bytes, lines: list[bytes], path: str, rows: list[int], imports: bool
-) -> set[int]:
-    """The rows of `rows` wholly covered (but for punctuation) by comments, imports or
-    multi-line strings in the file's syntax tree; nothing when there is no grammar."""
+    raw: bytes, lines: list[bytes], path: str, rows: list[int]
+) -> tuple[set[int], set[int]]:
+    """(the rows of `rows` wholly covered, but for punctuation, by comments or
+    multi-line strings in the file's syntax tree; those covered only once imports
+    count too); nothing when there is no grammar."""
     from cairn.indexer.languages import GRAMMARS, language_for, parser
 
     language = language_for(path)
     if language not in GRAMMARS or language in ("json", "toml", "yaml"):
-        return set()
+        return set(), set()
     try:
         tree = parser(language).parse(raw)
     except (ValueError, RuntimeError):
-        return set()
-    covered: dict[int, list[tuple[int, int]]] = {}
+        return set(), set()
+    covered: dict[int, list[tuple[int, int, bool]]] = {}  # row -> (start, end, an import)
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -313,25 +326,30 @@ def _quiet_by_grammar(
         if i == len(rows) or rows[i] > bottom:
             continue  # no asked-for row inside: never descend
         kind = node.type
-        if (
-            "comment" in kind
-            or (kind in _IMPORT_KINDS and not imports)
-            or (kind in _STRING_KINDS and bottom > top)
-        ):
+        is_import = kind in _IMPORT_KINDS
+        if "comment" in kind or is_import or (kind in _STRING_KINDS and bottom > top):
             for r in rows[i : bisect.bisect_right(rows, bottom)]:
                 start = node.start_point[1] if r == top else 0
                 end = node.end_point[1] if r == bottom else len(lines[r])
-                covered.setdefault(r, []).append((start, end))
+                covered.setdefault(r, []).append((start, end, is_import))
             continue
         stack.extend(node.children)
     quiet: set[int] = set()
+    import_rows: set[int] = set()
     for r, spans in covered.items():
         line = bytearray(lines[r])
-        for start, end in spans:
-            line[start:end] = b" " * (end - start)
+        for start, end, is_import in spans:
+            if not is_import:
+                line[start:end] = b" " * (end - start)
         if all(b in _PUNCT for b in line):
             quiet.add(r)
-    return quiet
+            continue
+        for start, end, is_import in spans:
+            if is_import:
+                line[start:end] = b" " * (end - start)
+        if all(b in _PUNCT for b in line):
+            import_rows.add(r)
+    return quiet, import_rows
 
 
 def restores_mostly(taken_out: Iterable[str], put_back: Iterable[str]) -> bool:

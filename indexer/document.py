@@ -7,7 +7,6 @@ from pathlib import Path
 
 from tree_sitter import Point, Tree
 
-from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract, first_index, remember
@@ -16,7 +15,7 @@ from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
-from cairn.store.gcpause import gc_paused
+from cairn.limits import looks_binary
 
 
 class Document:
@@ -156,11 +155,7 @@ class Document:
     def symbols(self) -> list[Symbol]:
         """Every symbol in the document, sorted by position (computed once per version)."""
         if self._symbols is None:
-            # Indexing makes thousands of short-lived objects in no reference cycle
-            # (query matches, nodes, captures, symbols): the cyclic collector's passes
-            # over them find nothing, and cost a scan ~5% of its time.
-            with gc_paused():
-                self._symbols = self._index()
+            self._symbols = self._index()
         return self._symbols
 
     def remember_chunks(self) -> None:

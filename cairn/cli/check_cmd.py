@@ -29,11 +29,11 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, edit
-from cairn.core.limits import MAX_FILE_BYTES, looks_binary
+from cairn.core.gate import EditRefused, Report, Target, changed_lines, edit_target
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
+from cairn.limits import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from cairn.core.session import Session
@@ -135,7 +135,7 @@ def _relpath(project: Project, path: Path) -> str:
 
 def _decode(data: bytes) -> str | None:
     """Text of a source file, or None for binary and oversized files (the one limit)."""
-    from cairn.core.limits import source_text  # loads the indexer: only with files to read
+    from cairn.limits import source_text  # loads the indexer: only with files to read
 
     return source_text(data)
 
@@ -392,27 +392,11 @@ def check_stdin(
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
-    rel = _relpath(project, name)
-    # The gate fails closed: what it cannot read is refused, never passed unchecked
-    # (a proposed edit over the limit used to pass with `files_checked: 0`).
-    if len(data) > MAX_FILE_BYTES:
-        raise CairnError(
-            f"{rel} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
-            "Cairn checks; split the file or write it outside the agent"
-        )
-    if looks_binary(data):
-        raise CairnError(f"{rel} would hold a NUL byte; Cairn checks text files only")
-    text = _decode(data)
-    if text is None:  # (both cases above; kept for the type)
-        return Report(files_checked=0)
-    on_disk = project.root / rel
-    lines = None
-    taken_out: tuple[str, ...] = ()
-    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
-        old = _decode(_read_at_most(on_disk, MAX_FILE_BYTES + 1))
-        if old is not None:
-            lines, taken_out = edit(old, text)  # one diff for both
-    return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
+    try:
+        target = edit_target(project, _relpath(project, name), data)
+    except EditRefused as exc:  # the gate fails closed: refused, never passed unchecked
+        raise CairnError(str(exc)) from None
+    return analyse(project, [target], threshold, session)
 
 
 def _read_at_most(path: Path, limit: int) -> bytes:

@@ -37,9 +37,9 @@ def show_cmd(file: Path, as_json: bool) -> None:
     Lines and columns count from 1 (columns in UTF-16 units, as editors count them).
     """
     from cairn.cli._common import current_project
-    from cairn.core.limits import source_text
     from cairn.core.session import Session
     from cairn.core.view import file_view
+    from cairn.limits import source_text
     from cairn.store import StoreError
 
     if not file.is_file():

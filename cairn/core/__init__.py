@@ -37,9 +37,10 @@ The entity at a position (`cairn.core.position`): hover, which, actions, lenses,
     rank(symbols_at_one_place, history) -> [Symbol]     # framework kinds, then history
     has_history(status), history_from(statuses)
 
-Presentation (`cairn.core.present`) and limits (`cairn.core.limits`)
+Presentation (`cairn.core.present`)
     short_id(id), who(event), by(event), when(event), day(value), clip(text, limit)
-    MAX_FILE_BYTES, source_text(data) -> str | None
+    history_markdown(entity, events)
+    (the file-size limit, MAX_FILE_BYTES and source_text, is `cairn.limits`: the base)
 
 `cairn.core` imports `cairn.store` and `cairn.indexer`, never `cairn.cli` or
 `cairn.lsp`. Store errors (`cairn.store.StoreError`) propagate: each surface says

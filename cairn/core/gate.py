@@ -93,6 +93,40 @@ def edit(old: str, new: str) -> tuple[frozenset[int], tuple[str, ...]]:
     return frozenset(lines), tuple(gone)
 
 
+class EditRefused(ValueError):
+    """A proposed edit the gate cannot read (over the size limit, or binary): refused,
+    never passed unchecked (the gate fails closed)."""
+
+
+def edit_target(project: Project, relpath: str, data: bytes) -> Target:
+    """A proposed edit of `relpath` as a target: its text, with the lines it changes
+    against the file on disk counted (all of them for a new file). `cairn check
+    --stdin-filename` and the agents' `cairn_check` both ask this. What it cannot read
+    raises `EditRefused` (a proposed edit over the limit used to pass with
+    `files_checked: 0`)."""
+    from cairn.limits import MAX_FILE_BYTES, looks_binary, source_text
+
+    if len(data) > MAX_FILE_BYTES:
+        raise EditRefused(
+            f"{relpath} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+            "Cairn checks; split the file or write it outside the agent"
+        )
+    if looks_binary(data):
+        raise EditRefused(f"{relpath} would hold a NUL byte; Cairn checks text files only")
+    text = source_text(data)
+    if text is None:  # (both cases above; kept for the type)
+        raise EditRefused(f"{relpath} cannot be read as text")
+    on_disk = project.root / relpath
+    lines = None
+    taken_out: tuple[str, ...] = ()
+    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
+        with open(on_disk, "rb") as handle:  # at most the limit: it may grow meanwhile
+            old = source_text(handle.read(MAX_FILE_BYTES + 1))
+        if old is not None:
+            lines, taken_out = edit(old, text)  # one diff for both
+    return Target(relpath, text, lines, removed=taken_out)
+
+
 # difflib's matcher without its junk heuristic is cubic on repetitive text (a file of
 # 500 small functions, every body edited: 21 s; 8,000 never ended, and the hook's
 # timeout let the edit through). It only gets regions up to this many cells (lines x

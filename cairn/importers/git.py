@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn import git as gitcmd
-from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
@@ -54,6 +53,7 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
+from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol
@@ -509,7 +509,7 @@ def _removed_entities(
     f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
 ) -> tuple[list[Entity], list[Skipped]]:
     """The entities whose lines the revert took out, each with those lines."""
-    from cairn.fingerprints import code_rows, normalise, restores_mostly
+    from cairn.fingerprints import normalise, restores_mostly, row_kinds
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
@@ -564,10 +564,7 @@ def _removed_entities(
             # docstring or licence header (they still say where the revert was). An
             # entity whose only lines are imports is fingerprinted by them: a module
             # swapped for another is the whole change.
-            rows = set(meaningful)
-            meaningful = code_rows(blob, path, rows)
-            if rows - meaningful:
-                imports = code_rows(blob, path, rows - meaningful, imports=True)
+            meaningful, imports = row_kinds(blob, path, meaningful)
         by_name_line: dict[int, Symbol] = {}
         for one in symbols:
             if str(one.role) == "introduce":

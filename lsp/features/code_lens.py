@@ -26,42 +26,35 @@ from cairn.core.view import (
     with_rollups,
 )
 from cairn.lsp.analysis import Analysis
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
 from cairn.lsp.server import CairnServer
-from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from cairn.store.model import Event
 
 
 async def attention_by_entity(
-    server: CairnServer, project: Project | None, analysis: Analysis
+    ctx: Context, project: Project | None, analysis: Analysis
 ) -> dict[str, Attention]:
     """The rule's verdict for every entity with history in the analysed document.
 
     History is read only for the few entities whose status cannot decide (a removal
     later re-added shows only in the events)."""
-    policy: AttentionPolicy = server.settings.attention
+    policy: AttentionPolicy = ctx.settings.attention
     statuses = analysis.statuses
     wanted = history_wanted(statuses, policy)
     histories: dict[str, list[Event]] = {}
     if wanted and project is not None:
-        try:
-            histories = await server.hub.call(
-                project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
-            )
-        except StoreUnavailable as exc:
-            server.log(f"code lens: {exc}", types.MessageType.Warning)
+        histories = await ctx.hub.call(
+            project.cairn_dir, lambda s: {e: s.history(e) for e in wanted}
+        )
     out = lens_attention(statuses, histories, policy)
     tables = tables_needing_rollup(out, policy)
     if tables and project is not None:
-        try:
-            rollups = await server.hub.call(
-                project.cairn_dir, lambda s: {e: s.status(e).rollup for e in tables}
-            )
-        except StoreUnavailable as exc:
-            server.log(f"code lens: {exc}", types.MessageType.Warning)
-            rollups = {}
+        rollups = await ctx.hub.call(
+            project.cairn_dir, lambda s: {e: s.status(e).rollup for e in tables}
+        )
         out = with_rollups(out, statuses, histories, rollups, policy)
     return out
 
@@ -69,15 +62,20 @@ async def attention_by_entity(
 def register(server: CairnServer) -> None:
     """Add the code-lens handler."""
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    async def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not server.settings.code_lens:
+    @server.handle(
+        types.TEXT_DOCUMENT_CODE_LENS,
+        types.CodeLensOptions(resolve_provider=False),
+        empty=[],
+        name="code lens",
+    )
+    async def code_lens(ctx: Context, params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not ctx.settings.code_lens:
             return []
-        doc = server.documents.get(params.text_document.uri)
+        doc = ctx.document
         if doc is None or doc.doc is None:
             return []
-        analysis = await server.documents.fresh(doc)
-        deserving = await attention_by_entity(server, doc.project, analysis)
+        analysis = await ctx.documents.fresh(doc)
+        deserving = await attention_by_entity(ctx, doc.project, analysis)
         return [
             types.CodeLens(
                 range=lsp_range(lens.name_range),

@@ -19,10 +19,10 @@ from lsprotocol import types
 from cairn.core.position import has_history, rank
 from cairn.core.present import no_decisions_markdown
 from cairn.core.view import NEWEST, card_markdown, needs_events
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
 from cairn.lsp.server import CairnServer
 from cairn.lsp.state import OpenDocument
-from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from cairn.core.session import Card, Session
@@ -35,9 +35,9 @@ HOVER_WAIT_S = 2.0
 def register(server: CairnServer) -> None:
     """Add the hover handler."""
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(params: types.HoverParams) -> types.Hover | None:
-        doc = server.documents.get(params.text_document.uri)
+    @server.handle(types.TEXT_DOCUMENT_HOVER, empty=None, name="hover")
+    async def hover(ctx: Context, params: types.HoverParams) -> types.Hover | None:
+        doc = ctx.document
         if doc is None or doc.doc is None or doc.project is None:
             return None
         here = doc.entities_at(params.position.line, params.position.character)
@@ -53,30 +53,27 @@ def register(server: CairnServer) -> None:
         for one in here:
             try:
                 cards[one.entity] = await asyncio.wait_for(
-                    server.hub.hover_data(doc.project.cairn_dir, one.entity, NEWEST), HOVER_WAIT_S
+                    ctx.hub.hover_data(doc.project.cairn_dir, one.entity, NEWEST), HOVER_WAIT_S
                 )
-            except StoreUnavailable as exc:
-                server.log(f"hover: {exc}", types.MessageType.Warning)
-                return None
             except asyncio.TimeoutError:
                 # The store is catching up behind another process's write lock (an
                 # import, a big merge): an empty hover now beats a frozen editor.
-                server.log(f"hover on {one.entity}: the log is busy; try again in a moment")
+                ctx.client.log(f"hover on {one.entity}: the log is busy; try again in a moment")
                 return None
         # The core's rule again, with the cards' statuses (the analysis may be older):
         # every entity here with history gets its card, the rule's first one on top.
         here = rank(here, lambda entity: has_history(cards[entity].status))
         shown = [s for s in here if has_history(cards[s.entity].status)]
         parts: list[str] = []
-        policy = server.settings.attention
+        policy = ctx.settings.attention
         for one in shown:
             card = cards[one.entity]
             events = None
             if needs_events(card, policy):
-                events = await _history(server, doc.project.cairn_dir, one.entity)
+                events = await _history(ctx, doc.project.cairn_dir, one.entity)
             parts.append(card_markdown(one.entity, card, events, policy))
         if not parts and back is None:
-            if not server.settings.hover_no_decisions:
+            if not ctx.settings.hover_no_decisions:
                 return None
             parts.append(no_decisions_markdown(here[0].entity))
         markdown = "\n\n---\n\n".join(parts)
@@ -89,16 +86,13 @@ def register(server: CairnServer) -> None:
         )
 
 
-async def _history(server: CairnServer, cairn_dir: Path, entity: str) -> list[Event] | None:
-    """An entity's whole history (the quiet rule needs it for a few), None if unreadable."""
+async def _history(ctx: Context, cairn_dir: Path, entity: str) -> list[Event]:
+    """An entity's whole history (the quiet rule needs it for a few)."""
 
     def read(session: Session) -> list[Event]:
         return session.history(entity)
 
-    try:
-        return await server.hub.call(cairn_dir, read)
-    except StoreUnavailable:
-        return None
+    return await ctx.hub.call(cairn_dir, read)
 
 
 def _bring_back_at(doc: OpenDocument, line: int, symbol: Symbol | None) -> str | None:

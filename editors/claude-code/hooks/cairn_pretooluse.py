@@ -31,7 +31,7 @@ EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 # Under the 30 s hooks.json gives this hook: past it Claude Code lets the edit through,
 # so the hook must give its own verdict (blocked: not checked in time) before then.
 CHECK_TIMEOUT_S = 25
-MAX_FILE_BYTES = 4_000_000  # cairn.core.limits.MAX_FILE_BYTES (this file imports no Cairn)
+MAX_FILE_BYTES = 4_000_000  # cairn.limits.MAX_FILE_BYTES (this file imports no Cairn)
 FAIL_OPEN_ENV = "CAIRN_HOOK_FAIL_OPEN"
 
 

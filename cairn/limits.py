@@ -6,9 +6,9 @@ the language server (whose `maxFileBytes` setting can only lower it), workspace-
 lookups and the agent tools skip such files too. `looks_binary` is the one binary
 sniff (git's: a NUL byte early on).
 
-This module imports nothing, so it is the one piece of the core the indexer may
-import (the indexer enforces the limit; it must not load the rest of the core), and a
-surface can read the limit without loading the indexer.
+This module imports nothing of Cairn: it is the base layer below the store and the
+indexer (the indexer enforces the limit), and a surface can read the limit without
+loading the indexer (a contract in pyproject.toml keeps it so).
 """
 
 from __future__ import annotations
