@@ -45,6 +45,10 @@ fuzz: venv
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	# the layers as contracts ([tool.importlinter] in pyproject.toml; docs/architecture.md),
+	# run from .venv: lint-imports puts its working directory first on sys.path, and here
+	# the bare cairn/ folder would hide the installed cairn.store, cairn.lsp...
+	cd $(VENV) && bin/lint-imports --no-cache $(CURDIR)/pyproject.toml
 
 typecheck: venv
 	# each mapped folder is named: from the repository root, -p cairn alone walks only cairn/

@@ -21,9 +21,14 @@ loop in this process before each round: the machine's speed, which moved 2x with
 minutes on the development VM, and the server's CPU with it); didChange -> diagnostics
 with the debounce set to 0 (so the figure excludes it); process start and
 initialize -> first diagnostics (with the scripted Editor, whose own pygls client work
-counts too, and with a raw client that writes and reads the frames itself; with and
-without the start-up bootstrap, `cairn.lsp.bootstrap`, alternating, and its phases);
-the server's peak RSS (VmHWM).
+counts too, and with a raw client that writes and reads the frames itself), as a
+ratio to a bare pygls server publishing one diagnostic (bench/lsp_floor_server.py),
+the two started alternately in the same run (the budget: at most 1.2x); the server's
+peak RSS (VmHWM).
+
+    PYTHONSAFEPATH=1 .venv/bin/python bench/lsp.py --only-start   # the start figures only
+    ... --compare OTHER/.venv/bin/cairn   # another build's `cairn serve` in the same
+        alternation (a before/after of a change to start-up)
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ TARGETS = {
     "hover p99": "< 5 ms",
     "full-file diagnostics": "< 30 ms",
     "start -> first diagnostics": "< 500 ms",
+    "start vs the floor": "<= 1.20x",
     "peak RSS": "< 200 MB",
 }
 
@@ -359,60 +365,34 @@ def python_cpu(code: str, env: dict[str, str]) -> float:
     return float(done.stdout.split()[-1])
 
 
-def start_phases(
-    root: Path, file: str, env: dict[str, str], runs: int, whole: bool = False
-) -> dict[str, float]:
-    """Median CPU time of each start-up phase (bench/lsp_phases.py), in fresh processes;
-    `whole`: the real bootstrap to its first publish, then the handover, as two figures."""
-    script = Path(__file__).resolve().with_name("lsp_phases.py")
-    found: list[dict[str, float]] = []
-    for _ in range(runs):
-        done = subprocess.run(
-            [sys.executable, str(script), *(["--whole"] if whole else []), str(root), file],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        found.append(json.loads(done.stdout))
-    return medians(found)
-
-
 async def measure_start(
-    root: Path, path: Path, text: str, runs: int, env: dict[str, str]
+    root: Path, path: Path, text: str, runs: int, env: dict[str, str], compare: str | None
 ) -> dict[str, Any]:
-    """Process start -> first diagnostics: Cairn's two entry points, with the code cache
-    (in env's XDG_CACHE_HOME, empty at first) empty and filled, `cairn serve` without its
-    start-up bootstrap (`CAIRN_LSP_BOOTSTRAP=0`, alternating with it), and the floors it
-    stands on: the interpreter, `import lsprotocol.types`, the smallest pygls server."""
-    out: dict[str, Any] = {"cold": await start_once(root, path, text, env)}
-    out["warm"] = medians([await start_once(root, path, text, env) for _ in range(runs)])
-    cli = [str(Path(sys.executable).with_name("cairn")), "serve"]
-    plain = {**env, "CAIRN_LSP_BOOTSTRAP": "0"}
-    with_cli: list[dict[str, float]] = []
-    without: list[dict[str, float]] = []
-    for _ in range(runs):  # alternating, so both see the same machine
-        with_cli.append(await start_once(root, path, text, env, command=cli))
-        without.append(await start_once(root, path, text, plain, command=cli))
-    out["cli"] = medians(with_cli)
-    out["no_bootstrap"] = medians(without)
-    raw: list[dict[str, float]] = []
-    raw_without: list[dict[str, float]] = []
+    """Process start -> first diagnostics of `cairn serve` (what editors run) and of the
+    floor, a bare pygls server publishing one diagnostic, started alternately so both
+    see the same machine; the same with a raw client; and the CPU floors below them."""
+    commands = {
+        "cli": [str(Path(sys.executable).with_name("cairn")), "serve"],
+        "floor": [sys.executable, str(Path(__file__).resolve().with_name("lsp_floor_server.py"))],
+    }
+    if compare:
+        commands["compare"] = [compare, "serve"]
+    editor: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
+    raw: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
     for _ in range(runs):
-        raw.append(await raw_start(root, path, text, env, cli))
-        raw_without.append(await raw_start(root, path, text, plain, cli))
-    out["raw"] = medians(raw)
-    out["raw_no_bootstrap"] = medians(raw_without)
-    floor = [sys.executable, str(Path(__file__).resolve().with_name("lsp_floor_server.py"))]
-    out["floor"] = medians(
-        [await start_once(root, path, text, env, command=floor) for _ in range(runs)]
-    )
+        for name, command in commands.items():
+            editor[name].append(await start_once(root, path, text, env, command=command))
+            raw[name].append(await raw_start(root, path, text, env, command))
+    out: dict[str, Any] = {name: medians(found) for name, found in editor.items()}
+    out.update({f"raw_{name}": medians(found) for name, found in raw.items()})
+    # the ratio of the medians, and the spread of the per-round ratios
+    rounds = [c["start"] / f["start"] for c, f in zip(editor["cli"], editor["floor"], strict=True)]
+    out["ratio"] = (out["cli"]["start"] / out["floor"]["start"], min(rounds), max(rounds))
+    out["raw_ratio"] = out["raw_cli"]["start"] / out["raw_floor"]["start"]
     out["python"] = statistics.median(python_cpu("pass", env) for _ in range(runs))
     out["lsprotocol"] = statistics.median(
         python_cpu("import lsprotocol.types", env) for _ in range(runs)
     )
-    out["phases"] = start_phases(root, str(path.relative_to(root)), env, runs)
-    out["whole"] = start_phases(root, str(path.relative_to(root)), env, runs, whole=True)
     return out
 
 
@@ -423,13 +403,8 @@ async def measure(root: Path, text: str, args: argparse.Namespace) -> dict[str, 
     symbols = index_text(text, "db/migrations/0999_bench.sql")
     results: dict[str, Any] = {"symbols": len(symbols)}
 
-    # The servers' code cache lives here, empty at first (never the user's own).
-    cache_home = Path(tempfile.mkdtemp(prefix="cairn-bench-cache-"))
-    env = {**os.environ, "PYTHONSAFEPATH": "1", "XDG_CACHE_HOME": str(cache_home)}
-    try:
-        return await _measure(root, path, text, symbols, results, args, env)
-    finally:
-        shutil.rmtree(cache_home, ignore_errors=True)
+    env = {**os.environ, "PYTHONSAFEPATH": "1"}
+    return await _measure(root, path, text, symbols, results, args, env)
 
 
 async def _measure(
@@ -441,12 +416,14 @@ async def _measure(
     args: argparse.Namespace,
     env: dict[str, str],
 ) -> dict[str, Any]:
-    started = await measure_start(root, path, text, args.starts, env)
+    started = await measure_start(root, path, text, args.starts, env, args.compare)
     results["starts"] = started
-    results["start"] = started["warm"]["start"]
-    results["open"] = started["warm"]["open"]
-    results["cpu"] = started["warm"]["cpu"]
-    results["diagnostics"] = int(started["warm"]["diagnostics"])
+    results["start"] = started["cli"]["start"]
+    results["open"] = started["cli"]["open"]
+    results["cpu"] = started["cli"]["cpu"]
+    results["diagnostics"] = int(started["cli"]["diagnostics"])
+    if args.only_start:
+        return results
 
     results["raw_full"] = await raw_opens(root, path, text, env, args.rounds)
 
@@ -568,15 +545,15 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
     from cairn.core.findings import Severities, findings_for
     from cairn.indexer import Document
     from cairn.lsp.analysis import Analysis, same_inputs
+    from cairn.lsp.conversions import diagnostic
     from cairn.lsp.server import build_server
-    from cairn.lsp.wire import diagnostic, publish_params
 
     server = build_server()
     server.protocol.set_writer(_Sink())  # type: ignore[arg-type]
     severities = Severities()
 
     def publish(uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
-        server.publish_diagnostics(publish_params(uri, diagnostics, version))
+        server.publish_diagnostics(uri, version, diagnostics)
 
     opened, edited = Split(), Split()
     with Store.open(root / ".cairn") as store:
@@ -616,13 +593,83 @@ def in_process(root: Path, text: str, rounds: int) -> dict[str, Any]:
     return {"opened": opened.medians(), "edited": edited.medians()}
 
 
+def start_rows(st: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The start-up figures: Cairn against the floor, as a ratio."""
+    compared = (
+        [
+            ("compared: the other build's `cairn serve`", f"{st['compare']['start']:.0f} ms", ""),
+            ("  its server CPU time", f"{st['compare']['cpu']:.0f} ms", ""),
+            ("  a raw client", f"{st['raw_compare']['start']:.0f} ms", ""),
+            ("  its server CPU time", f"{st['raw_compare']['cpu']:.0f} ms", ""),
+        ]
+        if "compare" in st
+        else []
+    )
+    return [
+        ("process start -> first diagnostics, `cairn serve`", f"{st['cli']['start']:.0f} ms",
+         TARGETS["start -> first diagnostics"]),
+        ("  its server CPU time", f"{st['cli']['cpu']:.0f} ms", ""),
+        ("  initialize -> first diagnostics", f"{st['cli']['open']:.0f} ms", ""),
+        ("floor: a bare pygls server, start -> one diagnostic", f"{st['floor']['start']:.0f} ms",
+         ""),
+        ("  its server CPU time", f"{st['floor']['cpu']:.0f} ms", ""),
+        ("start vs the floor (ratio of medians; per round min-max)", f"{st['ratio'][0]:.2f}x",
+         f"{TARGETS['start vs the floor']} ({st['ratio'][1]:.2f}-{st['ratio'][2]:.2f})"),
+        ("  a raw client (the bench writes and reads the frames): `cairn serve`",
+         f"{st['raw_cli']['start']:.0f} ms", ""),
+        ("    its server CPU time", f"{st['raw_cli']['cpu']:.0f} ms", ""),
+        ("  a raw client: the floor", f"{st['raw_floor']['start']:.0f} ms", ""),
+        ("    its server CPU time", f"{st['raw_floor']['cpu']:.0f} ms", ""),
+        ("  a raw client: the ratio", f"{st['raw_ratio']:.2f}x", ""),
+        *compared,
+        ("floor: CPU of `python -c pass`", f"{st['python']:.0f} ms", ""),
+        ("floor: CPU of `import lsprotocol.types` alone", f"{st['lsprotocol']:.0f} ms", ""),
+    ]  # fmt: skip
+
+
+def other_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Hover, diagnostics, memory and the in-process split."""
+    return [
+        ("hover p50", f"{r['hover_p50']:.2f} ms", ""),
+        ("hover p99", f"{r['hover_p99']:.2f} ms", TARGETS["hover p99"]),
+        ("  server CPU time per hover (mean)", f"{r['hover_cpu']:.2f} ms", ""),
+        ("full-file diagnostics (didOpen -> publish)", f"{r['full']:.1f} ms",
+         TARGETS["full-file diagnostics"]),
+        ("  server CPU time per didOpen (mean)", f"{r['full_cpu']:.1f} ms", ""),
+        ("  fastest didOpen -> publish", f"{r['full_min']:.1f} ms", ""),
+        ("  server CPU per didOpen (schedstat)", f"{r['full_split'][0]:.1f} ms", ""),
+        ("  server waiting for a core per didOpen (schedstat)", f"{r['full_split'][1]:.1f} ms",
+         ""),
+        ("  client (Editor, pygls) CPU per didOpen", f"{r['full_split'][2]:.1f} ms", ""),
+        ("  machine speed: a fixed loop's CPU before each round, median (min-max)",
+         f"{r['reference'][0]:.2f} ms", f"({r['reference'][1]:.2f}-{r['reference'][2]:.2f})"),
+        ("  server CPU per didOpen in fixed loops (speed-independent)",
+         f"{r['reference'][3]:.2f}", ""),
+        ("  raw client (the bench writes and reads the frames)", f"{r['raw_full']['wall']:.1f} ms",
+         ""),
+        ("    its server CPU per didOpen (schedstat)", f"{r['raw_full']['cpu']:.1f} ms", ""),
+        ("    its server waiting for a core per didOpen", f"{r['raw_full']['wait']:.1f} ms", ""),
+        ("didChange -> diagnostics (debounce 0)", f"{r['change']:.1f} ms", ""),
+        ("  server CPU time per didChange (mean)", f"{r['change_cpu']:.1f} ms", ""),
+        ("peak RSS (VmHWM)", f"{r['memory']['VmHWM']:.0f} MB", TARGETS["peak RSS"]),
+        ("  of which private (RssAnon, at the end)", f"{r['memory']['RssAnon']:.0f} MB", ""),
+        ("  of which file-backed (RssFile)", f"{r['memory']['RssFile']:.0f} MB", ""),
+        *[(f"  in process, didOpen: {name}", f"{w:.1f}/{c:.1f}", "ms wall/CPU")
+          for name, (w, c) in r["opened"].items()],
+        *[(f"  in process, didChange: {name}", f"{w:.1f}/{c:.1f}", "ms wall/CPU")
+          for name, (w, c) in r["edited"].items()],
+    ]  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--rounds", type=int, default=15, help="opens and changes to time")
     parser.add_argument("--hovers", type=int, default=1000)
-    parser.add_argument("--starts", type=int, default=3)
+    parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--only-start", action="store_true", help="measure the start only")
+    parser.add_argument("--compare", metavar="CAIRN", help="another build's cairn executable")
     parser.add_argument("--keep", type=Path, help="build the workspace here and keep it")
     parser.add_argument(
         "--reuse",
@@ -648,69 +695,16 @@ def main(argv: list[str] | None = None) -> int:
         text = migration_text(columns, args.seed)
         compile_bytecode()
         r = asyncio.run(measure(root, text, args))
-        r.update(in_process(root, text, args.rounds))
+        if not args.only_start:
+            r.update(in_process(root, text, args.rounds))
         r["events"] = events
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
 
-    st = r["starts"]
-    rows = [
-        ("hover p50", f"{r['hover_p50']:.2f} ms", ""),
-        ("hover p99", f"{r['hover_p99']:.2f} ms", TARGETS["hover p99"]),
-        ("  server CPU time per hover (mean)", f"{r['hover_cpu']:.2f} ms", ""),
-        ("full-file diagnostics (didOpen -> publish)", f"{r['full']:.1f} ms",
-         TARGETS["full-file diagnostics"]),
-        ("  server CPU time per didOpen (mean)", f"{r['full_cpu']:.1f} ms", ""),
-        ("  fastest didOpen -> publish", f"{r['full_min']:.1f} ms", ""),
-        ("  server CPU per didOpen (schedstat)", f"{r['full_split'][0]:.1f} ms", ""),
-        ("  server waiting for a core per didOpen (schedstat)", f"{r['full_split'][1]:.1f} ms",
-         ""),
-        ("  client (Editor, pygls) CPU per didOpen", f"{r['full_split'][2]:.1f} ms", ""),
-        ("  machine speed: a fixed loop's CPU before each round, median (min-max)",
-         f"{r['reference'][0]:.2f} ms", f"({r['reference'][1]:.2f}-{r['reference'][2]:.2f})"),
-        ("  server CPU per didOpen in fixed loops (speed-independent)",
-         f"{r['reference'][3]:.2f}", ""),
-        ("  raw client (the bench writes and reads the frames)", f"{r['raw_full']['wall']:.1f} ms",
-         ""),
-        ("    its server CPU per didOpen (schedstat)", f"{r['raw_full']['cpu']:.1f} ms", ""),
-        ("    its server waiting for a core per didOpen", f"{r['raw_full']['wait']:.1f} ms", ""),
-        ("didChange -> diagnostics (debounce 0)", f"{r['change']:.1f} ms", ""),
-        ("  server CPU time per didChange (mean)", f"{r['change_cpu']:.1f} ms", ""),
-        ("initialize -> first diagnostics", f"{r['open']:.0f} ms",
-         TARGETS["start -> first diagnostics"]),
-        ("process start -> first diagnostics", f"{r['start']:.0f} ms", ""),
-        ("  server CPU time, start -> first diagnostics", f"{r['cpu']:.0f} ms", ""),
-        ("  first start (code cache empty)", f"{st['cold']['start']:.0f} ms", ""),
-        ("    its server CPU time", f"{st['cold']['cpu']:.0f} ms", ""),
-        ("  `cairn serve` (what editors run)", f"{st['cli']['start']:.0f} ms", ""),
-        ("    its server CPU time", f"{st['cli']['cpu']:.0f} ms", ""),
-        ("  `cairn serve` without the bootstrap (CAIRN_LSP_BOOTSTRAP=0)",
-         f"{st['no_bootstrap']['start']:.0f} ms", ""),
-        ("    its server CPU time", f"{st['no_bootstrap']['cpu']:.0f} ms", ""),
-        ("  `cairn serve`, a raw client (the bench writes and reads the frames)",
-         f"{st['raw']['start']:.0f} ms", ""),
-        ("    its server CPU time", f"{st['raw']['cpu']:.0f} ms", ""),
-        ("  `cairn serve` without the bootstrap, a raw client",
-         f"{st['raw_no_bootstrap']['start']:.0f} ms", ""),
-        ("    its server CPU time", f"{st['raw_no_bootstrap']['cpu']:.0f} ms", ""),
-        ("  floor: a bare pygls server, start -> one diagnostic", f"{st['floor']['start']:.0f} ms",
-         ""),
-        ("    its server CPU time", f"{st['floor']['cpu']:.0f} ms", ""),
-        ("  floor: CPU of `python -c pass`", f"{st['python']:.0f} ms", ""),
-        ("  floor: CPU of `import lsprotocol.types` alone", f"{st['lsprotocol']:.0f} ms", ""),
-        *[(f"  start-up CPU: {name}", f"{value:.1f} ms", "")
-          for name, value in st["phases"].items()],
-        *[(f"  start-up CPU, the real bootstrap: {name}", f"{value:.1f} ms", "")
-          for name, value in st["whole"].items()],
-        ("peak RSS (VmHWM)", f"{r['memory']['VmHWM']:.0f} MB", TARGETS["peak RSS"]),
-        ("  of which private (RssAnon, at the end)", f"{r['memory']['RssAnon']:.0f} MB", ""),
-        ("  of which file-backed (RssFile)", f"{r['memory']['RssFile']:.0f} MB", ""),
-        *[(f"  in process, didOpen: {name}", f"{w:.1f}/{c:.1f}", "ms wall/CPU")
-          for name, (w, c) in r["opened"].items()],
-        *[(f"  in process, didChange: {name}", f"{w:.1f}/{c:.1f}", "ms wall/CPU")
-          for name, (w, c) in r["edited"].items()],
-    ]  # fmt: skip
+    rows = start_rows(r["starts"])
+    if not args.only_start:
+        rows += other_rows(r)
     print(
         f"\ncairn-lsp over stdio: {r['events']:,} events in the log; a {FILE_LINES:,}-line "
         f"file with {r['symbols']} entity symbols and {r['diagnostics']} diagnostics "

@@ -22,6 +22,10 @@ Reverts are classified by their message, independently of what the importer does
   unmarked  no marker, but the subject's verb says it reverts/undoes/backs out/rolls back
             (after an optional `scope:` prefix)
 
+  cosmetic  a revert the import recorded as `significance: trivial` (every event of it:
+            formatting, comments, annotations, lint): recorded, never blocking by
+            design; re-applied and listed (its outcome shows it did not block), not scored
+
 Across those, a *re-removal* is a revert that mostly puts lines back (its own diff adds
 lines and at least twice as many as it removes): the change it undid was a removal, so
 re-applying it takes the restored lines out again. They are counted in their category
@@ -218,6 +222,27 @@ def classify(work: Path, commit: str) -> tuple[list[Case], list[str]]:
     return cases, ordinary
 
 
+def mark_cosmetic(work: Path, cases: list[Case]) -> None:
+    """Scored reverts whose every imported event is `significance: trivial` become
+    `cosmetic`: the import judged them formatting, so no check is expected to block."""
+    kinds: dict[str, set[bool]] = {}
+    log = work / ".cairn" / "decisions.jsonl"
+    if not log.exists():
+        return
+    with log.open() as fh:
+        for line in fh:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if event.get("type") == "revert" and event.get("commit"):
+                trivial = (event.get("metadata") or {}).get("significance") == "trivial"
+                kinds.setdefault(event["commit"], set()).add(trivial)
+    for case in cases:
+        if case.category in ("marker", "squashed", "unmarked") and kinds.get(case.sha) == {True}:
+            case.category = "cosmetic"
+
+
 def file_blobs(work: Path, commit: str) -> dict[str, dict[str, tuple[str, str]]]:
     """sha -> {path: (blob before, blob after)} for every commit (first parent)."""
     out = git(work, "log", "--raw", "--no-renames", "--no-abbrev", "--format=\x01%H", commit)
@@ -397,9 +422,10 @@ def bench_repo(
         imported = run_import(work)
         stats.write_text(json.dumps(imported))
     cases, ordinary = classify(work, commit)
+    mark_cosmetic(work, cases)
     rng = random.Random(10)  # a fixed sample: reruns pick the same commits
     picked: list[Case] = []
-    for category in ("marker", "squashed", "unmarked"):
+    for category in ("marker", "squashed", "unmarked", "cosmetic"):
         of_kind = [c for c in cases if c.category == category]
         picked += of_kind if limit is None else rng.sample(of_kind, min(limit, len(of_kind)))
     sample = rng.sample(ordinary, min(n_ordinary, len(ordinary)))
@@ -430,7 +456,7 @@ def bench_repo(
     }
 
 
-NOT_SCORED = ("re-revert", "re-landed", "in-squash")
+NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic")
 
 
 def tabulate(cases: list[dict]) -> dict[str, dict[str, int]]:
@@ -501,6 +527,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
     for result in results:
         work = work_root / result["repo"].replace("/", "+")
         cases, _ordinary = classify(work, result["commit"])
+        mark_cosmetic(work, cases)
         category = {c.sha: c.category for c in cases}
         for case in result["cases"]:
             if case["category"] != "ordinary":

@@ -16,7 +16,15 @@ from typing import Any
 from cairn.store import EventDraft
 
 REPO = Path(__file__).resolve().parent.parent
-PEER_SCRIPT = (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve()
+# Beside the repository; a worktree (/work/wt/NAME) finds it one folder further up.
+PEER_SCRIPT = next(
+    (
+        found
+        for folder in REPO.parents
+        if (found := folder / "shared" / "bench" / "peer_selvedge.py").is_file()
+    ),
+    (REPO / ".." / "shared" / "bench" / "peer_selvedge.py").resolve(),
+)
 
 
 def load_peer() -> Any:

@@ -50,13 +50,15 @@ __all__ = [
     "code_rows",
     "fingerprint",
     "is_code",
+    "is_comment_line",
+    "is_import_line",
     "line_hash",
     "match_prints",
     "match_removals",
     "normalise",
     "prints_from_reverts",
     "restores_mostly",
-    "says_nothing",
+    "row_kinds",
 ]
 
 # Share of a revert's fingerprinted lines a change must bring back (bench/recall.py).
@@ -215,13 +217,18 @@ def is_code(path: str) -> bool:
     return dot > 0 and name[dot:].lower() in _CODE_EXTENSIONS
 
 
-# Whole-line forms that carry no meaning where no grammar says so: comments (with the
-# preprocessor's `#include` as an import and `#define`/`#[derive]` kept as code), imports.
-_QUIET_LINE = re.compile(
+# Whole-line forms where no grammar says: comments (`#define`, `#[derive]`, `#!` are
+# code), and imports (with the preprocessor's `#include`).
+_COMMENT_LINE = re.compile(
     rb"^\s*(?:"
-    rb"#(?!\s*(?:define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error)\b)(?!\[)(?!!)"
+    rb"#(?!\s*(?:define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|include)\b)"
+    rb"(?!\[)(?!!)"
     rb"|//|/\*|\*(?:\s|/|$)|<!--|-->|\{#|\{%-?\s*(?:end)?comment\b|--(?!-)\s"
-    rb"|import\s|from\s+\S+\s+import\s|using\s+[\w.]+\s*;|use\s+[\w:{}, *]+;"
+    rb")"
+)
+_IMPORT_LINE = re.compile(
+    rb"^\s*(?:"
+    rb"import\s|from\s+\S+\s+import\s|\#\s*include\b|using\s+[\w.]+\s*;|use\s+[\w:{}, *]+;"
     rb"|require(?:_relative)?[\s(]|package\s+[\w.]+\s*;?\s*$"
     rb")"
 )
@@ -244,46 +251,73 @@ _STRING_KINDS = frozenset(
 _PUNCT = frozenset(b" \t\r\n()[]{},;:.")  # what may stay outside a quiet node
 
 
-def says_nothing(line: str) -> bool:
-    """A whole-line comment or an import, by its form alone (no grammar)."""
-    return _QUIET_LINE.match(line.encode("utf-8", "replace")) is not None
+def is_comment_line(line: str) -> bool:
+    """A whole-line comment, by its form alone (no grammar)."""
+    return _COMMENT_LINE.match(line.encode("utf-8", "replace")) is not None
 
 
-def code_rows(data: bytes | str, path: str, rows: Iterable[int]) -> set[int]:
+def is_import_line(line: str) -> bool:
+    """An import (`import`, `from … import`, `use`, `#include`, …), by its form alone."""
+    return _IMPORT_LINE.match(line.encode("utf-8", "replace")) is not None
+
+
+def code_rows(
+    data: bytes | str, path: str, rows: Iterable[int], *, imports: bool = False
+) -> set[int]:
     """The rows (0-based) among `rows` that carry meaning in the file's language.
 
-    Dropped: whole-line comments, import/package/use lines, and lines inside a string
-    spanning several lines (docstrings, licence headers), as the file's tree-sitter
-    grammar says; plus the whole-line comment and import forms of `_QUIET_LINE`, for
+    Dropped: whole-line comments, import/package/use lines (unless `imports`: for the
+    entity whose only change they are, they are what it was about), and lines inside a
+    string spanning several lines (docstrings, licence headers), as the file's
+    tree-sitter grammar says; plus the whole-line comment and import forms, for
     languages with no grammar here. A file that is not code keeps every row (its
     prints are matched only against text, see `is_code`). Work is proportional to the
     rows asked about: the tree is walked only where they are.
     """
+    code, import_rows = row_kinds(data, path, rows)
+    return code | import_rows if imports else code
+
+
+def row_kinds(data: bytes | str, path: str, rows: Iterable[int]) -> tuple[set[int], set[int]]:
+    """(the rows among `rows` that carry meaning, the rows that are imports): one parse
+    for both (`code_rows`)."""
     wanted = sorted(set(rows))
     if not wanted or not is_code(path):
-        return set(wanted)
+        return set(wanted), set()
     raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
     lines = raw.split(b"\n")
-    quiet = {r for r in wanted if r < len(lines) and _QUIET_LINE.match(lines[r])}
-    left = [r for r in wanted if r not in quiet]
+    quiet: set[int] = set()
+    import_rows: set[int] = set()
+    for r in wanted:
+        if r < len(lines):
+            if _COMMENT_LINE.match(lines[r]):
+                quiet.add(r)
+            elif _IMPORT_LINE.match(lines[r]):
+                import_rows.add(r)
+    left = [r for r in wanted if r not in quiet and r not in import_rows]
     if left:
-        quiet |= _quiet_by_grammar(raw, lines, path, left)
-    return set(wanted) - quiet
+        by_tree, by_tree_imports = _quiet_by_grammar(raw, lines, path, left)
+        quiet |= by_tree
+        import_rows |= by_tree_imports
+    return set(wanted) - quiet - import_rows, import_rows
 
 
-def _quiet_by_grammar(raw: bytes, lines: list[bytes], path: str, rows: list[int]) -> set[int]:
-    """The rows of `rows` wholly covered (but for punctuation) by comments, imports or
-    multi-line strings in the file's syntax tree; nothing when there is no grammar."""
+def _quiet_by_grammar(
+    raw: bytes, lines: list[bytes], path: str, rows: list[int]
+) -> tuple[set[int], set[int]]:
+    """(the rows of `rows` wholly covered, but for punctuation, by comments or
+    multi-line strings in the file's syntax tree; those covered only once imports
+    count too); nothing when there is no grammar."""
     from cairn.indexer.languages import GRAMMARS, language_for, parser
 
     language = language_for(path)
     if language not in GRAMMARS or language in ("json", "toml", "yaml"):
-        return set()
+        return set(), set()
     try:
         tree = parser(language).parse(raw)
     except (ValueError, RuntimeError):
-        return set()
-    covered: dict[int, list[tuple[int, int]]] = {}
+        return set(), set()
+    covered: dict[int, list[tuple[int, int, bool]]] = {}  # row -> (start, end, an import)
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
@@ -292,21 +326,30 @@ def _quiet_by_grammar(raw: bytes, lines: list[bytes], path: str, rows: list[int]
         if i == len(rows) or rows[i] > bottom:
             continue  # no asked-for row inside: never descend
         kind = node.type
-        if "comment" in kind or kind in _IMPORT_KINDS or (kind in _STRING_KINDS and bottom > top):
+        is_import = kind in _IMPORT_KINDS
+        if "comment" in kind or is_import or (kind in _STRING_KINDS and bottom > top):
             for r in rows[i : bisect.bisect_right(rows, bottom)]:
                 start = node.start_point[1] if r == top else 0
                 end = node.end_point[1] if r == bottom else len(lines[r])
-                covered.setdefault(r, []).append((start, end))
+                covered.setdefault(r, []).append((start, end, is_import))
             continue
         stack.extend(node.children)
     quiet: set[int] = set()
+    import_rows: set[int] = set()
     for r, spans in covered.items():
         line = bytearray(lines[r])
-        for start, end in spans:
-            line[start:end] = b" " * (end - start)
+        for start, end, is_import in spans:
+            if not is_import:
+                line[start:end] = b" " * (end - start)
         if all(b in _PUNCT for b in line):
             quiet.add(r)
-    return quiet
+            continue
+        for start, end, is_import in spans:
+            if is_import:
+                line[start:end] = b" " * (end - start)
+        if all(b in _PUNCT for b in line):
+            import_rows.add(r)
+    return quiet, import_rows
 
 
 def restores_mostly(taken_out: Iterable[str], put_back: Iterable[str]) -> bool:
@@ -510,7 +553,7 @@ def candidate_lines(
     innermost entity around it (the file when none): the input of `match_prints`.
 
     Only hashed lines are placed, so a 5,000-line file costs one hash per line."""
-    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.indexer.enclosing import innermost_by_line
     from cairn.store.paths import EntityPathError, canonicalise
 
     if not wanted:
@@ -519,13 +562,17 @@ def candidate_lines(
         file_entity: str | None = canonicalise(file)
     except EntityPathError:
         file_entity = None
-    out: list[AddedLine] = []
+    hits: list[tuple[int, str]] = []
     for number, text in numbered:
         norm = normalise(text)
-        if not significant(norm) or line_hash(norm) not in wanted:
-            continue
-        around = innermost_symbol(symbols, number)
-        out.append(AddedLine(file, number, text, around.entity if around else file_entity))
+        if significant(norm) and line_hash(norm) in wanted:
+            hits.append((number, text))
+    # one sweep for every hit (a line at a time was symbols x lines)
+    around = innermost_by_line(symbols, (number for number, _text in hits))
+    out: list[AddedLine] = []
+    for number, text in hits:
+        sym = around.get(number)
+        out.append(AddedLine(file, number, text, sym.entity if sym else file_entity))
     return out
 
 

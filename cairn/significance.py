@@ -1,8 +1,9 @@
 """Significance: whether a machine-found revert is one a teammate should be stopped by.
 
-A revert whose undone change only touched formatting, whitespace, comments, imports,
-type annotations or lint suppressions ("Fix mypy warning", reverted by "Fix ruff
-warning") is true history and is recorded, but it is no decision: it never blocks
+A revert whose undone change only touched formatting, whitespace, comments, imports
+added or dropped (not one module swapped for another), type annotations or lint
+suppressions ("Fix mypy warning", reverted by "Fix ruff warning") is true history and
+is recorded, but it is no decision: it never blocks
 (`cairn check`, the hook, the language server's findings), never fills the digest,
 and `history` still shows it. The importer marks such events with
 `metadata.significance: trivial` (`mark`); every surface asks `quiet(event)`. This
@@ -55,12 +56,12 @@ _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
 def essence(line: str, path: str) -> str:
     """What a line does, without what cannot change behaviour: whitespace, comments,
     lint suppressions, type annotations, an import, quote style."""
-    from cairn.fingerprints import is_code, says_nothing
+    from cairn.fingerprints import is_code, is_comment_line, is_import_line
 
     if not is_code(path):
         return _SPACE.sub("", line)
-    if says_nothing(line) or _QUIET_STATEMENT.match(line):
-        return ""
+    if is_comment_line(line) or is_import_line(line) or _QUIET_STATEMENT.match(line):
+        return ""  # an import is judged apart (`_modules`)
     text = _SUPPRESSION.sub("", line)
     before = _TRAILING.split(text, 1)[0]
     if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
@@ -87,7 +88,32 @@ def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> 
         b = "".join(essence(t, path) for t in new)
         if _strip_casts(a) != _strip_casts(b):
             return False
+        # Imports only added (a type's) or only dropped (an unused one) are lint; one
+        # module swapped for another (`wagtailmodelsearch` back to `modelsearch`) is
+        # a decision, however little else changed.
+        gone, came = _modules(old, path), _modules(new, path)
+        if gone and came and gone != came:
+            return False
     return True
+
+
+_FROM = re.compile(r"^\s*from\s+(\S+)\s+import\b")
+_IMPORT = re.compile(r"^\s*import\s+([\w.]+)")
+
+
+def _modules(lines: list[str], path: str) -> set[str]:
+    """The modules the import lines among `lines` name (the squeezed line for a form
+    with no module to read)."""
+    from cairn.fingerprints import is_code, is_import_line
+
+    if not is_code(path):
+        return set()
+    out: set[str] = set()
+    for line in lines:
+        if is_import_line(line):
+            m = _FROM.match(line) or _IMPORT.match(line)
+            out.add(m.group(1) if m else _SPACE.sub("", line))
+    return out
 
 
 def _strip_casts(text: str) -> str:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["code_entities", "rank", "suggest"]
+__all__ = ["code_entities", "rank", "same_file", "suggest"]
 
 MAX_SUGGESTIONS = 5
 MAX_FILES = 300  # files indexed for code candidates: enough for a guess, bounded on a monorepo
@@ -134,28 +134,47 @@ def rank(query: str, candidates: Iterable[str], limit: int = MAX_SUGGESTIONS) ->
 
 
 def code_entities(query: str, root: Path, queries_dir: Path | None = None) -> set[str]:
-    """Entities the indexer finds in files under `root` that mention the guessed name."""
+    """Entities the indexer finds in files under `root` that mention the guessed name,
+    and (a guess that names a file, `s3.py`) in the files of that name, with the files
+    themselves: a module is named by its path more often than in its own text."""
     token = _token(query)
-    if not token:
+    guess = _file_guess(query)
+    if not token and guess is None:
         return set()
     from cairn.indexer import iter_files, scan_paths
 
-    needle = token.lower().encode()
+    needle = token.lower().encode() if token else None
     files: list[Path] = []
+    named: set[str] = set()
     for file in iter_files([root]):
         try:
             if file.stat().st_size > MAX_FILE_BYTES:
                 continue
-            if needle in file.read_bytes().lower():
+            if guess is not None and _names(file.as_posix(), guess):
                 files.append(file)
-        except OSError:
+                named.add(file.resolve().relative_to(root.resolve()).as_posix())
+            elif needle is not None and needle in file.read_bytes().lower():
+                files.append(file)
+        except (OSError, ValueError):
             continue
         if len(files) >= MAX_FILES:
             break
-    found: set[str] = set()
+    found: set[str] = set(named)
     for result in scan_paths(files, root, user_queries_dir=queries_dir):
         found.update(s.entity for s in result.symbols)
     return found
+
+
+def _file_guess(query: str) -> str | None:
+    """The file a guess names (`s3.py`, `./storage/s3.py`), else None."""
+    guess = query.strip().removeprefix("./")
+    if "::" in guess or "." not in guess.rsplit("/", 1)[-1] or guess.startswith(_RESERVED):
+        return None
+    return guess
+
+
+def _names(path: str, guess: str) -> bool:
+    return path == guess or path.endswith("/" + guess)
 
 
 def suggest(query: str, logged: Iterable[str], root: Path | None) -> list[str]:
@@ -164,4 +183,40 @@ def suggest(query: str, logged: Iterable[str], root: Path | None) -> list[str]:
     if root is not None:
         queries = root / ".cairn" / "queries"
         candidates |= code_entities(query, root, queries if queries.is_dir() else None)
-    return rank(query, candidates)
+    return same_file(query, candidates) or rank(query, candidates)
+
+
+def same_file(query: str, candidates: Iterable[str], limit: int = MAX_SUGGESTIONS) -> list[str]:
+    """For a guess that names a file (`s3.py`, `storage/s3.py`): the files it names and
+    their entities, a module before its tests (`cairn status s3.py` suggested only
+    `tests/test_s3.py::…`, whose text mentions `s3`). Empty when it names no file."""
+    guess = _file_guess(query)
+    if guess is None:
+        return []
+    own: set[str] = set()
+    files: set[str] = set()
+    for candidate in candidates:
+        file = candidate.split("::", 1)[0]
+        if _names(file, guess):
+            own.add(candidate)
+            files.add(file)
+
+    def key(path: str) -> tuple[bool, str]:
+        return (_is_test(path), path)
+
+    ordered = sorted(files, key=key) + sorted(own - files, key=key)
+    return ordered[:limit]
+
+
+_RESERVED = ("route/", "deps/", "env/")
+
+
+def _is_test(path: str) -> bool:
+    """A path in a test folder or a test file (`tests/`, `test_x.py`, `x_test.go`, `x.spec.ts`)."""
+    parts = path.split("::", 1)[0].lower().split("/")
+    name = parts[-1]
+    return (
+        any(p in ("test", "tests", "spec", "__tests__") for p in parts[:-1])
+        or name.startswith("test_")
+        or name.rsplit(".", 1)[0].endswith(("_test", ".test", ".spec"))
+    )

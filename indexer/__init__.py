@@ -3,6 +3,7 @@
     symbols = index_text(text, "src/app.py")       # list[Symbol], never raises on bad input
     doc = Document("db/001.sql", text)              # keeps its tree between edits
     doc.edit(0, 4, 0, 9, "people"); doc.symbols; doc.symbol_at(0, 5)
+    symbols_at(symbols, line, character)            # every symbol at a position
 
 Queries live in `queries/<language>.scm`; users extend them in `.cairn/queries/`.
 See docs/indexer.md.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cairn.indexer.document import Document, index_text
+from cairn.indexer.document import Document, index_text, symbols_at
 from cairn.indexer.languages import language_for
 from cairn.indexer.model import QueryError, Range, Role, Symbol
 from cairn.indexer.queries import user_query_errors
@@ -31,6 +32,7 @@ __all__ = [
     "iter_files",
     "language_for",
     "scan_paths",
+    "symbols_at",
     "user_query_errors",
 ]
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from tree_sitter import Point, Tree
 
-from cairn.core.limits import looks_binary
 from cairn.indexer import manifests
 from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract, first_index, remember
@@ -15,7 +15,7 @@ from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
-from cairn.store.gcpause import gc_paused
+from cairn.limits import looks_binary
 
 
 class Document:
@@ -155,11 +155,7 @@ class Document:
     def symbols(self) -> list[Symbol]:
         """Every symbol in the document, sorted by position (computed once per version)."""
         if self._symbols is None:
-            # Indexing makes thousands of short-lived objects in no reference cycle
-            # (query matches, nodes, captures, symbols): the cyclic collector's passes
-            # over them find nothing, and cost a scan ~5% of its time.
-            with gc_paused():
-                self._symbols = self._index()
+            self._symbols = self._index()
         return self._symbols
 
     def remember_chunks(self) -> None:
@@ -181,23 +177,15 @@ class Document:
 
     def symbol_at(self, line: int, character: int) -> Symbol | None:
         """The symbol whose name is under the position (innermost first), else the
-        innermost symbol whose whole range contains it."""
-        best: Symbol | None = None
-        for symbol in self.symbols:
-            if symbol.name_range.contains(line, character) and (
-                best is None or _size(symbol.name_range) < _size(best.name_range)
-            ):
-                best = symbol
-        if best is not None:
-            return best
-        # On equal ranges the definition wins: a decorated function and its route share
-        # the decorated range, and a position in the body means the function.
-        for symbol in self.symbols:
-            if symbol.range.contains(line, character) and (
-                best is None or _enclosing_key(symbol) < _enclosing_key(best)
-            ):
-                best = symbol
-        return best
+        innermost symbol whose whole range contains it. Which of several symbols at one
+        place a surface shows is the core's rule (`cairn.core.position`), which starts
+        from `symbols_at`."""
+        found = symbols_at(self.symbols, line, character)
+        return found[0] if found else None
+
+    def symbols_at(self, line: int, character: int) -> list[Symbol]:
+        """Every symbol at the position (see the module function `symbols_at`)."""
+        return symbols_at(self.symbols, line, character)
 
     # --- internals --------------------------------------------------------------------
 
@@ -246,6 +234,28 @@ class Document:
                 self._unremembered = True
                 return found
         return extract(self._tree, ctx, self._lines, queries, self._chunks)
+
+
+def symbols_at(
+    symbols: Iterable[Symbol], line: int, character: int, *, named_only: bool = False
+) -> list[Symbol]:
+    """The symbols at a position, in the document's order: those whose name holds it
+    (the innermost names: a column and its field share one), else (unless `named_only`)
+    those whose whole range is the innermost to hold it. On equal ranges there the
+    definition wins: a decorated function and its route share the decorated range, and
+    a position in the body means the function."""
+    every = symbols if isinstance(symbols, (list, tuple)) else list(symbols)
+    named = [s for s in every if s.name_range.contains(line, character)]
+    if named:
+        least = min(_size(s.name_range) for s in named)
+        return [s for s in named if _size(s.name_range) == least]
+    if named_only:
+        return []
+    enclosing = [s for s in every if s.range.contains(line, character)]
+    if not enclosing:
+        return []
+    best = min(_enclosing_key(s) for s in enclosing)
+    return [s for s in enclosing if _enclosing_key(s) == best]
 
 
 def _size(r: Range) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from cairn.core.limits import MAX_FILE_BYTES
+from cairn.limits import MAX_FILE_BYTES
 
 _NEWLINE = re.compile(b"\n")
 

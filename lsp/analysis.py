@@ -20,9 +20,8 @@ from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
 from cairn.core.findings import Finding, Severities, findings_for, removed
-from cairn.lsp.conversions import draft_diagnostics, wire_diagnostics
+from cairn.lsp.conversions import diagnostic, draft_diagnostics, wire_diagnostics
 from cairn.lsp.stores import StoreUnavailable
-from cairn.lsp.wire import diagnostic
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -41,7 +40,7 @@ class Analysis:
     symbols: tuple[Symbol, ...] = ()
     statuses: Mapping[str, EntityStatus] = field(default_factory=lambda: MappingProxyType({}))
     findings: tuple[Finding, ...] = ()
-    # In wire form (`cairn.lsp.wire.diagnostic`), as published: a file's hundreds are
+    # In wire form (`cairn.lsp.conversions.diagnostic`), as published: a file's hundreds are
     # never built as lsprotocol objects only to be taken apart again by the converter.
     diagnostics: tuple[dict[str, Any], ...] = ()
     # How the leading `from_statuses` findings (and diagnostics) were derived: the
@@ -80,7 +79,7 @@ async def analyse(
     removals = await _removals(server, snapshot, statuses)
     if not current():
         return None
-    severities = server.settings.severity
+    severities = snapshot.settings.severity
     if same_inputs(previous, snapshot.symbols, statuses, severities):
         found = previous.findings[: previous.from_statuses]
         shown = previous.diagnostics[: previous.from_statuses]
@@ -155,11 +154,11 @@ async def _statuses(server: CairnServer, snapshot: DocumentSnapshot) -> Mapping[
     try:
         statuses = await server.hub.statuses(cairn_dir, entities)
     except StoreUnavailable as exc:
-        server.log(f"no decisions for {snapshot.relpath}: {exc}", types.MessageType.Warning)
+        server.client.log(f"no decisions for {snapshot.relpath}: {exc}", types.MessageType.Warning)
         return MappingProxyType({})
     damage = server.hub.damage(cairn_dir)
     if damage:
-        server.warn_once(f"damage:{cairn_dir}", f"Cairn: {damage}")
+        server.client.warn_once(f"damage:{cairn_dir}", f"Cairn: {damage}")
     return MappingProxyType(dict(statuses))
 
 
@@ -191,5 +190,5 @@ async def _bring_backs(server: CairnServer, snapshot: DocumentSnapshot) -> list[
     from cairn.fingerprints import document_bring_backs  # only a log with fingerprinted reverts
 
     return document_bring_backs(
-        snapshot.relpath, snapshot.text, snapshot.symbols, prints, server.settings.severity
+        snapshot.relpath, snapshot.text, snapshot.symbols, prints, snapshot.settings.severity
     )

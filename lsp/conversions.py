@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.protocol import default_converter
+from pygls.uris import from_fs_path, to_fs_path
 
-from cairn.core.findings import Finding
-from cairn.lsp.wire import SEVERITY, SOURCE, path_uri, relative_to, uri_path
+from cairn.core.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from cairn.core.decisions import DraftProblem
@@ -24,6 +25,7 @@ __all__ = [
     "LSP_SEVERITY",
     "SOURCE",
     "converter",
+    "diagnostic",
     "draft_diagnostics",
     "error_diagnostic",
     "lsp_range",
@@ -34,7 +36,53 @@ __all__ = [
     "wire_diagnostics",
 ]
 
+SOURCE = "cairn"  # every diagnostic's `source`
+# The core's severities as LSP's DiagnosticSeverity numbers.
+SEVERITY = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFORMATION: 3, Severity.HINT: 4}
 LSP_SEVERITY = {severity: types.DiagnosticSeverity(n) for severity, n in SEVERITY.items()}
+
+
+def uri_path(uri: str) -> Path | None:
+    """The file-system path of a `file:` URI; None for other schemes."""
+    try:
+        fs = to_fs_path(uri)
+    except Exception:  # pygls raises what urllib does on a malformed URI
+        return None
+    return Path(fs) if fs else None
+
+
+def path_uri(path: Path) -> str:
+    """A `file:` URI for a path (as editors spell them)."""
+    return from_fs_path(str(path)) or path.as_uri()
+
+
+def relative_to(path: Path, root: Path) -> str | None:
+    """`path` relative to `root` in POSIX form, or None when it lies outside."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def diagnostic(finding: Finding) -> dict[str, Any]:
+    """One finding as the diagnostic the server publishes, in wire form: what the
+    converter writes for `to_diagnostic(finding)` (tests/lsp/test_conversions.py holds
+    them equal), without building the object (see `converter`)."""
+    r = finding.name_range
+    out: dict[str, Any] = {
+        "range": {
+            "start": {"line": r.start_line, "character": r.start_character},
+            "end": {"line": r.end_line, "character": r.end_character},
+        },
+        "message": finding.message,
+        "severity": SEVERITY[finding.severity],
+    }
+    if finding.verdict_id is not None:
+        out["code"] = finding.verdict_id
+    out["source"] = SOURCE
+    if finding.data is not None:
+        out["data"] = finding.data
+    return out
 
 
 def lsp_range(r: Range) -> types.Range:
@@ -110,7 +158,7 @@ def converter() -> Any:
     A publish of a file's diagnostics went through cattrs' generic machinery object by
     object (about a tenth of a millisecond per diagnostic); the wire form of a
     `Diagnostic` as Cairn builds it is a small dict. One already in that form (what the
-    analysis keeps: `cairn.lsp.wire.diagnostic`, e.g. in a pull report's items) is
+    analysis keeps: `diagnostic`, e.g. in a pull report's items) is
     written as it is. Anything with the fields Cairn never
     sets (tags, related information, a code description) keeps the generic path.
     """
@@ -118,7 +166,7 @@ def converter() -> Any:
     generic: Callable[[types.Diagnostic], Any] = conv.get_unstructure_hook(types.Diagnostic)
 
     def diagnostic(d: types.Diagnostic) -> Any:
-        if type(d) is dict:  # already the wire form (`cairn.lsp.wire.diagnostic`)
+        if type(d) is dict:  # already the wire form (`diagnostic`)
             return d
         if d.tags or d.related_information or d.code_description is not None:
             return generic(d)

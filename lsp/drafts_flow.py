@@ -21,21 +21,21 @@ from cairn.lsp.conversions import error_diagnostic, path_uri
 from cairn.lsp.state import OpenDocument
 
 if TYPE_CHECKING:
-    from cairn.lsp.server import CairnServer
+    from cairn.lsp.context import Context
 
 AGENT = "cairn-lsp"
 
 
-async def record(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
+async def record(ctx: Context, project: Project, request: DecisionRequest) -> dict[str, Any]:
     """Append the decision, refresh the project's documents, return what was written."""
-    written = await append(server, project, request)
-    await after_write(server, project, written)
+    written = await append(ctx, project, request)
+    after_write(ctx, project, written)
     return written
 
 
-async def append(server: CairnServer, project: Project, request: DecisionRequest) -> dict[str, Any]:
+async def append(ctx: Context, project: Project, request: DecisionRequest) -> dict[str, Any]:
     """Append the decision (on the store thread); what was written, as JSON."""
-    result = await server.hub.write(
+    result = await ctx.hub.write(
         project.cairn_dir, lambda session: session.record(request, agent=AGENT)
     )
     event = result.event
@@ -50,77 +50,58 @@ async def append(server: CairnServer, project: Project, request: DecisionRequest
     }
 
 
-async def after_write(server: CairnServer, project: Project, written: dict[str, Any]) -> None:
+def after_write(ctx: Context, project: Project, written: dict[str, Any]) -> None:
     """Re-analyse the project's documents; say so if secrets were masked."""
-    server.documents.refresh({project.cairn_dir})
+    ctx.documents.refresh({project.cairn_dir})
     if written["masked"]:
-        server.window_show_message(
-            types.ShowMessageParams(
-                type=types.MessageType.Warning,
-                message=f"Cairn masked {', '.join(written['masked'])} in the reasoning before "
-                "writing it; secrets never go into the log.",
-            )
+        ctx.client.show(
+            f"Cairn masked {', '.join(written['masked'])} in the reasoning before "
+            "writing it; secrets never go into the log.",
+            types.MessageType.Warning,
         )
     for warning in written.get("warnings", []):
-        server.window_show_message(
-            types.ShowMessageParams(type=types.MessageType.Warning, message=f"Cairn: {warning}")
-        )
+        ctx.client.show(f"Cairn: {warning}", types.MessageType.Warning)
 
 
 async def open_draft(
-    server: CairnServer, project: Project, request: DecisionRequest, context: str = ""
+    ctx: Context, project: Project, request: DecisionRequest, context: str = ""
 ) -> dict[str, Any]:
     """Write a draft for the request and ask the editor to show it."""
     project.drafts.mkdir(parents=True, exist_ok=True)
     path = project.drafts / draft_name(request)
     path.write_text(render_draft(request, context), encoding="utf-8")
     uri = path_uri(path)
-    shown = False
-    if server.capability("window.show_document.support"):
-        try:
-            result = await server.window_show_document_async(
-                types.ShowDocumentParams(uri=uri, take_focus=True)
-            )
-            shown = bool(result and result.success)
-        except Exception as exc:
-            server.log(f"showDocument failed: {exc}", types.MessageType.Warning)
+    shown = await ctx.client.show_document(uri)
     if not shown:
-        server.window_show_message(
-            types.ShowMessageParams(
-                type=types.MessageType.Info,
-                message=f"Cairn wrote a decision draft to {path}: open it, write the "
-                "reasoning and save to log it.",
-            )
+        ctx.client.show(
+            f"Cairn wrote a decision draft to {path}: open it, write the "
+            "reasoning and save to log it."
         )
     return {"draft": str(path), "uri": uri, "shown": shown}
 
 
-async def log_draft(server: CairnServer, doc: OpenDocument) -> None:
+async def log_draft(ctx: Context, doc: OpenDocument) -> None:
     """A draft was saved: log it and delete it, or show what is wrong in it."""
     if doc.project is None or doc.path is None:
         return
-    text = server.workspace.get_text_document(doc.uri).source
-    request, problems = parse_draft(text)
+    request, problems = parse_draft(ctx.client.text(doc.uri))
     if request is None or problems:
-        await server.documents.refuse_draft(doc)
-        if server.pulls_diagnostics and server.capability("workspace.diagnostics.refresh_support"):
-            server.workspace_diagnostic_refresh(None)
+        await ctx.documents.refuse_draft(doc)
+        if ctx.pulls_diagnostics and ctx.client.capability("workspace.diagnostics.refresh_support"):
+            ctx.scheduler.spawn(ctx.client.refresh_diagnostics())
         return
     try:
-        written = await append(server, doc.project, request)
-    except Exception as exc:
+        written = await append(ctx, doc.project, request)
+    except Exception as exc:  # the draft itself shows why (a save has no response)
         diagnostics = [error_diagnostic(f"not logged: {exc}")]
-        server.documents.settle_draft(doc, refused=True, diagnostics=diagnostics)
+        ctx.documents.settle_draft(doc, refused=True, diagnostics=diagnostics)
         return
     _delete(doc.path)
-    server.documents.settle_draft(doc, refused=False, diagnostics=[])
-    await after_write(server, doc.project, written)
-    server.window_show_message(
-        types.ShowMessageParams(
-            type=types.MessageType.Info,
-            message=f"Cairn logged {written['type']} for {written['entity']} "
-            f"({short_id(written['id'])}); the draft was deleted.",
-        )
+    ctx.documents.settle_draft(doc, refused=False, diagnostics=[])
+    after_write(ctx, doc.project, written)
+    ctx.client.show(
+        f"Cairn logged {written['type']} for {written['entity']} "
+        f"({short_id(written['id'])}); the draft was deleted."
     )
 
 

@@ -1,10 +1,11 @@
 """Reading LSP frames with a size limit, so one header cannot kill or deafen the server.
 
-pygls' read loop (`pygls.io_.run_async`) trusts `Content-Length`: it calls
-`readexactly(n)` for whatever `n` the header says. `Content-Length: 99999999999` made
-the process die of MemoryError; `10**9` left it alive but waiting forever for bytes that
-never came, deaf to every frame after it. pygls takes any reader with `readline()` and
-`readexactly(n)`, so the limit lives here, in the reader it is given:
+pygls' read loop (`pygls.io_.run_async`, which `cairn.lsp.transport` runs) trusts
+`Content-Length`: it calls `readexactly(n)` for whatever `n` the header says.
+`Content-Length: 99999999999` made the process die of MemoryError; `10**9` left it
+alive but waiting forever for bytes that never came, deaf to every frame after it.
+pygls takes any reader with `readline()` and `readexactly(n)`, so the limit lives
+here, in the reader it is given:
 
 * a frame whose declared length is over the limit (`Settings.max_message_bytes`,
   64 MB by default) is skipped in bounded chunks, never allocated; pygls is handed a
@@ -19,19 +20,14 @@ never came, deaf to every frame after it. pygls takes any reader with `readline(
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-import orjson
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
     "MAX_HEADER_LINE",
     "SKIPPED_FRAME",
     "FrameReader",
-    "decode",
 ]
 
 DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -170,49 +166,3 @@ class FrameReader:
             del self._buffer[:drop]
             if remaining == 0 or not await self._fill():
                 return
-
-
-# Values a decoded message may hold for `decode` to trust orjson's reading of it.
-_WALK_LIMIT = 4096
-
-
-def decode(body: bytes, structure: Callable[[dict[str, Any]], Any]) -> Any:
-    """`json.loads(body, object_hook=structure)`, which is how pygls' loop decodes a
-    frame, read with orjson when that gives the same result.
-
-    The stdlib scanner spent ~11M instructions (~2 ms) on each didOpen of a 234 KB
-    file; orjson a tenth of it. The hook (pygls' `structure_message`) turns an object
-    with a `jsonrpc` key into a message and leaves any other as it is, so applying it to
-    the top object alone is the same when no other object has that key. orjson refuses
-    what the stdlib reads leniently (NaN, a lone surrogate, a BOM) and reads an integer
-    beyond 64 bits as a float, so a refusal, a float anywhere, a nested `jsonrpc` or a
-    message with more values than `_WALK_LIMIT` (whose walk could cost more than it
-    saves) takes the stdlib's path.
-    """
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return json.loads(body, object_hook=structure)
-    if not isinstance(data, dict) or not _plain(data):
-        return json.loads(body, object_hook=structure)
-    return structure(data)
-
-
-def _plain(message: dict[str, Any]) -> bool:
-    """No float, no nested object with a `jsonrpc` key, at most `_WALK_LIMIT` values."""
-    pending: list[Any] = list(message.values())
-    seen = 0
-    while pending:
-        value = pending.pop()
-        seen += 1
-        if seen > _WALK_LIMIT:
-            return False
-        if isinstance(value, dict):
-            if "jsonrpc" in value:
-                return False
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            pending.extend(value)
-        elif isinstance(value, float):
-            return False
-    return True

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from cairn.core.attention import DEFAULT_BUSY_AFTER, AttentionPolicy
 from cairn.core.findings import Severities, Severity
-from cairn.core.limits import MAX_FILE_BYTES
+from cairn.limits import MAX_FILE_BYTES
 
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 
@@ -143,3 +144,32 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "maxFileBytes": ("max_file_bytes", _file_bytes),
     "maxMessageBytes": ("max_message_bytes", _message_limit),
 }
+
+
+class SettingsByFolder:
+    """The settings in force: the workspace's, and each workspace folder's.
+
+    `workspace/configuration` is asked once without a scope and once per workspace
+    folder (`scopeUri`), so a multi-root workspace can set, say, severities per
+    folder. A document takes the settings of the innermost folder that holds it, else
+    the workspace's. Settings the server reads once for all documents (the diagnostic
+    mode, the poll, the message limit) are the workspace's.
+    """
+
+    def __init__(self) -> None:
+        self.workspace = Settings()
+        self._folders: dict[Path, Settings] = {}
+
+    def replace(self, workspace: Settings, folders: Mapping[Path, Settings]) -> None:
+        """New settings, whole (initialize, a configuration change)."""
+        self.workspace = workspace
+        # innermost first: a nested folder wins over the one holding it
+        self._folders = dict(sorted(folders.items(), key=lambda kv: -len(kv[0].parts)))
+
+    def for_path(self, path: Path | None) -> Settings:
+        """The settings of the innermost folder holding `path`, else the workspace's."""
+        if path is not None:
+            for folder, settings in self._folders.items():
+                if path == folder or folder in path.parents:
+                    return settings
+        return self.workspace

@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from cairn.core.position import history_from, rank
 from cairn.core.project import Project
-from cairn.indexer import Document, user_query_errors
+from cairn.indexer import Document, symbols_at, user_query_errors
 from cairn.lsp.analysis import EMPTY, Analysis, analyse, prefetch_hovers
 from cairn.lsp.conversions import relative_to, uri_path, wire_diagnostics
-from cairn.lsp.wire import publish_params
+from cairn.lsp.settings import Settings
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -52,6 +53,7 @@ class DocumentSnapshot:
     text: str
     is_draft: bool = False
     refused: bool = False  # a save of this draft was refused: its problems are errors
+    settings: Settings = field(default_factory=Settings)  # its workspace folder's
 
 
 @dataclass
@@ -79,11 +81,12 @@ class OpenDocument:
         """True when the last analysis matches the current text."""
         return self.analysis.version == self.version
 
-    def symbol_at(self, line: int, character: int) -> Symbol | None:
-        """The symbol under a position: names by line first (a dict lookup), else the
-        indexer's rule (the innermost enclosing range)."""
+    def entities_at(self, line: int, character: int) -> list[Symbol]:
+        """The symbols at a position, best first by the core's rule
+        (`cairn.core.position`; history from the last analysis): names by line first (a
+        dict lookup), else the innermost enclosing construct."""
         if self.doc is None:
-            return None
+            return []
         symbols = self.doc.symbols
         if self._lines_of is not symbols:
             by_line: dict[int, list[Symbol]] = {}
@@ -92,10 +95,10 @@ class OpenDocument:
                 for number in range(r.start_line, r.end_line + 1):
                     by_line.setdefault(number, []).append(symbol)
             self._by_line, self._lines_of = by_line, symbols
-        hits = [s for s in self._by_line.get(line, ()) if s.name_range.contains(line, character)]
-        if hits:
-            return min(hits, key=_name_size)
-        return self.doc.symbol_at(line, character)
+        here = symbols_at(self._by_line.get(line, ()), line, character, named_only=True)
+        if not here:
+            here = symbols_at(symbols, line, character)
+        return rank(here, history_from(self.analysis.statuses))
 
 
 class Documents:
@@ -144,13 +147,13 @@ class Documents:
             text=text,
             is_draft=doc.is_draft,
             refused=doc.refused,
+            settings=self._server.settings_for(doc.uri),
         )
 
     # --- the document lifecycle --------------------------------------------------------
 
     def open(self, uri: str, text: str, version: int) -> None:
         """didOpen: build the server's view and analyse it at once."""
-        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         self._open[uri] = self._build(uri, text, version)
         self.schedule(uri, 0)
 
@@ -161,7 +164,6 @@ class Documents:
         doc = self._open.get(uri)
         if doc is None:
             return
-        self._server.gc_hold.hold()  # no cyclic collection until it is analysed
         doc.version = version
         self._apply(doc, changes)
         self.schedule(uri)
@@ -189,7 +191,7 @@ class Documents:
 
     def schedule(self, uri: str, delay_ms: int | None = None) -> None:
         """(Re)start the document's debounced analysis (`debounceMs` unless given)."""
-        delay = self._server.settings.debounce_ms if delay_ms is None else delay_ms
+        delay = self._server.settings_for(uri).debounce_ms if delay_ms is None else delay_ms
         self._server.scheduler.debounce(uri, delay / 1000, lambda: self._analyse_now(uri))
 
     async def fresh(self, doc: OpenDocument) -> Analysis:
@@ -222,12 +224,17 @@ class Documents:
     def ask_to_refresh(self) -> None:
         """Ask the client for new code lenses and, when it pulls, new diagnostics (what
         it holds may be stale: the log changed)."""
-        server = self._server
+        server, client = self._server, self._server.client
         # Fire and forget: a command's answer must not wait for the client's refresh.
-        if server.capability("workspace.code_lens.refresh_support"):
-            server.scheduler.spawn(_quietly(server.workspace_code_lens_refresh_async(None)))
-        if server.pulls_diagnostics and server.capability("workspace.diagnostics.refresh_support"):
-            server.scheduler.spawn(_quietly(server.workspace_diagnostic_refresh_async(None)))
+        if client.capability("workspace.code_lens.refresh_support"):
+            server.scheduler.spawn(client.refresh_code_lenses())
+        if server.pulls_diagnostics and client.capability("workspace.diagnostics.refresh_support"):
+            server.scheduler.spawn(client.refresh_diagnostics())
+
+    @property
+    def pulls_diagnostics(self) -> bool:
+        """True when the client pulls diagnostics (decided at initialize)."""
+        return self._server.pulls_diagnostics
 
     def settle_draft(
         self, doc: OpenDocument, *, refused: bool, diagnostics: list[types.Diagnostic]
@@ -246,14 +253,6 @@ class Documents:
         await self._analyse_now(doc.uri)
 
     async def _analyse_now(self, uri: str) -> None:
-        try:
-            await self._analyse(uri)
-        finally:
-            # after the publish and the edit cache (queued by `_publish`): the cyclic
-            # GC held since the open or edit runs now (`cairn.lsp.gc_hold`)
-            _soon(self._server.gc_hold.release)
-
-    async def _analyse(self, uri: str) -> None:
         doc = self._open.get(uri)
         if doc is None:
             return
@@ -284,8 +283,7 @@ class Documents:
         prefetch_hovers(self._server, snapshot, result)
 
     def _publish(self, uri: str, version: int, diagnostics: list[dict[str, Any]]) -> None:
-        self._server.publish_diagnostics(publish_params(uri, diagnostics, version))
-        self._server.settle()  # the first diagnostics are out: start-up is over
+        self._server.publish_diagnostics(uri, version, diagnostics)
         doc = self._open.get(uri)
         if doc is not None and doc.doc is not None:
             # The edit cache of a newly opened file is filled while the client reads its
@@ -297,7 +295,7 @@ class Documents:
 
     def _text(self, uri: str) -> str:
         """The text pygls keeps (its own didOpen/didChange handlers run first)."""
-        return self._server.workspace.get_text_document(uri).source
+        return self._server.client.text(uri)
 
     def _build(self, uri: str, text: str, version: int) -> OpenDocument:
         path = uri_path(uri)
@@ -333,20 +331,20 @@ class Documents:
                 else:
                     doc.doc.replace(change.text)
         except Exception as exc:  # a bad range must not leave a half-edited tree behind
-            self._server.log(f"rebuilding {doc.relpath} after a failed edit: {exc}")
+            self._server.client.log(f"rebuilding {doc.relpath} after a failed edit: {exc}")
             self._index(doc, self._text(doc.uri))
             return
         text = self._text(doc.uri)
-        if len(text) > self._server.settings.max_file_bytes:
+        if len(text) > self._server.settings_for(doc.uri).max_file_bytes:
             self._index(doc, text)
 
     def _index(self, doc: OpenDocument, text: str) -> None:
         server = self._server
-        limit = server.settings.max_file_bytes
+        limit = server.settings_for(doc.uri).max_file_bytes
         if len(text) > limit:
             doc.doc = None
             doc.skipped = TOO_LARGE
-            server.log(f"not analysing {doc.relpath}: larger than maxFileBytes ({limit})")
+            server.client.log(f"not analysing {doc.relpath}: larger than maxFileBytes ({limit})")
             return
         if doc.project is None or doc.relpath is None:
             return
@@ -359,7 +357,7 @@ class Documents:
         except Exception as exc:
             doc.doc = None
             doc.skipped = f"cannot index: {exc}"
-            server.log(f"not analysing {doc.relpath}: {exc}")
+            server.client.log(f"not analysing {doc.relpath}: {exc}")
 
     def _report_query_errors(self, project: Project) -> None:
         """Tell the user once per problem about broken `.cairn/queries/*.scm` files.
@@ -371,21 +369,17 @@ class Documents:
         try:
             errors = user_query_errors(project.queries)
         except Exception as exc:  # a query checker bug must not stop the document opening
-            server.log(f"could not check {project.queries}: {exc!r}", types.MessageType.Warning)
+            message = f"could not check {project.queries}: {exc!r}"
+            server.client.log(message, types.MessageType.Warning)
             return
         for error in errors:
             where = relative_to(Path(error.path), project.root) or error.path
             text = f"{where}:{error.line}:{error.column}: {error.message}"
-            if server.warn_once(
+            if server.client.warn_once(
                 f"query:{text}",
                 f"Cairn: {text}. This query is skipped; the built-in ones still work.",
             ):
-                server.log(f"user query skipped: {text}", types.MessageType.Warning)
-
-
-def _name_size(symbol: Symbol) -> tuple[int, int]:
-    r = symbol.name_range
-    return (r.end_line - r.start_line, r.end_character - r.start_character)
+                server.client.log(f"user query skipped: {text}", types.MessageType.Warning)
 
 
 def _soon(work: Callable[[], None]) -> None:
@@ -394,11 +388,3 @@ def _soon(work: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_soon(work)
     except RuntimeError:
         work()
-
-
-async def _quietly(awaitable: object) -> None:
-    """A refresh request the client may fail; that is the client's business."""
-    try:
-        await asyncio.wait_for(awaitable, timeout=5)  # type: ignore[arg-type]
-    except Exception:
-        return

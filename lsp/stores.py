@@ -74,20 +74,6 @@ class StoreHub:
 
         return self._worker.submit(warm)
 
-    def adopt(self, sessions: Mapping[Path, Session]) -> Future[None]:
-        """Take over sessions opened before the server existed (the start-up bootstrap,
-        `cairn.lsp.bootstrap`, on the main thread: the store's connections may cross
-        threads once, and from now on only this thread uses them)."""
-
-        def take() -> None:
-            for cairn_dir, session in sessions.items():
-                if cairn_dir in self._sessions:
-                    session.close()
-                else:
-                    self._sessions[cairn_dir] = session
-
-        return self._worker.submit(take)
-
     async def call(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
         """Run `fn(session)` on the worker thread; failures become `StoreUnavailable`."""
         return await self._worker.run(partial(self._run, cairn_dir, fn))
@@ -170,10 +156,6 @@ class StoreHub:
         """What is wrong with this log as far as the last answer knew ("" when sound)."""
         session = self._sessions.get(cairn_dir)
         return session.known_damage() if session is not None else ""
-
-    def call_sync(self, cairn_dir: Path, fn: Callable[[Session], T]) -> T:
-        """The same, for code already off the event loop (the benchmark, the demo)."""
-        return self._worker.submit(partial(self._run, cairn_dir, fn)).result()
 
     async def refresh_all(self) -> set[Path]:
         """Catch every open session up with its log; the folders whose log changed."""

@@ -18,55 +18,48 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from cairn.lsp.server import CairnServer
+    from cairn.lsp.context import Context
 
 LOG_GLOB = "**/.cairn/decisions.jsonl"
 
 
-async def start_watching(server: CairnServer) -> None:
+async def start_watching(ctx: Context) -> None:
     """Register the file watcher if the client can; start the poll otherwise."""
-    if server.capability("workspace.did_change_watched_files.dynamic_registration"):
+    if ctx.client.capability("workspace.did_change_watched_files.dynamic_registration"):
         try:
-            await asyncio.wait_for(
-                server.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id="cairn-log-watcher",
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                    watchers=[types.FileSystemWatcher(glob_pattern=LOG_GLOB)]
-                                ),
-                            )
-                        ]
-                    )
-                ),
-                timeout=10,
+            await ctx.client.register(
+                types.Registration(
+                    id="cairn-log-watcher",
+                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                        watchers=[types.FileSystemWatcher(glob_pattern=LOG_GLOB)]
+                    ),
+                )
             )
-        except Exception as exc:
-            server.log(f"file watching unavailable, polling instead: {exc}")
-    server.scheduler.spawn(poll(server))
+        except Exception as exc:  # refused or never answered: the poll is enough
+            ctx.client.log(f"file watching unavailable, polling instead: {exc}")
+    ctx.scheduler.spawn(poll(ctx))
 
 
-async def poll(server: CairnServer) -> None:
+async def poll(ctx: Context) -> None:
     """The cheap check: the only one without a file watcher, a safety net with one."""
     while True:
-        interval = server.settings.poll_interval_ms
+        interval = ctx.configuration.workspace.poll_interval_ms  # the newest settings
         await asyncio.sleep(max(interval, 250) / 1000)
         if interval == 0:
             continue
-        server.documents.adopt_new_projects()
-        await check_now(server)
+        ctx.documents.adopt_new_projects()
+        await check_now(ctx)
 
 
-async def check_now(server: CairnServer, hinted: set[Path] | None = None) -> None:
+async def check_now(ctx: Context, hinted: set[Path] | None = None) -> None:
     """Catch the stores up; re-analyse the projects whose log changed."""
     try:
-        changed = await server.hub.refresh_all()
-    except Exception as exc:
-        server.log(f"checking the log failed: {exc}", types.MessageType.Warning)
+        changed = await ctx.hub.refresh_all()
+    except Exception as exc:  # a background check: logged, and the next one tries again
+        ctx.client.log(f"checking the log failed: {exc}", types.MessageType.Warning)
         return
     changed |= hinted or set()
     if changed:
-        server.projects.forget()
-        server.documents.refresh(changed)
+        ctx.projects.forget()
+        ctx.documents.refresh(changed)

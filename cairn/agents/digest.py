@@ -21,6 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from cairn import git as gitcmd
 from cairn.core.present import clip, day, short_id
 from cairn.core.project import Project
 from cairn.significance import quiet
@@ -104,18 +105,11 @@ def first_sentence(text: str, limit: int = 160) -> str:
 def _git(args: Sequence[str], cwd: Path) -> str | None:
     """stdout of a git command, or None when git is missing or the command fails."""
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-            timeout=10,
-        )
+        # neutralised (`cairn.git`): the SessionStart hook runs this in any repository
+        proc = gitcmd.run(cwd, *args, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return proc.stdout if proc.returncode == 0 else None
+    return proc.stdout.decode("utf-8", "replace") if proc.returncode == 0 else None
 
 
 def default_branch(root: Path) -> str | None:

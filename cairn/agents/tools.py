@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.decisions import loggable_types
-from cairn.core.limits import MAX_FILE_BYTES
-from cairn.core.present import clip, day, short_id
+from cairn.core.present import clip, day, plural, short_id
 from cairn.core.project import Project, ProjectNotFound, find_project
+from cairn.limits import MAX_FILE_BYTES
 
 MAX_TEXT = 100_000  # characters in one text argument (reasoning, alternative)
 MAX_CONTENT = MAX_FILE_BYTES  # the one file-size limit: larger files are generated
@@ -310,17 +310,20 @@ class AgentTools:
         return Answer("\n".join(lines), data)
 
     def _run_check(self, path: str, content: str) -> Any:
-        """`cairn check --stdin-filename PATH`, run in process on this project."""
-        from cairn.cli._common import CairnError
-        from cairn.cli.check_cmd import check_stdin
+        """`cairn check --stdin-filename PATH` (the same rule: `gate.edit_target`), run in
+        process on this project."""
+        from cairn.core.gate import EditRefused, check, edit_target
+        from cairn.store import StoreError
 
         project = self.project()
-        absolute = project.root / self._relpath(path)
+        data = content.encode("utf-8", "surrogatepass")
         try:
-            data = content.encode("utf-8", "surrogatepass")
-            return check_stdin(absolute, data, project=project, session=self.session())
-        except CairnError as exc:
+            target = edit_target(project, self._relpath(path), data)
+            return check(project, [target], self.session())
+        except EditRefused as exc:  # the gate fails closed: refused, never passed unchecked
             raise ToolError(str(exc)) from None
+        except StoreError as exc:
+            raise ToolError(f"cannot read the decision log: {exc}") from None
 
     # --- cairn_record -------------------------------------------------------------------
 
@@ -371,7 +374,7 @@ class AgentTools:
         """`cairn://entity/{path}`: the entity's history as Markdown (children included)."""
         from urllib.parse import unquote
 
-        from cairn.lsp.render import history_markdown
+        from cairn.core.present import history_markdown
         from cairn.store.paths import canonicalise
 
         if not uri.startswith(RESOURCE_PREFIX):
@@ -475,7 +478,7 @@ def _describe(
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
     the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({status.event_count} events)"]
+    lines = [f"{status.entity}: {status.status.value} ({plural(status.event_count, 'event')})"]
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(

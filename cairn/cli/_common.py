@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from cairn.core.present import plural as plural  # the one home of presentation words
 from cairn.core.project import Project, ProjectNotFound, find_project
 from cairn.terminal import printable
 
@@ -65,11 +66,6 @@ def say(message: object = "", *, err: bool = False, nl: bool = True) -> None:
     """Plain human output that may quote stored text: control and bidi characters are
     shown as escapes (`cairn.terminal`). Rich output escapes with `esc`/`body` instead."""
     click.echo(printable(str(message)), err=err, nl=nl)
-
-
-def plural(count: int, noun: str, many: str = "") -> str:
-    """`1 decision`, `2 decisions`, `0 entities` (with `many` for irregular nouns)."""
-    return f"{count} {noun if count == 1 else (many or noun + 's')}"
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for machines.")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from cairn import git as gitcmd
 from cairn.cli._common import (
     CairnError,
     emit_json,
@@ -28,10 +29,11 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import Report, Target, changed_lines, removed_lines
+from cairn.core.gate import EditRefused, Report, Target, changed_lines, edit_target
 from cairn.core.present import short_id
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
+from cairn.limits import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     from cairn.core.session import Session
@@ -133,34 +135,30 @@ def _relpath(project: Project, path: Path) -> str:
 
 def _decode(data: bytes) -> str | None:
     """Text of a source file, or None for binary and oversized files (the one limit)."""
-    from cairn.core.limits import source_text  # loads the indexer: only with files to read
+    from cairn.limits import source_text  # loads the indexer: only with files to read
 
     return source_text(data)
 
 
 def _git(args: list[str], cwd: Path) -> str:
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="replace",
-        )
+        proc = gitcmd.run(cwd, *args)  # neutralised: the repository's config runs nothing
     except FileNotFoundError:
         raise CairnError("git is not installed; --diff and --staged need it") from None
     if proc.returncode != 0:
-        first = (proc.stderr.strip().splitlines() or ["unknown error"])[0]
+        err = proc.stderr.decode("utf-8", "replace")
+        first = (err.strip().splitlines() or ["unknown error"])[0]
         raise CairnError(f"git {args[0]} failed: {first}")
-    return proc.stdout
+    return proc.stdout.decode("utf-8", "replace")
 
 
 def _walk(directory: Path) -> list[Path]:
     """Files below a directory: git's view (tracked + untracked, not ignored) when in a repo."""
     try:
         out = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."],
+            gitcmd.argv(
+                None, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", "."
+            ),
             cwd=directory,
             capture_output=True,
         )
@@ -190,7 +188,7 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(file.read_bytes())
+        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
         if text is not None and rel not in targets:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
@@ -289,11 +287,9 @@ def collect_diff(
         if not lines:
             data = b""  # only lines taken out (a deleted file): no new content to read
         elif side is None:
-            data = absolute.read_bytes() if absolute.is_file() else b""
+            data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
-            data = subprocess.run(
-                ["git", "show", "--end-of-options", f"{side}{name}"], cwd=top, capture_output=True
-            ).stdout
+            data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
         text = _decode(data)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines), removed=taken_out))
@@ -380,7 +376,7 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(absolute.read_bytes())
+        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
         if text is not None and rel not in seen:
             targets.append(Target(rel, text, None))
     return analyse(project, _not_the_log(project, targets), threshold)
@@ -396,19 +392,17 @@ def check_stdin(
     """`cairn check --stdin-filename PATH`: a proposed edit against the file on disk
     (also the MCP `cairn_check` tool, which passes the project and session it serves)."""
     project = project or _project()
-    rel = _relpath(project, name)
-    text = _decode(data)
-    if text is None:
-        return Report(files_checked=0)
-    on_disk = project.root / rel
-    lines = None
-    taken_out: tuple[str, ...] = ()
-    if on_disk.is_file():
-        old = _decode(on_disk.read_bytes())
-        if old is not None:
-            lines = changed_lines(old, text)
-            taken_out = removed_lines(old, text)
-    return analyse(project, [Target(rel, text, lines, removed=taken_out)], threshold, session)
+    try:
+        target = edit_target(project, _relpath(project, name), data)
+    except EditRefused as exc:  # the gate fails closed: refused, never passed unchecked
+        raise CairnError(str(exc)) from None
+    return analyse(project, [target], threshold, session)
+
+
+def _read_at_most(path: Path, limit: int) -> bytes:
+    """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
+    with open(path, "rb") as handle:
+        return handle.read(limit)
 
 
 # --- output ----------------------------------------------------------------------------

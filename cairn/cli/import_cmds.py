@@ -284,7 +284,7 @@ def export_html_cmd(out: Path) -> None:
 
     Search, status filters, a page per entity with its timeline, the entity tree and
     the log's integrity. No server and no network needed; OUT/ must be new, empty, or
-    a previous export (which it replaces).
+    a previous export written on this machine (which it replaces); never a link.
     """
     from cairn.export_html import SiteError, export_site
     from cairn.gitrefs import refs_holding

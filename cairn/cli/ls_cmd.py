@@ -11,6 +11,21 @@ from cairn.cli._common import CairnError, emit_json, json_option, plural
 STATUSES = ("active", "reverted", "rejected", "reopened", "removed", "conflict")
 
 
+def _as_folder(prefix: str) -> str | None:
+    """`src` or `app/models` also as the folder `src/`, `app/models/`: without the slash
+    the grammar reads a table (`src`) or a file, and `ls src` found nothing under
+    `src/` (then suggested an entity there). None when that is no folder path."""
+    from cairn.store.paths import EntityKind, EntityPathError, parse
+
+    if prefix.endswith("/") or "::" in prefix:
+        return None
+    try:
+        parsed = parse(prefix.rstrip("/") + "/")
+    except (EntityPathError, ValueError):
+        return None
+    return prefix + "/" if parsed.kind is EntityKind.DIRECTORY else None
+
+
 def register(group: click.Group) -> None:
     """Add `ls` to the root group."""
     group.add_command(ls_cmd)
@@ -41,9 +56,13 @@ def ls_cmd(prefix: str, wanted: tuple[str, ...], as_json: bool) -> None:
         paths = store.entities()
         if prefix:
             try:
-                paths = [p for p in paths if covers(prefix, p)]
+                covered = {p for p in paths if covers(prefix, p)}
             except EntityPathError as exc:
                 raise CairnError(f"invalid PREFIX {prefix!r}: {exc}") from None
+            folder = _as_folder(prefix)
+            if folder is not None:
+                covered |= {p for p in paths if covers(folder, p)}
+            paths = [p for p in paths if p in covered]
         statuses = store.status_many(paths)
         rows: list[dict[str, Any]] = [
             {

@@ -37,9 +37,6 @@ def serve(tcp: str | None, stdio: bool, log_level: str) -> None:
       cairn serve                      # what VS Code, Neovim, Helix... run
       cairn serve --tcp 127.0.0.1:2087 # for a client that connects over TCP
     """
-    from cairn.lsp.startup import prepare
-
-    prepare()  # before the server's imports: see cairn.lsp.startup
     from cairn.lsp.server import parse_hostport
     from cairn.lsp.server import serve as run
 

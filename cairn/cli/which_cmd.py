@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from cairn.cli._common import CairnError, emit_json, json_option, say, warn_if_damaged
+from cairn.core.position import has_history, rank
 from cairn.core.session import damage_message
 
 
@@ -60,14 +61,16 @@ def which_cmd(position: str, as_json: bool) -> None:
         raise CairnError(f"{path} has {len(lines)} lines; line {line} is past the end")
     symbols = _at(doc, line - 1, None if column is None else column - 1, lines)
     statuses = _statuses(cairn_dir, [s.entity for s in symbols])
-    rows = [
+    # the core's rule (`cairn.core.position`), as hover and code actions apply it
+    symbols = rank(symbols, lambda entity: entity in statuses and statuses[entity][1])
+    rows: list[dict[str, Any]] = [
         {
             "entity": s.entity,
             "kind": s.kind,
             "role": s.role.value,
             "line": s.name_range.start_line + 1,
             "column": s.name_range.start_character + 1,
-            "status": statuses.get(s.entity, "unknown"),
+            "status": statuses[s.entity][0] if s.entity in statuses else "unknown",
         }
         for s in symbols
     ]
@@ -83,18 +86,19 @@ def which_cmd(position: str, as_json: bool) -> None:
 
 
 def _at(doc: Any, line: int, column: int | None, lines: list[str]) -> list[Any]:
+    from cairn.indexer import symbols_at
+
     if column is not None:
-        symbol = doc.symbol_at(line, column)
-        return [symbol] if symbol is not None else []
+        return symbols_at(doc.symbols, line, column)
     on_line = [s for s in doc.symbols if s.name_range.start_line <= line <= s.name_range.end_line]
     if on_line:
         return on_line
     text = lines[line] if line < len(lines) else ""
-    symbol = doc.symbol_at(line, len(text) - len(text.lstrip()))
-    return [symbol] if symbol is not None else []
+    return symbols_at(doc.symbols, line, len(text) - len(text.lstrip()))
 
 
-def _statuses(cairn_dir: Path | None, entities: list[str]) -> dict[str, str]:
+def _statuses(cairn_dir: Path | None, entities: list[str]) -> dict[str, tuple[str, bool]]:
+    """entity -> (status, has history)."""
     if cairn_dir is None or not entities:
         return {}
     from cairn.store import Store, StoreError
@@ -105,4 +109,4 @@ def _statuses(cairn_dir: Path | None, entities: list[str]) -> dict[str, str]:
             found = store.status_many(entities)
     except StoreError as exc:
         raise CairnError(f"cannot read the decision log: {exc}") from None
-    return {entity: st.status.value for entity, st in found.items()}
+    return {entity: (st.status.value, has_history(st)) for entity, st in found.items()}

@@ -32,9 +32,15 @@ Findings and the gate (`cairn.core.findings`, `cairn.core.gate`)
     check(project, [Target(relpath, text, lines)]) -> Report     # what `cairn check` runs
     changed_lines(old, new) -> frozenset[int]
 
-Presentation (`cairn.core.present`) and limits (`cairn.core.limits`)
+The entity at a position (`cairn.core.position`): hover, which, actions, lenses, show
+    at_position(symbols, line, character, history) -> [Symbol]   # best first
+    rank(symbols_at_one_place, history) -> [Symbol]     # framework kinds, then history
+    has_history(status), history_from(statuses)
+
+Presentation (`cairn.core.present`)
     short_id(id), who(event), by(event), when(event), day(value), clip(text, limit)
-    MAX_FILE_BYTES, source_text(data) -> str | None
+    history_markdown(entity, events)
+    (the file-size limit, MAX_FILE_BYTES and source_text, is `cairn.limits`: the base)
 
 `cairn.core` imports `cairn.store` and `cairn.indexer`, never `cairn.cli` or
 `cairn.lsp`. Store errors (`cairn.store.StoreError`) propagate: each surface says

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from cairn.core.present import by, clip, day, when
+from cairn.core.present import by, clip, day, sentence, when
 from cairn.significance import quiet
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def _removed_message(entity: str, removal: Event | None) -> str:
     subject, _, rest = (removal.reasoning or "").partition("\n\n")
     why = clip(f"{subject.strip().rstrip(':.')}: {rest}" if rest.strip() else subject)
     head = f"{entity} was removed on {when(removal)}{by(removal)}" + (f": {why}" if why else "")
-    head = head if head.endswith((".", "!", "?")) else head + "."
+    head = sentence(head)
     return f"{head} Re-adding it is allowed; check that the reason no longer holds."
 
 
@@ -307,7 +307,7 @@ def _compose_verdict_message(entity: str, verdict: Event, role: str) -> str:
     else:
         head = f"{entity} was reverted on {when(verdict)}{by(verdict)}{because}"
         tail = "Supersede the revert before re-adding it." if role == "introduce" else ""
-    head = head if head.endswith((".", "!", "?")) else head + "."
+    head = sentence(head)
     return f"{head} {tail}".strip()
 
 

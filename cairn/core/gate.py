@@ -17,6 +17,7 @@ hooks call this on every edit.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from dataclasses import dataclass, field, replace
@@ -84,15 +85,136 @@ def edit(old: str, new: str) -> tuple[frozenset[int], tuple[str, ...]]:
     """(1-based lines of `new` inserted or replaced, the lines of `old` deleted or
     replaced): one diff for both."""
     before, after = old.splitlines(), new.splitlines()
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
     lines: set[int] = set()
     gone: list[str] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag in ("replace", "insert"):
-            lines.update(range(j1 + 1, j2 + 1))
-        if tag in ("replace", "delete"):
-            gone.extend(before[i1:i2])
+    for i1, i2, j1, j2 in differing(before, after):
+        lines.update(range(j1 + 1, j2 + 1))
+        gone.extend(before[i1:i2])
     return frozenset(lines), tuple(gone)
+
+
+class EditRefused(ValueError):
+    """A proposed edit the gate cannot read (over the size limit, or binary): refused,
+    never passed unchecked (the gate fails closed)."""
+
+
+def edit_target(project: Project, relpath: str, data: bytes) -> Target:
+    """A proposed edit of `relpath` as a target: its text, with the lines it changes
+    against the file on disk counted (all of them for a new file). `cairn check
+    --stdin-filename` and the agents' `cairn_check` both ask this. What it cannot read
+    raises `EditRefused` (a proposed edit over the limit used to pass with
+    `files_checked: 0`)."""
+    from cairn.limits import MAX_FILE_BYTES, looks_binary, source_text
+
+    if len(data) > MAX_FILE_BYTES:
+        raise EditRefused(
+            f"{relpath} would be {len(data):,} bytes, over the {MAX_FILE_BYTES:,}-byte limit "
+            "Cairn checks; split the file or write it outside the agent"
+        )
+    if looks_binary(data):
+        raise EditRefused(f"{relpath} would hold a NUL byte; Cairn checks text files only")
+    text = source_text(data)
+    if text is None:  # (both cases above; kept for the type)
+        raise EditRefused(f"{relpath} cannot be read as text")
+    on_disk = project.root / relpath
+    lines = None
+    taken_out: tuple[str, ...] = ()
+    if on_disk.is_file():  # (a regular file: never a FIFO or a device, which never end)
+        with open(on_disk, "rb") as handle:  # at most the limit: it may grow meanwhile
+            old = source_text(handle.read(MAX_FILE_BYTES + 1))
+        if old is not None:
+            lines, taken_out = edit(old, text)  # one diff for both
+    return Target(relpath, text, lines, removed=taken_out)
+
+
+# difflib's matcher without its junk heuristic is cubic on repetitive text (a file of
+# 500 small functions, every body edited: 21 s; 8,000 never ended, and the hook's
+# timeout let the edit through). It only gets regions up to this many cells (lines x
+# lines); larger ones are first cut at lines that occur once on each side.
+_SMALL_REGION = 10_000
+# Lines visited while cutting, in all; past it every region left counts as changed
+# whole: more lines checked, never fewer, whatever the input's shape.
+_CUT_BUDGET = 4_000_000
+
+
+def differing(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """The regions (i1, i2, j1, j2) where `a[i1:i2]` became `b[j1:j2]`, in order.
+
+    Patience diff: common ends are stripped, lines unique on both sides and in the
+    same order (their longest increasing run) are matched and the gaps between them
+    handled the same way; a small gap goes to difflib. Near-linear on real edits; a
+    region nothing can cut counts as changed whole (fails closed).
+    """
+    out: list[tuple[int, int, int, int]] = []
+    stack = [(0, len(a), 0, len(b))]
+    budget = _CUT_BUDGET
+    while stack:
+        alo, ahi, blo, bhi = stack.pop()
+        if (ahi - alo) * (bhi - blo) <= _SMALL_REGION:  # (a small file: difflib's answer)
+            matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                if tag != "equal":
+                    out.append((alo + i1, alo + i2, blo + j1, blo + j2))
+            continue
+        while alo < ahi and blo < bhi and a[alo] == b[blo]:
+            alo, blo = alo + 1, blo + 1
+        while alo < ahi and blo < bhi and a[ahi - 1] == b[bhi - 1]:
+            ahi, bhi = ahi - 1, bhi - 1
+        if alo == ahi and blo == bhi:
+            continue
+        if alo == ahi or blo == bhi:
+            out.append((alo, ahi, blo, bhi))
+            continue
+        if (ahi - alo) * (bhi - blo) <= _SMALL_REGION:
+            stack.append((alo, ahi, blo, bhi))  # small once its ends are stripped
+            continue
+        budget -= (ahi - alo) + (bhi - blo)
+        anchors = _unique_matches(a, alo, ahi, b, blo, bhi) if budget > 0 else []
+        if not anchors:
+            out.append((alo, ahi, blo, bhi))
+            continue
+        gaps = []
+        i0, j0 = alo, blo
+        for i, j in anchors:
+            gaps.append((i0, i, j0, j))
+            i0, j0 = i + 1, j + 1
+        gaps.append((i0, ahi, j0, bhi))
+        stack.extend(reversed(gaps))  # popped in order, so `out` stays in order
+    return out
+
+
+def _unique_matches(
+    a: list[str], alo: int, ahi: int, b: list[str], blo: int, bhi: int
+) -> list[tuple[int, int]]:
+    """(i, j) pairs of lines that occur once in `a[alo:ahi]` and once in `b[blo:bhi]`,
+    the longest run of them increasing on both sides."""
+    seen_a: dict[str, int] = {}
+    for i in range(alo, ahi):
+        seen_a[a[i]] = -1 if a[i] in seen_a else i
+    seen_b: dict[str, int] = {}
+    for j in range(blo, bhi):
+        seen_b[b[j]] = -1 if b[j] in seen_b else j
+    pairs = [(i, j) for line, j in seen_b.items() if j >= 0 and (i := seen_a.get(line, -1)) >= 0]
+    pairs.sort(key=lambda pair: pair[1])
+    # longest increasing subsequence of i (patience sorting), with back links
+    tops: list[int] = []  # i of the smallest tail of each run length
+    tails: list[int] = []  # index into pairs of that tail
+    back = [-1] * len(pairs)
+    for k, (i, _j) in enumerate(pairs):
+        at = bisect.bisect_left(tops, i)
+        if at:
+            back[k] = tails[at - 1]
+        if at == len(tops):
+            tops.append(i)
+            tails.append(k)
+        else:
+            tops[at], tails[at] = i, k
+    run: list[tuple[int, int]] = []
+    k = tails[-1] if tails else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]
 
 
 def check(
@@ -112,7 +234,7 @@ def check(
     unless an open `session` is given. Store errors propagate.
     """
     from cairn.indexer import Role, index_text
-    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.indexer.enclosing import innermost_by_line
 
     per_file: list[tuple[Target, list[Symbol], list[Symbol]]] = []
     entities: set[str] = set()
@@ -130,9 +252,10 @@ def check(
             # reference), never blocking. A whole file already names every entity.
             named = {s.entity for s in symbols}
             enclosing: dict[str, Symbol] = {}
-            for number in sorted(target.lines):
-                around = innermost_symbol(all_symbols, number - 1)
-                if around is not None and around.entity not in named:
+            around_line = innermost_by_line(all_symbols, (n - 1 for n in target.lines))
+            for number in sorted(around_line):
+                around = around_line[number]
+                if around.entity not in named:
                     enclosing.setdefault(around.entity, around)
             symbols += [replace(s, role=Role.REFERENCE) for s in enclosing.values()]
         per_file.append((target, symbols, all_symbols))

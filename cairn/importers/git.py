@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn.core.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
+from cairn import git as gitcmd
 from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_history import (
     Blobs,
     Commit,
     FileDiff,
     git,
+    parse_commit_object,
     read_diffs,
     read_history,
 )
@@ -52,6 +53,7 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
+from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol
@@ -102,6 +104,7 @@ class Entity:
     after: str = ""  # and after it (what it went back to)
     file: str = ""  # the file it was declared in
     restored: list[str] = field(default_factory=list)  # lines the revert put back in it
+    imports: list[str] = field(default_factory=list)  # its print when it has no other line
 
 
 def _check_repository(root: Path) -> None:
@@ -248,18 +251,21 @@ def find_reverts(
             paths = sorted({ch.path for ch in c.changes})
             diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
-            if match is None and _removes_code(diffs.get(c.sha, {})):
+            if match is None and _takes_back_lines(diffs.get(c.sha, {})):
                 match = Found(c, None, "message")
             if match is not None:
                 found[c.sha] = match
     return found
 
 
-def _removes_code(diff: dict[str, FileDiff]) -> bool:
-    """Whether a commit takes out lines that say something (a fingerprint is possible)."""
+def _takes_back_lines(diff: dict[str, FileDiff]) -> bool:
+    """Whether a commit takes out lines that say something, or puts back lines that
+    do (a revert of a removal: its print is of those, for re-removals)."""
     from cairn.fingerprints import fingerprint
 
-    return any(fingerprint(fd.removed.values()) for fd in diff.values())
+    return any(
+        fingerprint(fd.removed.values()) or fingerprint(fd.added.values()) for fd in diff.values()
+    )
 
 
 def _walk(
@@ -281,12 +287,12 @@ def _walk(
     need |= {f.original for f in todo if f.squash and f.original}
     # A revert of a manifest gives verdicts to the dependencies its reverted commit
     # changed (`git_deps.about`): that commit's diff says which.
-    from cairn.importers.git_deps import is_manifest
+    from cairn.importers.git_deps import declares_dependencies
 
     need |= {
         f.original
         for f in todo
-        if f.original and any(is_manifest(ch.path) for ch in f.revert.changes)
+        if f.original and any(declares_dependencies(ch.path) for ch in f.revert.changes)
     }
     diffs = read_diffs(root, sorted(need))
     entity_cache: dict[str, list[Entity]] = {}
@@ -395,7 +401,7 @@ def _walk(
                 meta["part"] = "body"  # lines inside an entity that stayed
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
-            prints = fingerprint(ent.lines)
+            prints = fingerprint(ent.lines) or fingerprint(ent.imports)
             prints += [RESTORED + h for h in fingerprint(ent.restored)]
             if prints:
                 meta[PRINT_KEY] = " ".join(prints)
@@ -503,7 +509,7 @@ def _removed_entities(
     f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
 ) -> tuple[list[Entity], list[Skipped]]:
     """The entities whose lines the revert took out, each with those lines."""
-    from cairn.fingerprints import code_rows, normalise, restores_mostly
+    from cairn.fingerprints import normalise, restores_mostly, row_kinds
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
     from cairn.store.paths import EntityPathError, canonicalise
@@ -551,17 +557,21 @@ def _removed_entities(
         symbols: list[Symbol] = []
         blob = blobs.read(f"{f.revert.sha}^", path)
         meaningful: set[int] = {n - 1 for n in removed}
+        imports: set[int] = set()
         if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
             symbols = index_text(blob, path)
             # Only lines that carry meaning are fingerprinted: no comment, import,
-            # docstring or licence header (they still say where the revert was).
-            meaningful = code_rows(blob, path, meaningful)
+            # docstring or licence header (they still say where the revert was). An
+            # entity whose only lines are imports is fingerprinted by them: a module
+            # swapped for another is the whole change.
+            meaningful, imports = row_kinds(blob, path, meaningful)
         by_name_line: dict[int, Symbol] = {}
         for one in symbols:
             if str(one.role) == "introduce":
                 by_name_line.setdefault(one.name_range.start_line, one)
         file_lines: list[str] = []
         file_quiet = False  # lines outside every symbol that say nothing (a header)
+        file_imports: list[str] = []
         placed = False
         for number, text in sorted(removed.items()):
             named = by_name_line.get(number - 1)
@@ -571,11 +581,15 @@ def _removed_entities(
                     file_lines.append(text)
                 else:
                     file_quiet = True
+                    if number - 1 in imports:
+                        file_imports.append(text)
                 continue
             placed = True
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
             if number - 1 in meaningful:
                 ent.lines.append(text)
+            elif number - 1 in imports:
+                ent.imports.append(text)
             ent.whole = ent.whole or named is not None
             if sym.version:
                 ent.before = sym.version
@@ -601,6 +615,7 @@ def _removed_entities(
         if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
             ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
             ent.lines.extend(file_lines)
+            ent.imports.extend(file_imports)
             ent.whole = ent.whole or fd.deleted
     return list(out.values()), skipped
 
@@ -674,14 +689,20 @@ def _body(c: Commit) -> str:
 
 
 def _load_commit(root: Path, sha: str) -> Commit | None:
-    """A commit outside the `--since` window (the target of a revert inside it)."""
-    sep = "\x1f"
-    fmt = sep.join(["%H", "%P", "%cI", "%an <%ae>", "%s", "%B"])
-    out = git(root, "show", "-s", f"--format={fmt}", sha, "--", check=False)
-    if not out or sep not in out:
+    """A commit outside the `--since` window (the target of a revert inside it), read
+    from its object by length, like every other commit (`read_history`)."""
+    if not re.fullmatch(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", sha):
         return None
-    sha_, parents, date, author, subject, message = out.split(sep, 5)
-    return Commit(sha_, parents.split(), normalise_time(date), author, subject, message.strip())
+    try:
+        out = gitcmd.run(root, "cat-file", "commit", sha)
+    except OSError:
+        return None
+    if out.returncode != 0:
+        return None
+    commit = parse_commit_object(sha, out.stdout)
+    # the parents git sees (hex only): a shallow clone's boundary has none in its view
+    commit.parents = git(root, "log", "-1", "--format=%P", sha, "--", check=False).split()
+    return commit
 
 
 def imported_counts(keys: set[str]) -> dict[str, int]:

@@ -31,7 +31,7 @@ from cairn.importers.git_history import Blobs, Commit, FileDiff, read_diffs
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["about", "dependency_changes", "explains", "is_manifest"]
+__all__ = ["about", "declares_dependencies", "dependency_changes", "explains", "is_manifest"]
 
 ZERO = "0" * 40
 MAX_MANIFEST_BYTES = 1_000_000
@@ -47,6 +47,12 @@ _MANIFESTS = frozenset(
         "composer.json",
     }
 )
+
+
+def declares_dependencies(path: str) -> bool:
+    """A manifest or a lock file: a file whose lines may be dependencies' versions."""
+    name = path.rsplit("/", 1)[-1]
+    return is_manifest(path) or name.endswith((".lock", "-lock.json", "-lock.yaml", ".sum"))
 
 
 @lru_cache(maxsize=65536)
@@ -281,10 +287,9 @@ def about(
         return ents
     message = revert.message + "\n" + (original.message if original is not None else "")
     changed: dict[str, set[str]] = {}
-    for path, fd in original_diff.items():
-        if is_manifest(path):
-            lines = {*fd.added.values(), *fd.removed.values()}
-            changed[path] = {_squeezed(t) for t in lines}
+    for path, fd in original_diff.items():  # manifests and lock files alike
+        lines = {*fd.added.values(), *fd.removed.values()}
+        changed[path] = {_squeezed(t) for t in lines}
     keep: set[int] = set()
     for e in deps:
         theirs = changed.get(e.file, set())

@@ -38,6 +38,8 @@ RESOLVERS: dict[str, Resolver] = {
     "alembic-batch": alembic.batch,
     "axum": routers.axum,
     "django": django.field,
+    "django-migration": django.migration,
+    "django-table": django.meta_table,
     "env-assignment": environment.assignment,
     "flask": flask.route,
     "jpa": jpa.column,

@@ -5,13 +5,17 @@
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from cairn.indexer.capture import Capture, FileContext, literal, node_text
 from cairn.indexer.model import Role
 
 _REFERENCES = frozenset({"references", "belongs_to"})
-_NOT_COLUMNS = frozenset({"index", "remove_index", "check_constraint", "foreign_key"})
+_NOT_COLUMNS = frozenset({"remove_index", "check_constraint", "foreign_key"})
+# `t.index "lower(handle)"`: an expression index on one column
+_ONE_COLUMN_EXPRESSION = re.compile(r"^\s*\w+\(\s*(\w+)\s*\)\s*$")
 _CHANGES = frozenset({"change", "change_default", "change_null", "rename_index"})
 
 
@@ -50,6 +54,11 @@ def table_column(capture: Capture, ctx: FileContext) -> list[Capture]:
             out.append(
                 column.but(role=Role.INTRODUCE, name=literal(symbols[1]), name_node=symbols[1])
             )
+        elif method == "index":
+            out.extend(
+                column.but(role=Role.REFERENCE, name=name, name_node=node)
+                for node, name in _indexed(args)
+            )
         elif method in _NOT_COLUMNS or not symbols:
             continue
         elif method in _REFERENCES:
@@ -67,6 +76,23 @@ def table_column(capture: Capture, ctx: FileContext) -> list[Capture]:
                 column.but(role=Role.INTRODUCE, name=literal(s), name_node=s) for s in symbols
             )
     return out
+
+
+def _indexed(args: Node | None) -> list[tuple[Node, str]]:
+    """The columns `t.index` names: `:a`, `%i[a b]`, `[:a, :b]`, `"lower(a)"`."""
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if first is None:
+        return []
+    if first.type in ("symbol_array", "string_array", "array"):
+        items = [n for n in first.named_children if n.type != "comment"]
+        return [(n, (literal(n) or node_text(n)).strip()) for n in items]
+    name = literal(first)
+    if not name:
+        return []
+    if first.type == "string" and not name.isidentifier():
+        found = _ONE_COLUMN_EXPRESSION.match(name)
+        return [(first, found.group(1))] if found else []
+    return [(first, name)]
 
 
 def _is_name(node: Node) -> bool:

@@ -13,11 +13,17 @@
     (assignment left: [(identifier) @constant.introduce
                        (pattern_list (identifier) @constant.introduce)])) @range)
 
+; In a class body only UPPER_CASE names are constants: a lower-case class attribute is a
+; field (`email: Mapped[str] = mapped_column()`, `name = models.CharField()`, a
+; dataclass's or a form's field), which is its column where a framework says so and
+; nothing of its own otherwise; as a constant it sat at the column's position with no
+; history and hid the column's.
 (class_definition
   body: (block
     (expression_statement
       (assignment left: [(identifier) @constant.introduce
-                         (pattern_list (identifier) @constant.introduce)])) @range))
+                         (pattern_list (identifier) @constant.introduce)])) @range)
+  (#match? @constant.introduce "^_*[A-Z][A-Z0-9_]*$"))
 
 ; (separate patterns, not one alternation: a query's cost is per pattern shape, and
 ; the alternation made every Python scan a quarter slower; elif and try-else are rare)
@@ -30,7 +36,7 @@
 (module (try_statement (except_clause (block
   (expression_statement (assignment left: (identifier) @constant.introduce)) @range))))
 
-; part: orm Column _column Table _table create_index
+; part: orm Column _column Table _table create_index _index Mapped
 ; (a part runs only in files holding one of its words, which every match holds: see
 ; builtin_queries in indexer/queries.py)
 ; --- SQLAlchemy declarative ------------------------------------------------------------
@@ -50,6 +56,18 @@
         right: (call
           function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]) @call) @range))
   (#any-of? @_fn "Column" "mapped_column")
+  (#set! resolver "sqlalchemy"))
+
+; SQLAlchemy 2.0: an annotation alone maps a column (`token: Mapped[Optional[str]]`)
+(class_definition
+  body: (block
+    (expression_statement
+      (assignment
+        left: (identifier) @column.introduce
+        type: (type [(subscript value: [(identifier) @_fn (attribute attribute: (identifier) @_fn)])
+                     (generic_type (identifier) @_fn)])
+        !right) @range))
+  (#eq? @_fn "Mapped")
   (#set! resolver "sqlalchemy"))
 
 ; SQLAlchemy Core: Table("users", metadata, Column("email", ...))
@@ -79,6 +97,33 @@
           function: [(identifier) @_fn (attribute attribute: (identifier) @_fn)]) @call) @range))
   (#match? @_fn "^([A-Z][A-Za-z]*Field|ForeignKey)$")
   (#set! resolver "django"))
+
+; part: django-meta db_table
+; class Meta: db_table = "t" (the resolver keeps it for a model only)
+(class_definition
+  body: (block
+    (class_definition
+      name: (identifier) @_meta
+      body: (block
+        (expression_statement
+          (assignment left: (identifier) @_key right: (string) @table.introduce)) @range)))
+  (#eq? @_meta "Meta") (#eq? @_key "db_table")
+  (#set! resolver "django-table"))
+
+; part: django-migrations
+; --- Django migrations: each operation of a `NNNN_name.py` in a `migrations/` folder;
+; the resolver reads its arguments (the operation's name is the capture's text) ---------
+((call
+  function: [(identifier) @table.reference
+             (attribute attribute: (identifier) @table.reference)]
+  arguments: (argument_list)) @call @range
+  (#any-of? @table.reference
+    "CreateModel" "DeleteModel" "RenameModel" "AlterModelTable"
+    "AddField" "RemoveField" "AlterField" "RenameField"
+    "AddIndex" "RemoveIndex" "RenameIndex" "AddConstraint" "RemoveConstraint"
+    "AlterUniqueTogether" "AlterIndexTogether" "AlterOrderWithRespectTo")
+  (#set! files "[0-9][0-9][0-9][0-9]_*.py")
+  (#set! resolver "django-migration"))
 
 ; part: orm
 ; --- Alembic ---------------------------------------------------------------------------
@@ -120,10 +165,28 @@
   (#eq? @_op "op") (#eq? @_fn "alter_column")
   (#set! resolver "alembic-alter"))
 
+; create_index(name, "t", ["c"]): the name may be `op.f("ix_…")`
 ((call
   function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
-  arguments: (argument_list . (string) . (string) @table . (list (string) @column.reference))) @range
+  arguments: (argument_list . (_) . (string) @table . (list (string) @column.reference))) @range
   (#eq? @_op "op") (#eq? @_fn "create_index"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (_) . (string) @table.reference)) @range
+  (#eq? @_op "op") (#any-of? @_fn "create_index" "drop_index"))
+
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list
+    (keyword_argument name: (identifier) @_kw value: (string) @table.reference))) @range
+  (#eq? @_op "op") (#any-of? @_fn "create_index" "drop_index") (#eq? @_kw "table_name"))
+
+; `with op.batch_alter_table("t") as batch_op:` alters t
+((call
+  function: (attribute object: (identifier) @_op attribute: (identifier) @_fn)
+  arguments: (argument_list . (string) @table.reference)) @range
+  (#eq? @_op "op") (#eq? @_fn "batch_alter_table"))
 
 ; inside `with op.batch_alter_table("users") as batch_op:`
 ((call
@@ -136,6 +199,12 @@
   function: (attribute attribute: (identifier) @_fn)
   arguments: (argument_list . (string) @column.remove .)) @range
   (#eq? @_fn "drop_column")
+  (#set! resolver "alembic-batch"))
+
+((call
+  function: (attribute attribute: (identifier) @_fn)
+  arguments: (argument_list . (_) . (list (string) @column.reference))) @range
+  (#eq? @_fn "create_index")
   (#set! resolver "alembic-batch"))
 
 ; part:

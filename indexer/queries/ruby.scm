@@ -61,6 +61,36 @@
   arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.reference)) @range
   (#any-of? @_fn "change_column" "change_column_default" "change_column_null" "add_index"))
 
+; add_index :t, ... names the table; its columns may come as an array (`%w[a b]`,
+; `%i[a b]`, `[:a, :b]`)
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table.reference)) @range
+  (#eq? @_fn "add_index"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list
+    . [(simple_symbol) (string)] @table
+    . [(symbol_array (bare_symbol) @column.reference)
+       (string_array (bare_string) @column.reference)
+       (array [(simple_symbol) (string)] @column.reference)])) @range
+  (#eq? @_fn "add_index"))
+
+; remove_columns :t, :a, :b (also `*%i[a b]`)
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list . [(simple_symbol) (string)] @table [(simple_symbol) (string)] @column.remove)) @range
+  (#eq? @_fn "remove_columns"))
+
+((call
+  method: (identifier) @_fn
+  arguments: (argument_list
+    . [(simple_symbol) (string)] @table
+    [(symbol_array (bare_symbol) @column.remove)
+     (splat_argument (symbol_array (bare_symbol) @column.remove))])) @range
+  (#eq? @_fn "remove_columns"))
+
 ((call
   method: (identifier) @_fn
   arguments: (argument_list . [(simple_symbol) (string)] @table . [(simple_symbol) (string)] @column.remove . [(simple_symbol) (string)])) @range

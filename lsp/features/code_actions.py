@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from cairn.lsp.context import Context
 from cairn.lsp.server import CairnServer
 
 QUICKFIX = types.CodeActionKind.QuickFix
@@ -22,24 +23,26 @@ NOUN = {"revert": "revert", "reject": "rejection"}
 def register(server: CairnServer) -> None:
     """Add the code-action handler."""
 
-    @server.feature(
+    @server.handle(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[QUICKFIX, DECISION], resolve_provider=False),
     )
-    def code_action(params: types.CodeActionParams) -> list[types.CodeAction | types.Command]:
+    def code_action(
+        ctx: Context, params: types.CodeActionParams
+    ) -> list[types.CodeAction | types.Command]:
         uri = params.text_document.uri
-        doc = server.documents.get(uri)
+        doc = ctx.document
         entity = None
         if doc is not None and doc.doc is not None:
             start = params.range.start
-            symbol = doc.symbol_at(start.line, start.character)
-            entity = symbol.entity if symbol is not None else None
+            here = doc.entities_at(start.line, start.character)  # the core's rule
+            entity = here[0].entity if here else None
         actions = actions_for(uri, params.context.diagnostics, entity)
         only = params.context.only
         if only:
             # str() of a (str, Enum) member is "CodeActionKind.QuickFix"; compare the values.
             actions = [a for a in actions if any(_kind(a.kind).startswith(_kind(k)) for k in only)]
-        if server.capability("text_document.code_action.code_action_literal_support") is None:
+        if ctx.client.capability("text_document.code_action.code_action_literal_support") is None:
             # An old client that only understands bare commands.
             return [a.command for a in actions if a.command is not None]
         return list(actions)

@@ -17,45 +17,43 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams
 
-from cairn.core.decisions import COMMANDS, InvalidRequest, request_from_command
-from cairn.core.present import clip, short_id
+from cairn.core.decisions import COMMANDS, request_from_command
+from cairn.core.present import clip, history_markdown, short_id
 from cairn.core.project import Project
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import path_uri, uri_path
 from cairn.lsp.drafts_flow import open_draft, record
-from cairn.lsp.render import history_markdown
 from cairn.lsp.server import CairnServer
-from cairn.lsp.stores import StoreUnavailable
 
 
 def register(server: CairnServer) -> None:
-    """Add the five commands."""
+    """Add the five commands. Their errors (a bad request, a store that cannot write)
+    become LSP errors where they are registered (`CairnServer.handle_command`)."""
     for name in COMMANDS:
-        server.command(name)(_decision_handler(server, name))
+        server.handle_command(name)(_decision_handler(name))
 
-    @server.command("cairn.history")
-    async def history(*args: Any) -> dict[str, Any]:
-        from cairn.store.paths import EntityPathError, canonicalise  # loaded on first use
+    @server.handle_command("cairn.history")
+    async def history(ctx: Context, *args: Any) -> dict[str, Any]:
+        from cairn.store.paths import canonicalise  # loaded on first use
 
         options = _one_object("cairn.history", args)
-        project = command_project(server, options)
+        project = command_project(ctx, options)
         raw = options.get("entity")
         if not isinstance(raw, str):  # not str(): 42 or ["a"] must not become an entity
             raise JsonRpcInvalidParams(
                 f"cairn.history: 'entity' must be a string such as users.email, "
                 f"not {type(raw).__name__}"
             )
-        try:
-            entity = canonicalise(raw)
-        except EntityPathError as exc:
-            raise JsonRpcInvalidParams(f"cairn.history: {exc}") from None
-        events = await _store(server, project, lambda s: s.history(entity, include_children=True))
+        entity = canonicalise(raw)
+        events = await ctx.hub.call(
+            project.cairn_dir, lambda s: s.history(entity, include_children=True)
+        )
         markdown = history_markdown(entity, events)
         shown = False
-        if options.get("show") and server.capability("window.show_document.support"):
-            shown = await _show_markdown(server, entity, markdown)
+        if options.get("show") and ctx.client.capability("window.show_document.support"):
+            shown = await _show_markdown(ctx, entity, markdown)
         return {
             "entity": entity,
             "markdown": markdown,
@@ -64,29 +62,16 @@ def register(server: CairnServer) -> None:
         }
 
 
-def _decision_handler(server: CairnServer, command: str) -> Any:
-    async def handler(*args: Any) -> dict[str, Any]:
-        from cairn.store.errors import AmbiguousTarget, StoreError, UnknownEvent, ValidationError
-        from cairn.store.paths import EntityPathError
-
+def _decision_handler(command: str) -> Any:
+    async def handler(ctx: Context, *args: Any) -> dict[str, Any]:
         options = dict(_one_object(command, args))
-        project = command_project(server, options)
+        project = command_project(ctx, options)
         options.pop("uri", None)
-        try:
-            request = request_from_command(command, options)
-        except InvalidRequest as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
+        request = request_from_command(command, options)
         if request.reason is None:
-            context = await _draft_context(server, project, request.supersedes)
-            return await open_draft(server, project, request, context)
-        try:
-            return await record(server, project, request)
-        except (ValidationError, AmbiguousTarget, UnknownEvent, EntityPathError) as exc:
-            raise JsonRpcInvalidParams(f"{command}: {exc}") from None
-        except StoreError as exc:
-            raise JsonRpcInternalError(f"{command}: {exc}") from None
-        except StoreUnavailable as exc:
-            raise JsonRpcInternalError(f"{command}: {exc}") from None
+            context = await _draft_context(ctx, project, request.supersedes)
+            return await open_draft(ctx, project, request, context)
+        return await record(ctx, project, request)
 
     handler.__name__ = command.replace(".", "_")
     return handler
@@ -101,25 +86,25 @@ def _one_object(command: str, args: tuple[Any, ...]) -> Mapping[str, Any]:
     )
 
 
-def command_project(server: CairnServer, options: Mapping[str, Any]) -> Project:
+def command_project(ctx: Context, options: Mapping[str, Any]) -> Project:
     """The project a command writes to: the `uri`'s, else the only one in sight."""
     uri = options.get("uri")
     if uri is not None:
         path = uri_path(uri) if isinstance(uri, str) else None
-        project = server.projects.for_path(path) if path is not None else None
+        project = ctx.projects.for_path(path) if path is not None else None
         if project is None:
             raise JsonRpcInvalidParams(f"{uri!r} is not inside a Cairn project (no .cairn/)")
         return project
-    candidates: dict[Path, Project] = {p.cairn_dir: p for p in server.documents.projects()}
-    for folder in server.workspace.folders.values():
-        path = uri_path(folder.uri)
-        project = server.projects.for_path(path) if path is not None else None
+    candidates: dict[Path, Project] = {p.cairn_dir: p for p in ctx.documents.projects()}
+    for folder_uri in ctx.client.folder_uris():
+        path = uri_path(folder_uri)
+        project = ctx.projects.for_path(path) if path is not None else None
         if project is not None:
             candidates[project.cairn_dir] = project
-    root = server.workspace.root_uri
+    root = ctx.client.root_uri()
     if not candidates and root:
         path = uri_path(root)
-        project = server.projects.for_path(path) if path is not None else None
+        project = ctx.projects.for_path(path) if path is not None else None
         if project is not None:
             candidates[project.cairn_dir] = project
     if len(candidates) == 1:
@@ -130,19 +115,13 @@ def command_project(server: CairnServer, options: Mapping[str, Any]) -> Project:
     raise JsonRpcInvalidParams(f"several Cairn projects are open ({roots}); pass 'uri'")
 
 
-async def _store(server: CairnServer, project: Project, fn: Any) -> Any:
-    try:
-        return await server.hub.call(project.cairn_dir, fn)
-    except StoreUnavailable as exc:
-        raise JsonRpcInternalError(str(exc)) from None
-
-
-async def _draft_context(server: CairnServer, project: Project, target: str | None) -> str:
-    """For a supersede draft: quote the verdict being re-opened."""
+async def _draft_context(ctx: Context, project: Project, target: str | None) -> str:
+    """For a supersede draft: quote the verdict being re-opened (nothing when it cannot
+    be read: the draft still opens, and saving it reports the problem)."""
     if not target:
         return ""
     try:
-        event = await server.hub.call(project.cairn_dir, lambda s: s.store.get(target))
+        event = await ctx.hub.call(project.cairn_dir, lambda s: s.store.get(target))
     except Exception:
         return ""
     return (
@@ -151,7 +130,7 @@ async def _draft_context(server: CairnServer, project: Project, target: str | No
     )
 
 
-async def _show_markdown(server: CairnServer, entity: str, markdown: str) -> bool:
+async def _show_markdown(ctx: Context, entity: str, markdown: str) -> bool:
     """Write the history to a temporary file (never into the repository) and show it."""
     folder = Path(tempfile.gettempdir()) / "cairn-history"
     folder.mkdir(parents=True, exist_ok=True)
@@ -159,10 +138,4 @@ async def _show_markdown(server: CairnServer, entity: str, markdown: str) -> boo
     slug = "".join(c if c.isalnum() or c in "._-" else "_" for c in entity)[:50]
     path = folder / f"{slug}-{digest}.md"
     path.write_text(markdown, encoding="utf-8")
-    try:
-        result = await server.window_show_document_async(
-            types.ShowDocumentParams(uri=path_uri(path), take_focus=True)
-        )
-    except Exception:
-        return False
-    return bool(result and result.success)
+    return await ctx.client.show_document(path_uri(path))

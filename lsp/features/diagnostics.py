@@ -10,23 +10,25 @@ from typing import cast
 
 from lsprotocol import types
 
+from cairn.lsp.context import Context
 from cairn.lsp.server import CairnServer
 
 
 def register(server: CairnServer) -> None:
     """Add the pull-diagnostics handler."""
 
-    @server.feature(
+    @server.handle(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
             identifier="cairn", inter_file_dependencies=True, workspace_diagnostics=False
         ),
     )
-    async def diagnostic(params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
-        doc = server.documents.get(params.text_document.uri)
-        if doc is None:
+    async def diagnostic(
+        ctx: Context, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        if ctx.document is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        analysis = await server.documents.fresh(doc)
+        analysis = await ctx.documents.fresh(ctx.document)
         # The items stay in wire form: the converter writes them as they are.
         items = cast(list[types.Diagnostic], list(analysis.diagnostics))
         return types.RelatedFullDocumentDiagnosticReport(items=items)

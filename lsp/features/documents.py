@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from cairn.lsp.context import Context
 from cairn.lsp.drafts_flow import log_draft
 from cairn.lsp.server import CairnServer
 
@@ -17,22 +18,21 @@ from cairn.lsp.server import CairnServer
 def register(server: CairnServer) -> None:
     """Add the document-sync handlers."""
 
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+    @server.handle(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ctx: Context, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
-        server.documents.open(item.uri, item.text, item.version)
+        ctx.documents.open(item.uri, item.text, item.version)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+    @server.handle(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ctx: Context, params: types.DidChangeTextDocumentParams) -> None:
         document = params.text_document
-        server.documents.change(document.uri, document.version, params.content_changes)
+        ctx.documents.change(document.uri, document.version, params.content_changes)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        server.documents.close(params.text_document.uri)
+    @server.handle(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ctx: Context, params: types.DidCloseTextDocumentParams) -> None:
+        ctx.documents.close(params.text_document.uri)
 
-    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
-    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        doc = server.documents.get(params.text_document.uri)
-        if doc is not None and doc.is_draft:
-            await log_draft(server, doc)
+    @server.handle(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    async def did_save(ctx: Context, params: types.DidSaveTextDocumentParams) -> None:
+        if ctx.document is not None and ctx.document.is_draft:
+            await log_draft(ctx, ctx.document)

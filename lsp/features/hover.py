@@ -16,17 +16,18 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cairn.core.attention import attention, needs_history
-from cairn.lsp.analysis import NEWEST
+from cairn.core.position import has_history, rank
+from cairn.core.present import no_decisions_markdown
+from cairn.core.view import NEWEST, card_markdown, needs_events
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
-from cairn.lsp.render import hover_markdown, no_decisions_markdown, quiet_hover_markdown
 from cairn.lsp.server import CairnServer
 from cairn.lsp.state import OpenDocument
-from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
+    from cairn.core.session import Card, Session
     from cairn.indexer.model import Symbol
-    from cairn.store.model import EntityStatus, Event
+    from cairn.store.model import Event
 
 HOVER_WAIT_S = 2.0
 
@@ -34,12 +35,13 @@ HOVER_WAIT_S = 2.0
 def register(server: CairnServer) -> None:
     """Add the hover handler."""
 
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    async def hover(params: types.HoverParams) -> types.Hover | None:
-        doc = server.documents.get(params.text_document.uri)
+    @server.handle(types.TEXT_DOCUMENT_HOVER, empty=None, name="hover")
+    async def hover(ctx: Context, params: types.HoverParams) -> types.Hover | None:
+        doc = ctx.document
         if doc is None or doc.doc is None or doc.project is None:
             return None
-        symbol = doc.symbol_at(params.position.line, params.position.character)
+        here = doc.entities_at(params.position.line, params.position.character)
+        symbol = here[0] if here else None
         back = _bring_back_at(doc, params.position.line, symbol)
         if symbol is None:
             if back is None:
@@ -47,54 +49,50 @@ def register(server: CairnServer) -> None:
             return types.Hover(
                 contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=back)
             )
-        entity = symbol.entity
-        try:
-            card = await asyncio.wait_for(
-                server.hub.hover_data(doc.project.cairn_dir, entity, NEWEST), HOVER_WAIT_S
-            )
-        except StoreUnavailable as exc:
-            server.log(f"hover: {exc}", types.MessageType.Warning)
-            return None
-        except asyncio.TimeoutError:
-            # The store is catching up behind another process's write lock (an import,
-            # a big merge): an empty hover now beats a frozen editor.
-            server.log(f"hover on {entity}: the log is busy; try again in a moment")
-            return None
-        status = card.status
-        if not status.event_count and not status.rollup:
-            if back is not None:
-                markdown = ""
-            elif not server.settings.hover_no_decisions:
+        cards: dict[str, Card] = {}
+        for one in here:
+            try:
+                cards[one.entity] = await asyncio.wait_for(
+                    ctx.hub.hover_data(doc.project.cairn_dir, one.entity, NEWEST), HOVER_WAIT_S
+                )
+            except asyncio.TimeoutError:
+                # The store is catching up behind another process's write lock (an
+                # import, a big merge): an empty hover now beats a frozen editor.
+                ctx.client.log(f"hover on {one.entity}: the log is busy; try again in a moment")
                 return None
-            else:
-                markdown = no_decisions_markdown(entity)
-        else:
-            newest = list(card.newest)
-            if await _deserves_attention(server, doc.project.cairn_dir, entity, status, newest):
-                markdown = hover_markdown(entity, status, newest)
-            else:
-                markdown = quiet_hover_markdown(entity, status, newest)
+        # The core's rule again, with the cards' statuses (the analysis may be older):
+        # every entity here with history gets its card, the rule's first one on top.
+        here = rank(here, lambda entity: has_history(cards[entity].status))
+        shown = [s for s in here if has_history(cards[s.entity].status)]
+        parts: list[str] = []
+        policy = ctx.settings.attention
+        for one in shown:
+            card = cards[one.entity]
+            events = None
+            if needs_events(card, policy):
+                events = await _history(ctx, doc.project.cairn_dir, one.entity)
+            parts.append(card_markdown(one.entity, card, events, policy))
+        if not parts and back is None:
+            if not ctx.settings.hover_no_decisions:
+                return None
+            parts.append(no_decisions_markdown(here[0].entity))
+        markdown = "\n\n---\n\n".join(parts)
         if back is not None:
             markdown = (back + "\n\n" + markdown).strip()
+        symbol = shown[0] if shown else here[0]
         return types.Hover(
             contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
             range=lsp_range(symbol.name_range),
         )
 
 
-async def _deserves_attention(
-    server: CairnServer, cairn_dir: Path, entity: str, status: EntityStatus, history: list[Event]
-) -> bool:
-    """The quiet rule for one card; the full history only when the rule needs it and
-    the card's newest events may not hold the removal."""
-    policy = server.settings.attention
-    events = history
-    if needs_history(status, policy) and len(history) < status.event_count:
-        try:
-            events = await server.hub.call(cairn_dir, lambda s: s.history(entity))
-        except StoreUnavailable:
-            events = history
-    return bool(attention(status, events, policy))
+async def _history(ctx: Context, cairn_dir: Path, entity: str) -> list[Event]:
+    """An entity's whole history (the quiet rule needs it for a few)."""
+
+    def read(session: Session) -> list[Event]:
+        return session.history(entity)
+
+    return await ctx.hub.call(cairn_dir, read)
 
 
 def _bring_back_at(doc: OpenDocument, line: int, symbol: Symbol | None) -> str | None:

@@ -20,9 +20,10 @@ from functools import partial
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams
 
 from cairn.core.project import Project
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import relative_to, uri_path
 from cairn.lsp.drafts_flow import AGENT
 from cairn.lsp.features.commands import command_project  # one rule for where commands write
@@ -43,15 +44,12 @@ FILTERS = types.FileOperationRegistrationOptions(
 def register(server: CairnServer) -> None:
     """Add the didRenameFiles offer and the `cairn.rename` command."""
 
-    @server.feature(types.WORKSPACE_DID_RENAME_FILES, FILTERS)
-    async def did_rename(params: types.RenameFilesParams) -> None:
-        try:
-            await _offer(server, [(f.old_uri, f.new_uri) for f in params.files])
-        except StoreUnavailable as exc:
-            server.log(f"rename offer: {exc}", types.MessageType.Warning)
+    @server.handle(types.WORKSPACE_DID_RENAME_FILES, FILTERS, empty=None, name="rename offer")
+    async def did_rename(ctx: Context, params: types.RenameFilesParams) -> None:
+        await _offer(ctx, [(f.old_uri, f.new_uri) for f in params.files])
 
-    @server.command("cairn.rename")
-    async def rename(*args: Any) -> dict[str, Any]:
+    @server.handle_command("cairn.rename")
+    async def rename(ctx: Context, *args: Any) -> dict[str, Any]:
         options = _one_object(args)
         unknown = sorted(set(options) - ALLOWED)
         if unknown:
@@ -67,20 +65,20 @@ def register(server: CairnServer) -> None:
             )
         if not isinstance(reason, str | None) or not isinstance(key, str | None):
             raise JsonRpcInvalidParams("cairn.rename: 'reason' and 'key' must be strings")
-        project = command_project(server, options)
-        return await _record(server, project, old, new, reason or _reason(old, new), key or "")
+        project = command_project(ctx, options)
+        return await _record(ctx, project, old, new, reason or _reason(old, new), key or "")
 
 
-async def _offer(server: CairnServer, renamed: list[tuple[str, str]]) -> None:
+async def _offer(ctx: Context, renamed: list[tuple[str, str]]) -> None:
     """Ask once whether to move the history of the renamed paths that have decisions;
     record them on yes."""
     offers: list[tuple[Project, str, str, int]] = []
     for old_uri, new_uri in renamed[:MAX_OFFERED]:
-        found = _paths(server, old_uri, new_uri)
+        found = _paths(ctx, old_uri, new_uri)
         if found is None:
             continue
         project, old, new = found
-        count = await server.hub.call(project.cairn_dir, partial(_decisions, path=old))
+        count = await ctx.hub.call(project.cairn_dir, partial(_decisions, path=old))
         if count:  # nothing to carry: no question to ask
             offers.append((project, old, new, count))
     if not offers:
@@ -94,32 +92,27 @@ async def _offer(server: CairnServer, renamed: list[tuple[str, str]]) -> None:
         more = f" and {len(offers) - 3} more" if len(offers) > 3 else ""
         message = f"Cairn: {len(offers)} renamed paths have decisions ({listed}{more}). "
         message += "Move their history?"
-    answer = await server.window_show_message_request_async(
-        types.ShowMessageRequestParams(
-            type=types.MessageType.Info,
-            message=message,
-            actions=[types.MessageActionItem(title=MOVE), types.MessageActionItem(title=NOT_NOW)],
-        )
-    )
-    if answer is None or answer.title != MOVE:
+    if await ctx.client.ask(message, [MOVE, NOT_NOW]) != MOVE:
         return
+    from cairn.store.errors import StoreError  # loaded on first use
+
     for project, old, new, _ in offers:
         try:
-            await _record(server, project, old, new, _reason(old, new))
-        except (JsonRpcInvalidParams, JsonRpcInternalError) as exc:
-            server.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Error, message=f"Cairn: {exc}")
-            )
+            await _record(ctx, project, old, new, _reason(old, new))
+        except (ValueError, StoreUnavailable, StoreError) as exc:
+            # A notification has no response to carry the error: the person is told,
+            # and the other renames are still recorded.
+            ctx.client.show(f"Cairn: cairn.rename: {exc}", types.MessageType.Error)
 
 
-def _paths(server: CairnServer, old_uri: str, new_uri: str) -> tuple[Project, str, str] | None:
+def _paths(ctx: Context, old_uri: str, new_uri: str) -> tuple[Project, str, str] | None:
     """The project and the two project-relative paths of one rename, or None when it is
     not one entity's new name (another scheme, outside a project, across projects)."""
     old_path, new_path = uri_path(old_uri), uri_path(new_uri)
     if old_path is None or new_path is None:
         return None
-    project = server.projects.for_path(new_path)
-    if project is None or server.projects.for_path(old_path.parent) != project:
+    project = ctx.projects.for_path(new_path)
+    if project is None or ctx.projects.for_path(old_path.parent) != project:
         return None
     old = relative_to(old_path, project.root)
     new = relative_to(new_path, project.root)
@@ -140,19 +133,12 @@ def _decisions(session: Any, *, path: str) -> int:
 
 
 async def _record(
-    server: CairnServer, project: Project, old: str, new: str, reason: str, key: str = ""
+    ctx: Context, project: Project, old: str, new: str, reason: str, key: str = ""
 ) -> dict[str, Any]:
-    from cairn.store.errors import StoreError
-
-    try:
-        events = await server.hub.write(
-            project.cairn_dir, lambda s: s.record_rename(old, new, reason, agent=AGENT, key=key)
-        )
-    except ValueError as exc:  # EntityPathError, ValidationError
-        raise JsonRpcInvalidParams(f"cairn.rename: {exc}") from None
-    except (StoreError, StoreUnavailable) as exc:
-        raise JsonRpcInternalError(f"cairn.rename: {exc}") from None
-    server.documents.refresh({project.cairn_dir})
+    events = await ctx.hub.write(
+        project.cairn_dir, lambda s: s.record_rename(old, new, reason, agent=AGENT, key=key)
+    )
+    ctx.documents.refresh({project.cairn_dir})
     return {"events": [e.to_dict() for e in events]}
 
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cairn.core.limits import MAX_FILE_BYTES
 from cairn.core.present import clip, day
 from cairn.core.project import Project
 from cairn.indexer import index_text
+from cairn.limits import MAX_FILE_BYTES
+from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range, path_uri, uri_path
 from cairn.lsp.server import CairnServer
-from cairn.lsp.stores import StoreUnavailable
 
 if TYPE_CHECKING:
     from cairn.indexer.model import Symbol
@@ -46,30 +46,24 @@ ORIGIN = types.Range(
 def register(server: CairnServer) -> None:
     """Add the workspace-symbol handler."""
 
-    @server.feature(types.WORKSPACE_SYMBOL)
+    @server.handle(types.WORKSPACE_SYMBOL, empty=[], name="search")
     async def workspace_symbol(
-        params: types.WorkspaceSymbolParams,
+        ctx: Context, params: types.WorkspaceSymbolParams
     ) -> list[types.SymbolInformation]:
         query = params.query.strip()
         if not query:
             return []
         out: list[types.SymbolInformation] = []
-        for project in projects_in_sight(server):
-            try:
-                hits = await server.hub.call(
-                    project.cairn_dir, lambda s: s.store.search(query, limit=LIMIT)
-                )
-            except StoreUnavailable as exc:
-                server.log(f"search: {exc}", types.MessageType.Warning)
-                continue
-            except Exception as exc:  # FTS5 syntax errors in a half-typed query
-                server.log(f"search {query!r}: {exc}")
-                continue
+        for project in projects_in_sight(ctx):
+            # A half-typed query FTS5 cannot parse is a store error: no hits (logged).
+            hits = await ctx.hub.call(
+                project.cairn_dir, lambda s: s.store.search(query, limit=LIMIT)
+            )
             located: dict[str, types.Location] = {}
             for hit in hits:
                 event = hit.event
                 if event.entity not in located:
-                    located[event.entity] = locate(server, project, event.entity)
+                    located[event.entity] = locate(ctx, project, event.entity)
                 out.append(
                     types.SymbolInformation(
                         name=f"{event.entity} · {event.type} {day(event.when)}",
@@ -81,25 +75,26 @@ def register(server: CairnServer) -> None:
         return out[:LIMIT]
 
 
-def projects_in_sight(server: CairnServer) -> list[Project]:
+def projects_in_sight(ctx: Context) -> list[Project]:
     """Projects of the workspace folders and of the open documents."""
     found: dict[Path, Project] = {}
-    uris = [f.uri for f in server.workspace.folders.values()]
-    if server.workspace.root_uri:
-        uris.append(server.workspace.root_uri)
+    uris = ctx.client.folder_uris()
+    root = ctx.client.root_uri()
+    if root:
+        uris.append(root)
     for uri in uris:
         path = uri_path(uri)
-        project = server.projects.for_path(path) if path is not None else None
+        project = ctx.projects.for_path(path) if path is not None else None
         if project is not None:
             found.setdefault(project.cairn_dir, project)
-    for project in server.documents.projects():
+    for project in ctx.documents.projects():
         found.setdefault(project.cairn_dir, project)
     return list(found.values())
 
 
-def locate(server: CairnServer, project: Project, entity: str) -> types.Location:
+def locate(ctx: Context, project: Project, entity: str) -> types.Location:
     """Where the entity is defined, as well as can be told without a full scan."""
-    for doc in server.documents:
+    for doc in ctx.documents:
         if doc.project != project or not doc.fresh:
             continue
         for symbol in doc.analysis.symbols:

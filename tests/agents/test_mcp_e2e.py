@@ -73,7 +73,7 @@ async def test_why_search_check_and_the_resource_answer_from_the_store(project: 
     assert text.startswith("users.email_verified: reverted (2 events)\n")
     assert f"{short_id(verdict)}: {REVERT_REASON}" in text
     assert "prior attempts: 1 reverted" in text
-    assert "deps/stripe: rejected (1 events)" in text
+    assert "deps/stripe: rejected (1 event)" in text  # one event, not "1 events"
     assert "reject of “stripe-python v1 client”" in text
     assert text.endswith("no decisions recorded on: orders.total")
     data = why.structured_content

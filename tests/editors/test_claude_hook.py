@@ -159,12 +159,19 @@ def test_files_outside_a_project_pass(tmp_path: Path) -> None:
     assert (proc.returncode, proc.stderr) == (0, "")
 
 
-def test_broken_input_and_a_missing_cairn_are_non_blocking_errors(project: Path) -> None:
+def test_broken_input_and_a_missing_cairn_block_unless_failing_open_was_chosen(
+    project: Path,
+) -> None:
+    # the gate fails closed (issue 35): what it cannot judge is blocked, with why
     broken = run_hook("{not json")
-    assert broken.returncode == 1 and "invalid hook input" in broken.stderr
+    assert broken.returncode == 2 and "invalid hook input" in broken.stderr
     data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
     missing = run_hook(data, env={"CAIRN_BIN": str(project / "no-cairn-here")})
-    assert missing.returncode == 1 and "check did not run" in missing.stderr
+    assert missing.returncode == 2 and "check did not run" in missing.stderr
+    opted = run_hook(
+        data, env={"CAIRN_BIN": str(project / "no-cairn-here"), "CAIRN_HOOK_FAIL_OPEN": "1"}
+    )
+    assert opted.returncode == 1 and "edit not checked" in opted.stderr
 
 
 def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
@@ -175,5 +182,7 @@ def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
     fake.chmod(0o755)
     data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
     proc = run_hook(data, env={"CAIRN_BIN": str(fake)})
-    assert proc.returncode == 1
-    assert "edit not checked: cairn: error: cannot read the decision log: locked" in proc.stderr
+    assert proc.returncode == 2
+    assert "could not be checked: cairn: error: cannot read the decision log: locked" in (
+        proc.stderr
+    )

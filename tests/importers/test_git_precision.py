@@ -344,3 +344,57 @@ def test_a_manifest_with_two_thousand_dependencies_and_a_licence_in_every_file_i
     git(project, "add", "-A")
     code, report = check_diff(project)
     assert code == 0, blocking(report)
+
+
+GUIDE = """\
+# Panels
+
+Use of FieldRowPanel helps reduce the snow-blindness of seeing many fields at once.
+
+By default the row is divided into equal-width columns, overridden by col class names.
+Classes col1 to col12 set how many of the twelve grid columns each child spans.
+
+## Children
+"""
+
+
+def test_a_hand_made_revert_that_only_puts_lines_back_is_a_re_removal_print(
+    project: Path,
+) -> None:
+    commit(project, "Guide", "2024-01-01T10:00:00Z", {"docs/panels.md": GUIDE})
+    trimmed = "".join(line for line in GUIDE.splitlines(True) if "col" not in line)
+    commit(project, "Trim the panels guide", "2024-01-02T10:00:00Z", {"docs/panels.md": trimmed})
+    # Put back by hand, with a heading reworded: no blob matches, only the message says.
+    restored = GUIDE.replace("## Children", "## Child panels")
+    commit(
+        project,
+        "Revert FieldRowPanel documentation removal, clarifying differences",
+        "2024-01-03T10:00:00Z",
+        {"docs/panels.md": restored},
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "docs/panels.md"
+    assert event.metadata["fingerprint"].count("+") == 3  # the lines it put back
+    # Trimming the guide again takes out what the revert put back: caught.
+    (project / "docs" / "panels.md").write_text(trimmed.replace("## Children", "## Child panels"))
+    code, report = check_diff(project)
+    assert code == 1
+    assert "takes out again 2 of the 3 lines" in blocking(report)[0]["message"]
+
+
+def test_a_module_swapped_back_in_the_imports_is_the_change(project: Path) -> None:
+    files = {f"search/backends/{name}.py": f"from modelsearch.backends.{name} import *\n"
+             for name in ("base", "database", "elastic")}  # fmt: skip
+    commit(project, "Search", "2024-01-01T10:00:00Z", files)
+    swapped = {p: t.replace("modelsearch", "wagtailmodelsearch") for p, t in files.items()}
+    commit(project, "Temporarily use wagtailmodelsearch package", "2024-01-02T10:00:00Z", swapped)
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)
+    assert len(events) == 3 and all(e.metadata.get("fingerprint") for e in events)
+    assert not [e for e in events if e.metadata.get("significance")]  # a decision
+    git(project, "revert", "--no-commit", "HEAD")  # the swap, again
+    code, report = check_diff(project)
+    assert code == 1
+    assert "brings back 3 of the 3 lines" in blocking(report)[0]["message"]

@@ -43,13 +43,13 @@ def test_python_settings_and_class_constants() -> None:
         ("net/settings.py::CACHE_TTL", "constant", "introduce"),
         ("net/settings.py::SECRET", "constant", "introduce"),
         ("net/settings.py::Interface.IFACE_FF_EXTREME_SS", "constant", "introduce"),
-        ("net/settings.py::Interface.name", "constant", "introduce"),
     ]
     version = one(symbols, "net/settings.py::VERSION")
     assert version.name_range == span(SETTINGS, "VERSION")
     assert version.range == span(SETTINGS, "VERSION = '1.1.0'")
-    # the Django field is still its column too
+    # a lower-case class attribute is a field: the Django field is its column, not a constant
     assert one(symbols, "net_interface.name").kind == "column"
+    assert "net/settings.py::Interface.name" not in {s.entity for s in symbols}
     assert "net/settings.py::configure.TIMEOUT" not in {s.entity for s in symbols}
 
 
@@ -86,3 +86,18 @@ def test_editing_a_constant_reindexes_it() -> None:
     names = {s.entity for s in doc.symbols}
     assert "net/settings.py::RELEASE" in names and "net/settings.py::VERSION" not in names
     assert doc.symbols == index_text(doc.text, "net/settings.py")
+
+
+def test_sqlalchemy2_mapped_fields_are_columns_not_constants() -> None:
+    text = (
+        "class User(Base):\n"
+        '    __tablename__ = "users"\n'
+        '    KINDS = ("a", "b")\n'
+        "    email_verified: Mapped[bool] = mapped_column(default=False)\n"
+        "    nickname = 'x'\n"
+    )
+    symbols = index_text(text, "app/models.py")
+    at_field = [s for s in symbols if s.name_range == span(text, "email_verified")]
+    assert [(s.entity, s.kind) for s in at_field] == [("users.email_verified", "column")]
+    constants = [e[0] for e in entities(symbols) if e[1] == "constant"]
+    assert constants == ["app/models.py::User.KINDS"]

@@ -1,4 +1,5 @@
-"""Building symbols pauses the cyclic collector and always gives it back as it was."""
+"""Building symbols leaves the cyclic collector as it found it (the indexer no longer
+pauses it: that bought ~5% of an index, under the 20% a speed trick must pay)."""
 
 from __future__ import annotations
 
@@ -18,18 +19,3 @@ def test_symbols_leave_the_collector_as_they_found_it(enabled: bool) -> None:
     doc = Document("b.py", "class B:\n    pass\n")
     assert [s.entity for s in doc.symbols] == ["b.py::B"]
     assert gc.isenabled() is enabled
-
-
-@pytest.mark.usefixtures("collector_state")
-def test_a_failing_index_gives_the_collector_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    gc.enable()
-    doc = Document("c.py", "def c():\n    pass\n")
-
-    def broken() -> list[object]:
-        assert not gc.isenabled()  # paused while symbols are built
-        raise RuntimeError("resolver bug")
-
-    monkeypatch.setattr(doc, "_index", broken)
-    with pytest.raises(RuntimeError):
-        doc.symbols  # noqa: B018 - the property is what is tested
-    assert gc.isenabled()

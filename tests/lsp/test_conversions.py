@@ -19,8 +19,7 @@ from cairn.lsp.conversions import (
     to_diagnostic,
     wire_diagnostics,
 )
-from cairn.lsp.wire import diagnostic as wire_diagnostic
-from cairn.lsp.wire import notification, publish_params
+from cairn.lsp.conversions import diagnostic as wire_diagnostic
 from cairn.store.model import EntityStatus, Event, EventType, Status
 
 RANGE = Range(2, 4, 2, 18)
@@ -91,13 +90,19 @@ def varied_findings() -> list[Finding]:
 
 @pytest.mark.parametrize("version", [7, 0, None])
 def test_the_wire_publish_is_byte_for_byte_the_lsprotocol_one(version: int | None) -> None:
-    """The server publishes params built as dicts (`cairn.lsp.wire`); they must be the
-    very bytes lsprotocol's objects through pygls' converter (ours and cattrs' generic
-    one) write, key order included."""
+    """The server publishes params whose diagnostics are the analysis' wire dicts
+    (`conversions.diagnostic`); through its converter they must be the very bytes
+    lsprotocol's objects write (ours and cattrs' generic converter), key order included."""
     found = varied_findings()
     uri = "file:///w/db/1.sql"
-    fast = orjson.dumps(
-        notification(PUBLISH, publish_params(uri, [wire_diagnostic(f) for f in found], version))
+    wired = types.PublishDiagnosticsNotification(
+        method=PUBLISH,
+        params=types.PublishDiagnosticsParams(
+            uri=uri,
+            diagnostics=[wire_diagnostic(f) for f in found],  # type: ignore[misc]
+            version=version,
+        ),
+        jsonrpc="2.0",
     )
     message = types.PublishDiagnosticsNotification(
         method=PUBLISH,
@@ -106,6 +111,7 @@ def test_the_wire_publish_is_byte_for_byte_the_lsprotocol_one(version: int | Non
         ),
         jsonrpc="2.0",
     )
+    fast = orjson.dumps(converter().unstructure(wired))
     assert fast == orjson.dumps(converter().unstructure(message))
     assert fast == orjson.dumps(default_converter().unstructure(message))
     assert len(json.loads(fast)["params"]["diagnostics"]) == len(found) > 6

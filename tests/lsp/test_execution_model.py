@@ -15,7 +15,7 @@ import pytest
 from lsp_helpers import make_sample
 
 from cairn.lsp.scheduling import Scheduler, Worker
-from cairn.lsp.server import StdinReader
+from cairn.lsp.transport import StdinReader
 from cairn.testing.editor import Editor
 
 

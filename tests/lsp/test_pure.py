@@ -17,8 +17,8 @@ from cairn.core.decisions import (
     request_from_command,
 )
 from cairn.core.findings import Severity
+from cairn.core.present import hover_markdown, lens_title, rollup_line
 from cairn.lsp.features.code_actions import actions_for
-from cairn.lsp.render import hover_markdown, lens_title, rollup_line
 from cairn.lsp.settings import Settings
 from cairn.store import EntityStatus, Event, EventType, Review, Status
 
@@ -125,6 +125,12 @@ def test_lens_title_and_rollup_line() -> None:
     assert lens_title(status) == "3 decisions · reverted 2026-03-05"
     assert lens_title(EntityStatus("x", Status.ACTIVE, event_count=1)) == "1 decision"
     assert rollup_line("t", {}) == "Columns: no decisions"
+    # a class's children are its members, a file's its symbols: no "Columns" (issue 29.8)
+    members = {"app/s3.py::Client.upload": Status.REVERTED, "app/s3.py::Client.MAX": Status.ACTIVE}
+    assert rollup_line("app/s3.py::Client", members) == "Members: 1 reverted (upload) · 1 active"
+    in_file = {"app/s3.py::upload": Status.REJECTED}
+    assert rollup_line("app/s3.py", in_file) == "Symbols: 1 rejected (upload)"
+    assert rollup_line("users", {"users.email": Status.REVERTED}) == "Columns: 1 reverted (email)"
 
 
 def test_draft_renders_and_parses_back() -> None:

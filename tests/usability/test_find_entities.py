@@ -136,3 +136,25 @@ def test_listing_attempts_that_are_not_entities_point_at_ls(app: Path) -> None:
         proc = cairn(app, *args)
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1, (args, proc.stderr)
         assert "`cairn ls`" in proc.stderr, args
+
+
+def test_a_file_name_suggests_the_module_before_its_tests(app: Path) -> None:
+    (app / "storage").mkdir()
+    (app / "storage" / "s3.py").write_text("def upload(key):\n    return key\n")
+    (app / "tests").mkdir(exist_ok=True)
+    (app / "tests" / "test_s3.py").write_text(
+        "from storage import s3\n\n\ndef test_s3_upload():\n    s3.upload('k')\n"
+    )
+    proc = cairn(app, "status", "s3.py", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["did_you_mean"] == ["storage/s3.py", "storage/s3.py::upload"]
+
+
+def test_ls_without_a_trailing_slash_finds_the_folder(app: Path) -> None:
+    ok(app, "log", "storage/s3.py::upload", "modify", "-r", "multipart above 8 MB")
+    ok(app, "revert", "storage", "-r", "a table named like the folder")
+    listed = [r["entity"] for r in json.loads(ok(app, "ls", "storage", "--json"))]
+    assert listed == ["storage", "storage/s3.py::upload"]
+    assert [r["entity"] for r in json.loads(ok(app, "ls", "storage/", "--json"))] == [
+        "storage/s3.py::upload"
+    ]

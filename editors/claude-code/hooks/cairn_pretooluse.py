@@ -4,8 +4,14 @@
 Claude Code passes the tool call as JSON on stdin. For Write, Edit and MultiEdit this
 computes the file's content after the edit, runs `cairn check --stdin-filename` on it
 (only the lines the edit changes count), and exits 2 with the recorded reasoning on
-stderr when the check fails, which blocks the call and shows Claude why. Anything else
-(other tools, files outside a Cairn project, an edit that would not apply) passes.
+stderr when the check fails, which blocks the call and shows Claude why. Other tools,
+files outside a Cairn project and an edit that would not apply pass.
+
+The gate fails closed: input it cannot read (not a JSON object, not UTF-8, a path with
+a NUL or a lone surrogate), a file it must not read (a FIFO, a device, one over the
+size limit), a check that cannot run or times out: each blocks with one line saying
+what to fix (exit 2), unless CAIRN_HOOK_FAIL_OPEN=1 says to let such edits through
+(then exit 1: Claude Code shows the message and goes on).
 Standard library only, so it runs with whatever `python3` is on PATH; CAIRN_BIN names
 the `cairn` executable when it is not on PATH.
 """
@@ -15,13 +21,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
-CHECK_TIMEOUT_S = 30
+# Under the 30 s hooks.json gives this hook: past it Claude Code lets the edit through,
+# so the hook must give its own verdict (blocked: not checked in time) before then.
+CHECK_TIMEOUT_S = 25
+MAX_FILE_BYTES = 4_000_000  # cairn.limits.MAX_FILE_BYTES (this file imports no Cairn)
+FAIL_OPEN_ENV = "CAIRN_HOOK_FAIL_OPEN"
+
+
+class Refused(Exception):
+    """The hook cannot judge this call; the message says why and what to do."""
+
+
 # `cairn check` errors that mean "no decision log governs this file", not a failure.
 NOT_OURS = ("not inside a Cairn project", "is outside the project")
 
@@ -34,28 +51,71 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool) -> str | None:
 
 
 def new_content(tool: str, args: dict[str, Any], path: Path) -> str | None:
-    """The file's content after the tool call, or None when it cannot be known."""
+    """The file's content after the tool call, or None when the edit would not apply
+    (Claude Code refuses it itself). Refused for a file that must not be read."""
     if tool == "Write":
         content = args.get("content")
-        return content if isinstance(content, str) else None
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        if not isinstance(content, str):
+            raise Refused("tool_input.content is not a string")
+        return content
+    text = read_current(path)
+    if text is None:
         return None
     edits = args.get("edits") if tool == "MultiEdit" else [args]
     if not isinstance(edits, list):
-        return None
+        raise Refused("tool_input.edits is not a list")
     for edit in edits:
         if not isinstance(edit, dict):
-            return None
+            raise Refused("an edit in tool_input.edits is not an object")
         old, new = edit.get("old_string"), edit.get("new_string")
         if not isinstance(old, str) or not isinstance(new, str):
-            return None
+            raise Refused("an edit's old_string or new_string is not a string")
         result = apply_edit(text, old, new, bool(edit.get("replace_all")))
         if result is None:
             return None
         text = result
     return text
+
+
+def read_current(path: Path) -> str | None:
+    """The file as it is (None when it does not exist: the edit cannot apply). A FIFO
+    would never end and a device never stops, so only a regular file is opened, and no
+    more than the size limit is read."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise Refused(f"{path} is not a regular file (a FIFO, a device or a folder)")
+    if info.st_size > MAX_FILE_BYTES:
+        raise Refused(f"{path} is over the {MAX_FILE_BYTES:,}-byte limit Cairn checks")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped since the stat
+                raise Refused(f"{path} is not a regular file")
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise Refused(f"{path} is over the {MAX_FILE_BYTES:,}-byte limit Cairn checks")
+    # bytes that are not UTF-8 survive the edit unchanged and go back to bytes as they were
+    return data.decode("utf-8", "surrogateescape")
+
+
+def clean_text(value: object, what: str) -> str:
+    """`value` as text an OS call and UTF-8 can take (no NUL, no lone surrogate)."""
+    if not isinstance(value, str) or not value:
+        raise Refused(f"{what} is missing or not a string")
+    if "\0" in value:
+        raise Refused(f"{what} holds a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(f"{what} holds a lone surrogate, which no file name can") from None
+    return value
 
 
 def explain(report: dict[str, Any]) -> str:
@@ -78,52 +138,82 @@ def explain(report: dict[str, Any]) -> str:
 
 
 def main() -> int:
-    """Exit 0 to allow, 2 to block (stderr goes to Claude), 1 for a hook problem."""
+    """Exit 0 to allow, 2 to block (stderr goes to Claude); what the hook cannot judge
+    blocks too (exit 2), or passes with a message (exit 1) when the user opted in."""
     try:
-        payload = json.loads(sys.stdin.read() or "{}")
-    except json.JSONDecodeError as exc:
-        print(f"cairn hook: invalid hook input: {exc}", file=sys.stderr)
+        return judge(sys.stdin.buffer.read())
+    except Refused as exc:
+        reason = str(exc)
+    except Exception as exc:  # the gate fails closed whatever went wrong
+        reason = f"the hook failed: {type(exc).__name__}: {exc}"
+    reason = " ".join(reason.split())  # one line, whatever the cause held
+    if os.environ.get(FAIL_OPEN_ENV) == "1":
+        print(f"cairn hook: edit not checked: {reason}", file=sys.stderr)
         return 1
+    print(
+        f"cairn hook: edit blocked, it could not be checked: {reason}. Fix that, or set "
+        f"{FAIL_OPEN_ENV}=1 to let unchecked edits through",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def judge(raw: bytes) -> int:
+    """The verdict on one hook payload; Refused when it cannot be judged."""
+    try:
+        payload = json.loads(raw.decode("utf-8") or "{}")
+    except UnicodeDecodeError:
+        raise Refused("the hook input is not UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise Refused(f"invalid hook input: {exc}") from None
+    if not isinstance(payload, dict):
+        raise Refused(f"the hook input is a JSON {type(payload).__name__}, not an object")
     tool = payload.get("tool_name")
-    args = payload.get("tool_input") or {}
-    if tool not in EDIT_TOOLS or not isinstance(args, dict):
+    if tool not in EDIT_TOOLS:
         return 0
-    raw_path = args.get("file_path")
-    if not isinstance(raw_path, str) or not raw_path:
-        return 0
-    cwd = Path(payload.get("cwd") or os.getcwd())
+    args = payload.get("tool_input")
+    if not isinstance(args, dict):
+        raise Refused("tool_input is not an object")
+    raw_path = clean_text(args.get("file_path"), "tool_input.file_path")
+    raw_cwd = payload.get("cwd")
+    cwd = Path(clean_text(raw_cwd, "cwd")) if raw_cwd is not None else Path.cwd()
     path = Path(raw_path) if Path(raw_path).is_absolute() else cwd / raw_path
     content = new_content(tool, args, path)
     if content is None:
         return 0
+    try:
+        data = content.encode("utf-8", "surrogateescape")  # (a file's own bytes, as read)
+    except UnicodeEncodeError:
+        raise Refused("the new content holds a lone surrogate, which UTF-8 cannot") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise Refused(
+            f"the new content of {path} is {len(data):,} bytes, over the "
+            f"{MAX_FILE_BYTES:,}-byte limit Cairn checks"
+        )
     cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
     if not cairn:
-        print("cairn hook: `cairn` is not on PATH; edit not checked", file=sys.stderr)
-        return 1
+        raise Refused("`cairn` is not on PATH (or set CAIRN_BIN)")
     # Project discovery walks up from the file's folder, like the language server's.
     folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
     try:
         proc = subprocess.run(
             [cairn, "check", "--json", f"--stdin-filename={path}"],
-            input=content.encode("utf-8"),
+            input=data,
             cwd=folder,
             capture_output=True,
             timeout=CHECK_TIMEOUT_S,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        print(f"cairn hook: check did not run: {exc}", file=sys.stderr)
-        return 1
+    except subprocess.TimeoutExpired:
+        raise Refused(f"the check took over {CHECK_TIMEOUT_S} s") from None
+    except OSError as exc:
+        raise Refused(f"check did not run: {exc}") from None
     if proc.returncode == 0:
         return 0
     stderr = proc.stderr.decode("utf-8", errors="replace").strip()
-    if proc.returncode == 2:
-        if any(marker in stderr for marker in NOT_OURS):
-            return 0  # no decision log governs this file: nothing to enforce
-        print(f"cairn hook: edit not checked: {stderr}", file=sys.stderr)
-        return 1
+    if proc.returncode == 2 and any(marker in stderr for marker in NOT_OURS):
+        return 0  # no decision log governs this file: nothing to enforce
     if proc.returncode != 1:
-        print(f"cairn hook: check failed: {stderr}", file=sys.stderr)
-        return 1
+        raise Refused(stderr.splitlines()[-1] if stderr else f"check exited {proc.returncode}")
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
