@@ -37,6 +37,8 @@ The repositories come from local mirrors (no network): `--mirror-root` holds
 
 Usage:
   python bench/recall.py [--repo wagtail/wagtail] [--limit 20] [--ordinary 40] [--json out]
+  python bench/recall.py --precision [--work DIR]   # labelled verdict precision
+                                                    # (bench/precision.py)
 """
 
 from __future__ import annotations
@@ -553,10 +555,31 @@ def main() -> None:
         help="keep the log and the import figures of an earlier run of this commit",
     )
     ap.add_argument("--rescore", type=Path, help="re-classify the cases of an earlier --json")
+    ap.add_argument(
+        "--precision",
+        action="store_true",
+        help="label shares of a fixed draw of the imported verdicts (bench/precision.py); "
+        "imports first where --work holds no log",
+    )
     args = ap.parse_args()
     results = []
     if args.rescore:
         print_table(rescore(args.rescore, args.work))
+        return
+    if args.precision:
+        import precision
+
+        rows = []
+        for name, commit, _eco in REPOS:
+            if args.repo and name not in args.repo:
+                continue
+            work = args.work / name.replace("/", "+")
+            log = work / ".cairn" / "decisions.jsonl"
+            if not log.exists():
+                prepare(args.mirror_root / name.replace("/", "+") / "repo", work, commit)
+                run_import(work)
+            rows.append(precision.report(name, log))
+        precision.print_report(rows)
         return
     for name, commit, _eco in REPOS:
         if args.repo and name not in args.repo:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import absolute, added_dates, added_messages, file_author, file_date
+from cairn.importers.dates import added_commits, commit_reason, dated, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 from cairn.importers.sql import changes_to_proposed, relative
 from cairn.store.paths import EntityPathError, column_path, table_path
@@ -471,8 +471,8 @@ def import_alembic(
     if not revisions:
         raise SourceError(f"{versions}: no Alembic revision files found")
     ordered, graph_notes = order_revisions(revisions)
-    dates = added_dates([r.path for r in ordered])
-    messages = added_messages([r.path for r in ordered])
+    added = added_commits([r.path for r in ordered])
+    dates = dated(added)
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -489,8 +489,9 @@ def import_alembic(
                 changes,
                 source=SOURCE,
                 rel=rel,
-                reasoning=messages.get(absolute(rev.path))
-                or f"Alembic revision {rev.revision}: {rev.message}",
+                reasoning=commit_reason(
+                    added, rev.path, f"Alembic revision {rev.revision}: {rev.message}"
+                ),
                 occurred_at=when,
                 extra={
                     "revision": rev.revision,

@@ -43,47 +43,79 @@ def _by_root(paths: list[Path]) -> dict[Path, dict[str, Path]]:
     }
 
 
-def _adding_commits(root: Path, wanted: dict[str, Path]) -> dict[Path, Commit]:
-    """Absolute path -> the commit that added it, from one `git log` over their folders
-    (read as `cairn import git` reads history: NUL-separated, messages by length)."""
-    folders = sorted({str(Path(w).parent) for w in wanted})
-    try:
-        commits = log_commits(root, "--reverse", "--diff-filter=A", "--", *folders)
-    except SourceError:
-        return {}
+MAX_MOVES = 4  # moves of a file followed back to the commit that wrote it
+
+
+def added_commits(paths: list[Path]) -> dict[Path, Commit]:
+    """Absolute path -> the commit that first added it (the one place for this rule):
+    its date and author date the file, its message is every migration importer's reason.
+
+    A file moved into its folder (`git mv`, a package renamed) counts from the commit
+    that wrote it, followed back through at most MAX_MOVES moves: the move's message
+    ("Move wagtail.core to wagtail") says nothing about why the migration exists.
+    Within a folder git's default rename detection hid the file's addition altogether
+    (an `unknown` author where git knows one), so additions are read without it and
+    moves looked for explicitly. A few `git` calls per work tree, whatever the number
+    of files.
+    """
     found: dict[Path, Commit] = {}
-    for commit in commits:
-        for change in commit.changes:
-            path = wanted.get(change.path)
-            if path is not None and path not in found:
-                found[path] = commit
+    for root, wanted in _by_root(paths).items():
+        for rel, commit in _first_added(root, set(wanted), MAX_MOVES).items():
+            found[wanted[rel]] = commit
     return found
 
 
+def _first_added(root: Path, rels: set[str], moves: int) -> dict[str, Commit]:
+    """Repository-relative path -> the commit that wrote it, moves followed."""
+    if not rels:
+        return {}
+    folders = sorted({str(Path(r).parent) for r in rels})
+    try:
+        commits = log_commits(root, "--reverse", "--no-renames", "--diff-filter=A", "--", *folders)
+    except SourceError:
+        return {}
+    commit_of: dict[str, Commit] = {}
+    for commit in commits:
+        for change in commit.changes:
+            if change.path in rels and change.path not in commit_of:
+                commit_of[change.path] = commit
+    if moves <= 0 or not commit_of:
+        return commit_of
+    # Which of those additions were moves: the adding commits again, with rename
+    # detection over the whole commit (the old path may be anywhere).
+    shas = sorted({c.sha for c in commit_of.values()})
+    try:
+        shown = log_commits(root, "--no-walk", "-M", "-l50000", "--diff-filter=R", *shas)
+    except SourceError:
+        return commit_of
+    moved: dict[str, str] = {}  # new path -> old path
+    for commit in shown:
+        for change in commit.changes:
+            adder = commit_of.get(change.path)
+            if change.old_path and adder is not None and adder.sha == commit.sha:
+                moved[change.path] = change.old_path
+    earlier = _first_added(root, set(moved.values()), moves - 1)
+    for new, old in moved.items():
+        if old in earlier:
+            commit_of[new] = earlier[old]
+    return commit_of
+
+
+def dated(added: dict[Path, Commit]) -> dict[Path, tuple[str, str]]:
+    """path -> (date, author), what `file_date` and `file_author` read."""
+    return {p: (c.date, c.author) for p, c in added.items()}
+
+
 def added_dates(paths: list[Path]) -> dict[Path, tuple[str, str]]:
-    """Absolute path -> (committer date in UTC ISO, author) of the commit that added it.
-
-    One `git log` per work tree, not one per file: a thousand migrations date in one go.
-    """
-    dates: dict[Path, tuple[str, str]] = {}
-    for root, wanted in _by_root(paths).items():
-        for path, commit in _adding_commits(root, wanted).items():
-            dates[path] = (commit.date, commit.author)
-    return dates
+    """Absolute path -> (committer date in UTC ISO, author) of the commit that added it."""
+    return dated(added_commits(paths))
 
 
-def added_messages(paths: list[Path]) -> dict[Path, str]:
-    """Absolute path -> the message of the commit that added it (subject and body): the
-    reason a migration was written, where people actually wrote it down.
-
-    One `git log` per work tree whatever the number of files.
-    """
-    messages: dict[Path, str] = {}
-    for root, wanted in _by_root(paths).items():
-        for path, commit in _adding_commits(root, wanted).items():
-            if commit.message:
-                messages[path] = commit.message
-    return messages
+def commit_reason(added: dict[Path, Commit], path: Path, fallback: str) -> str:
+    """Why a migration was written: the subject and body of the commit that added it
+    (where people write why; the file's name only says what), else `fallback`."""
+    found = added.get(absolute(path))
+    return found.message if found is not None and found.message else fallback
 
 
 def file_date(path: Path, git_dates: dict[Path, tuple[str, str]]) -> tuple[str, str]:

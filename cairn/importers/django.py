@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_dates, file_author, file_date
+from cairn.importers.dates import added_commits, commit_reason, dated, file_author, file_date
 from cairn.importers.ddl import Change, parse_sql
 from cairn.importers.sql import changes_to_proposed, relative
 from cairn.indexer.frameworks.django import NO_COLUMN, RELATIONS, field_column, model_table
@@ -505,7 +505,8 @@ def import_django(
             f"{where}: no Django migrations found (expected <app>/migrations/NNNN_name.py)"
         )
     ordered, graph_notes = order_migrations(migrations)
-    dates = added_dates([m.path for m in ordered])
+    added = added_commits([m.path for m in ordered])
+    dates = dated(added)
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -521,11 +522,15 @@ def import_django(
             for note in unknown:
                 yield Skipped(rel, note)
             title = f"Django migration {migration.app}.{migration.name}"
+            own = f"{title}: {migration.doc}" if migration.doc else title
+            why = commit_reason(added, migration.path, own)
+            if why is not own and migration.doc:
+                why += f"\n\n{migration.doc}"  # the module's docstring says more
             yield from changes_to_proposed(
                 changes,
                 source=SOURCE,
                 rel=rel,
-                reasoning=f"{title}: {migration.doc}" if migration.doc else title,
+                reasoning=why,
                 occurred_at=when,
                 extra={
                     "migration": f"{migration.app}.{migration.name}",

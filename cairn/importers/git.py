@@ -24,13 +24,15 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cairn import git as gitcmd
-from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Known, Note, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.git_blame import by_blame
 from cairn.importers.git_history import (
     Blobs,
     Commit,
@@ -53,7 +55,10 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
+from cairn.importers.trees import Tree, attributes, trees_of
 from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
+from cairn.significance import KEY as SIGNIFICANCE
+from cairn.significance import TRIVIAL
 
 if TYPE_CHECKING:
     from cairn.indexer import Symbol
@@ -63,6 +68,11 @@ __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "
 SOURCE = "git"
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
+# Events one revert may write. Beyond it the entities with the most lines taken out are
+# kept and the import's summary says how many were left out: a commit that touches
+# thousands of entities is one sweeping change, not thousands of decisions.
+MAX_EVENTS_PER_COMMIT = 100
+MAX_PATHSPEC = 1000  # files named to `git show` to leave a revert's trees unread
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
 # (`--since=notadate` silently means "now" and imports nothing).
@@ -103,6 +113,8 @@ class Entity:
     before: str = ""  # a dependency's version before the revert (what was undone)
     after: str = ""  # and after it (what it went back to)
     file: str = ""  # the file it was declared in
+    tree: str = ""  # a vendored/generated/asset tree: its kind (`cairn.importers.trees`)
+    files: int = 0  # and how many of its files the revert changed
     restored: list[str] = field(default_factory=list)  # lines the revert put back in it
     imports: list[str] = field(default_factory=list)  # its print when it has no other line
 
@@ -208,16 +220,46 @@ def find_reverts(
                 m.files, m.squash = f.files, f.squash  # a squash: only the undone files
             continue
         found[sha] = f
-    # Marker commits whose subject is not `Revert "…"` carry the marker inside a larger
-    # change (a squash): restrict them to the reverted commit's files.
+    # A marker commit that changes files the reverted commit never touched did more
+    # than revert it: only what the reverted commit changed belongs to the revert.
     for f in found.values():
-        if f.found_by == "marker" and not f.revert.subject.lower().startswith("revert"):
-            orig = by_sha.get(f.original or "")
-            if orig is not None:
-                theirs = {ch.path for ch in orig.changes}
-                mine = {ch.path for ch in f.revert.changes}
-                if mine - theirs:
-                    f.files, f.squash = frozenset(mine & theirs), True
+        if f.found_by != "marker":
+            continue
+        # A squashed pull request's body lists every commit it reverted: all of them
+        # are what the revert undid (`Revert "… (3 of 3)"` names three).
+        # (only commits this repository has: a sha from another one is no diff to read)
+        named = [r for m in REVERTS_BODY.findall(f.revert.message) if (r := resolve(m))]
+        f.named = tuple(dict.fromkeys(n for n in named if n != f.original))
+        orig = by_sha.get(f.original or "")
+        if orig is None:
+            full = resolve(f.original) if f.original else None
+            if full is None:
+                continue
+            base = git(root, "merge-base", full, f.revert.sha, check=False).strip()
+            if base != full and not f.revert.subject.lower().startswith("revert"):
+                # A squash whose body reverts a commit only its own branch had: the
+                # revert happened inside the pull request and undid nothing this
+                # history holds (the rest of the squash is its own work).
+                f.branch_only = True
+            else:
+                # Its lines say which hunks were the revert (a rebased branch).
+                f.narrow = True
+            continue
+        theirs = {ch.path for ch in orig.changes}
+        mine = {ch.path for ch in f.revert.changes}
+        if not mine - theirs:
+            continue
+        if f.named:
+            # Several commits undone: their lines, wherever they are (a file list
+            # taken from one of them, by blobs, would drop the others).
+            f.narrow, f.files = True, None
+        elif not f.revert.subject.lower().startswith("revert"):
+            # The marker inside a squash: the reverted commit's files, and its lines.
+            f.files, f.squash = frozenset(mine & theirs), True
+        else:
+            # `Revert "…" (#55)` squash-merged with other work, or a revert landing
+            # after a move: the lines the reverted commit added, in whichever file.
+            f.narrow = True
     # Subjects that say "revert"/"undo" without a marker: match their lines.
     hinted_commits = [
         c
@@ -252,7 +294,9 @@ def find_reverts(
             diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
             match = by_lines(c, diffs, cands)
             if match is None and _takes_back_lines(diffs.get(c.sha, {})):
-                match = Found(c, None, "message")
+                # Found by its message alone: name the commit it undid through the
+                # paths' history (blame), or say why none could be named.
+                match = by_blame(lambda args: git(root, *args, check=False), c, diffs[c.sha])
             if match is not None:
                 found[c.sha] = match
     return found
@@ -281,10 +325,13 @@ def _walk(
     the reverts took out whole and that no later revert of the revert put back."""
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
+    # Vendored, generated and asset trees: one event each, and their diffs never read.
+    trees = _trees(root, todo)
     # The diffs of every revert to import (and of the originals of squashes, whose
     # lines say which hunks of the squash were the revert).
-    need = {f.revert.sha for f in todo}
-    need |= {f.original for f in todo if f.squash and f.original}
+    need = {f.revert.sha for f in todo if f.revert.sha not in trees}
+    need |= {f.original for f in todo if (f.squash or f.narrow) and f.original}
+    need |= {n for f in todo if f.squash or f.narrow for n in f.named}
     # A revert of a manifest gives verdicts to the dependencies its reverted commit
     # changed (`git_deps.about`): that commit's diff says which.
     from cairn.importers.git_deps import declares_dependencies
@@ -294,15 +341,25 @@ def _walk(
         for f in todo
         if f.original and any(declares_dependencies(ch.path) for ch in f.revert.changes)
     }
+    # A reverted commit git's marker names may be in no repository here (a fork's, a
+    # rebased branch's): there is no diff to read, and `git show` would fail on it.
+    need = {s for s in need if s in by_sha or _has_commit(root, s)}
     diffs = read_diffs(root, sorted(need))
+    for sha, (_found_trees, rest) in trees.items():
+        # Only the files outside its trees (all of them when that list is too long).
+        named = sorted(rest) if len(rest) <= MAX_PATHSPEC else None
+        if named != []:
+            diffs.update(read_diffs(root, [sha], named))
     entity_cache: dict[str, list[Entity]] = {}
 
     def entities_of(f: Found) -> tuple[list[Entity], list[Skipped]]:
         if f.revert.sha in entity_cache:
             return entity_cache[f.revert.sha], []
-        ents, skipped = _removed_entities(f, diffs, blobs)
+        in_trees = trees.get(f.revert.sha, ([], []))[0]
+        ents, skipped = _removed_entities(f, diffs, blobs, in_trees)
+        ents, capped = _capped(f, ents)
         entity_cache[f.revert.sha] = ents
-        return ents, skipped
+        return ents, skipped + capped
 
     for c in commits:
         for hook in unit_done:
@@ -318,6 +375,13 @@ def _walk(
             continue
         if c.sha in done:
             yield Known(done[c.sha])
+            continue
+        if f.branch_only:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                f"reverts {(f.original or '')[:10]}, a commit only on the branch this "
+                "squash merged: the revert happened inside the pull request",
+            )
             continue
         original = by_sha.get(f.original or "") or (
             _load_commit(root, f.original) if f.original else None
@@ -397,7 +461,12 @@ def _walk(
         mark(cosmetic, _changed_lines(diffs.get(c.sha, {}), f.files))
         for ent in ents:
             meta = _metadata(f, original) | cosmetic
-            if not ent.whole:
+            if ent.tree:
+                meta["tree"], meta["files"] = ent.tree, ent.files
+                # Nobody hand-edits a vendored, generated or asset tree: a real undo,
+                # history, but nothing to warn anyone of (`cairn.significance.quiet`).
+                meta[SIGNIFICANCE] = TRIVIAL
+            elif not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
@@ -500,15 +569,72 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
         meta["squash"] = True
     if f.original:
         meta["reverted_commit"] = f.original
+    if f.named:
+        meta["also_reverted"] = list(f.named)  # the other commits a squash's body names
+    if f.traced_by:
+        meta["reverted_commit_by"] = f.traced_by  # named by git blame, not the message
+    if f.untraced:
+        meta["reverted_commit_unknown"] = f.untraced
     if original is not None:
         meta["original_subject"] = original.subject
     return meta
 
 
+def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
+    """git with input on stdin; "" when it fails (an attribute or listing is optional)."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False
+        )
+    except OSError:
+        return ""
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+
+
+def _has_commit(root: Path, sha: str) -> bool:
+    return bool(git(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False))
+
+
+def _trees(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:
+    """revert sha -> (its vendored/generated/asset trees, its other files), for the
+    reverts that touch a tree (one `git check-attr` for every file of every revert)."""
+
+    def run(args: list[str], stdin: bytes) -> str:
+        return _git_in(root, args, stdin)
+
+    said = attributes(run, {ch.path for f in todo for ch in f.revert.changes})
+    out: dict[str, tuple[list[Tree], list[str]]] = {}
+    for f in todo:
+        paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
+        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said)
+        if found:
+            out[f.revert.sha] = (found, rest)
+    return out
+
+
+def _capped(f: Found, ents: list[Entity]) -> tuple[list[Entity], list[Skipped]]:
+    """At most MAX_EVENTS_PER_COMMIT entities: trees first, then those with the most
+    lines taken out; the summary says how many were left out."""
+    if len(ents) <= MAX_EVENTS_PER_COMMIT:
+        return ents, []
+    ranked = sorted(ents, key=lambda e: (not e.tree, -len(e.lines), e.path))
+    kept = ranked[:MAX_EVENTS_PER_COMMIT]
+    note = Note(
+        f"{f.revert.sha[:10]} {f.revert.subject}",
+        f"touches {len(ents)} entities: recorded the {MAX_EVENTS_PER_COMMIT} with the most "
+        f"lines taken out (at most {MAX_EVENTS_PER_COMMIT} events per commit)",
+    )
+    return kept, [note]
+
+
 def _removed_entities(
-    f: Found, diffs: dict[str, dict[str, FileDiff]], blobs: Blobs
+    f: Found,
+    diffs: dict[str, dict[str, FileDiff]],
+    blobs: Blobs,
+    trees: list[Tree] | None = None,
 ) -> tuple[list[Entity], list[Skipped]]:
-    """The entities whose lines the revert took out, each with those lines."""
+    """The entities whose lines the revert took out, each with those lines; a tree it
+    touched is one entity, its directory."""
     from cairn.fingerprints import normalise, restores_mostly, row_kinds
     from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_symbol
@@ -517,11 +643,12 @@ def _removed_entities(
     diff = diffs.get(f.revert.sha, {})
     keep_lines: set[str] | None = None
     keep_restored: set[str] | None = None
-    if f.squash and f.original and f.original in diffs:
-        # Only the hunks of the squash that take out what the reverted commit added.
-        keep_lines = {normalise(t) for fd in diffs[f.original].values() for t in fd.added.values()}
+    undone = [diffs[s] for s in (f.original, *f.named) if s and s in diffs]
+    if (f.squash or f.narrow) and undone:
+        # Only the hunks that take out what the reverted commit(s) added.
+        keep_lines = {normalise(t) for d in undone for fd in d.values() for t in fd.added.values()}
         keep_restored = {
-            normalise(t) for fd in diffs[f.original].values() for t in fd.removed.values()
+            normalise(t) for d in undone for fd in d.values() for t in fd.removed.values()
         }
     mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
     # The lines it put back are a print too when the undone change was mostly a
@@ -534,8 +661,20 @@ def _removed_entities(
     seen_files: set[str] = set()  # entities placed from earlier files (already settled)
     skipped: list[Skipped] = []
     label = f"{f.revert.sha[:10]}"
+    in_tree: set[str] = set()
+    for tree in trees or ():
+        in_tree.update(tree.files)
+        out[tree.path] = Entity(
+            tree.path, "directory", file=tree.path, tree=tree.kind, files=len(tree.files)
+        )
+        skipped.append(
+            Note(
+                f"{label} {tree.path}",
+                f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+            )
+        )
     for path, fd in sorted(diff.items()):
-        if f.files is not None and path not in f.files:
+        if (f.files is not None and path not in f.files) or path in in_tree:
             continue
         try:
             file_entity = canonicalise(path)
@@ -548,6 +687,9 @@ def _removed_entities(
             out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
             continue
         removed = fd.removed
+        if f.lines is not None:
+            blamed = f.lines.get(path, frozenset())
+            removed = {n: t for n, t in removed.items() if n in blamed}
         if keep_lines is not None:
             removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
         if restoring:

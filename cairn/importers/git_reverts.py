@@ -55,6 +55,16 @@ class Found:
     share: float | None = None  # partial: the share of the original's lines/files undone
     files: frozenset[str] | None = None  # the revert's files that belong to it (None: all)
     squash: bool = False
+    # Only the removed lines the original added belong to the revert (the rest of the
+    # commit did something else): set for squashes, partial line matches and marker
+    # reverts that change more than the reverted commit did.
+    narrow: bool = False
+    # path -> old-side line numbers that belong to it, when known line by line (blame).
+    lines: dict[str, frozenset[int]] | None = None
+    branch_only: bool = False  # a squash reverting a commit only its branch had
+    named: tuple[str, ...] = ()  # other commits the message says it reverts (a squash)
+    traced_by: str = ""  # how `original` was found when the message named none (blame)
+    untraced: str = ""  # why no reverted commit could be named (a message-found revert)
 
 
 def hinted(commit: Commit) -> bool:
@@ -237,5 +247,6 @@ def by_lines(
             found_by="inverse-patch" if exact else "partial",
             share=None if exact else round(score, 2),
             files=frozenset(files) if files != set(mine) else None,
+            narrow=not exact,
         )
     return best

@@ -18,7 +18,7 @@ from typing import Any
 from tree_sitter import Language, Node, Parser
 
 from cairn.importers.base import Proposed, Skipped, SourceError
-from cairn.importers.dates import added_dates, file_author
+from cairn.importers.dates import added_commits, commit_reason, dated, file_author
 from cairn.importers.ddl import Change, parse_sql
 from cairn.importers.sql import changes_to_proposed, relative, stamp_date
 from cairn.store.paths import EntityPathError, column_path, table_path
@@ -302,7 +302,8 @@ def import_rails(
         raise SourceError(f"{folder}: no Rails migrations (<timestamp>_<name>.rb) found")
     files.sort()
 
-    dates = added_dates([f[1] for f in files])  # for the author; the date is in the name
+    added = added_commits([f[1] for f in files])  # why and who; the date is in the name
+    dates = dated(added)
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -320,9 +321,9 @@ def import_rails(
                 changes,
                 source=SOURCE,
                 rel=rel,
-                reasoning=f"Rails migration {path.name} ({desc})",
+                reasoning=commit_reason(added, path, f"Rails migration {path.name} ({desc})"),
                 occurred_at=stamp_date(stamp),
-                extra={"version": stamp},
+                extra={"version": stamp, "migration": path.name},
                 author=file_author(path, dates),
             )
             for hook in unit_done or []:

@@ -16,7 +16,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cairn.importers.base import Proposed, Skipped, SourceError, iso
-from cairn.importers.dates import absolute, added_dates, added_messages, file_author, file_date
+from cairn.importers.dates import (
+    absolute,
+    added_commits,
+    commit_reason,
+    dated,
+    file_author,
+    file_date,
+)
 from cairn.importers.ddl import Change, parse_sql
 
 SOURCE = "sql"
@@ -159,8 +166,8 @@ def import_sql(
 ) -> tuple[int, Iterator[Proposed | Skipped]]:
     """(number of files, the proposals in apply order)."""
     migrations, skipped = ordered_migrations(paths)
-    dates = added_dates([m.path for m in migrations])
-    messages = added_messages([m.path for m in migrations])
+    added = added_commits([m.path for m in migrations])
+    dates = dated(added)
 
     def items() -> Iterator[Proposed | Skipped]:
         for s in skipped:
@@ -188,8 +195,9 @@ def import_sql(
                 source=SOURCE,
                 rel=rel,
                 # The commit that added the file says why; the file name says only what.
-                reasoning=messages.get(absolute(m.path))
-                or f"Migration {m.path.name} ({m.description})",
+                reasoning=commit_reason(
+                    added, m.path, f"Migration {m.path.name} ({m.description})"
+                ),
                 occurred_at=when,
                 extra={"date_from": origin},
                 author=file_author(m.path, dates),

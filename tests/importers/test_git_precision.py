@@ -337,8 +337,11 @@ def test_a_manifest_with_two_thousand_dependencies_and_a_licence_in_every_file_i
     started = time.monotonic()
     summary = cairn_json(project, "import", "git")
     assert time.monotonic() - started < 60
-    assert summary["imported"] == 4000  # each bump's `modify` and its revert
-    assert len(reverts(project)) == 2000  # one per dependency the bump changed
+    # each bump's `modify`, and the revert's verdicts up to the per-commit cap (100),
+    # the rest said in the summary: no commit writes thousands of verdicts
+    assert summary["imported"] == 2100
+    assert len(reverts(project)) == 100
+    assert any("touches 2000 entities" in n["note"] for n in summary["notes"])
     # A new module with the licence header: nothing blocks.
     (project / "pkg" / "new.py").write_text(header + "def g():\n    return -1\n")
     git(project, "add", "-A")
@@ -375,12 +378,13 @@ def test_a_hand_made_revert_that_only_puts_lines_back_is_a_re_removal_print(
     cairn_json(project, "import", "git")
     [event] = reverts(project)
     assert event.entity == "docs/panels.md"
-    assert event.metadata["fingerprint"].count("+") == 3  # the lines it put back
+    # the lines it put back that "Trim" took out (the reworded heading is new work)
+    assert event.metadata["fingerprint"].count("+") == 2
     # Trimming the guide again takes out what the revert put back: caught.
     (project / "docs" / "panels.md").write_text(trimmed.replace("## Children", "## Child panels"))
     code, report = check_diff(project)
     assert code == 1
-    assert "takes out again 2 of the 3 lines" in blocking(report)[0]["message"]
+    assert "takes out again 2 of the 2 lines" in blocking(report)[0]["message"]
 
 
 def test_a_module_swapped_back_in_the_imports_is_the_change(project: Path) -> None:

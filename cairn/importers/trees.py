@@ -1,0 +1,186 @@
+"""Vendored, generated and static-asset trees: one decision, not one per file.
+
+A revert that takes back a vendored SDK, a regenerated bundle or an icon font touches
+thousands of files nobody edits by hand; one event per file floods the log, the digest
+and the gate. Such files are recognised here (the one place for this rule) and a revert
+records one event per tree, on its directory, with the number of files.
+
+A file belongs to a tree when:
+
+- `.gitattributes` says `linguist-vendored` or `linguist-generated` (GitHub's own
+  convention; `=false` takes a file *out* of a tree the patterns below would put it in;
+  such a file's directory is a tree only when every file in it is one),
+  read through `git check-attr --cached` (the attributes of the current index, applied
+  to every commit: git 2.39 has no `--source`);
+- a directory on its path is a usual vendor root (`vendor/`, `third_party/`,
+  `node_modules/`, `bower_components/`, `dist/`, ...): the tree is that directory and
+  the one below it (`static/vendor/sdk/`), so two SDKs stay two decisions;
+- it is a translation catalog (`.po`, `.mo`, `.pot`): generated, and the tree is its
+  `locale/` directory (one per app), when that directory holds nothing else;
+- it is minified (`*.min.js`, `*-min.css`, source maps) or a font or image: the tree
+  is its directory, when the revert touches at least `MIN_GROUP` such files there and
+  every file in that directory is of a tree (an event on a directory covers all of
+  it); otherwise they stay file events.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+VENDOR_DIRS = frozenset(
+    {
+        "vendor",
+        "vendors",
+        "vendored",
+        "third_party",
+        "third-party",
+        "thirdparty",
+        "node_modules",
+        "bower_components",
+        "dist",
+    }
+)
+ASSET_SUFFIXES = frozenset(
+    {
+        ".woff", ".woff2", ".ttf", ".otf", ".eot",  # fonts
+        ".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".bmp", ".tif", ".tiff", ".svg",
+        ".map",  # source maps
+    }
+)  # fmt: skip
+_MINIFIED = re.compile(r"[.-]min\.(js|mjs|css)$", re.I)
+# Translation catalogs: written by `makemessages` and a translation service's sync
+# ("Fetch new translations from Transifex" puts hundreds back to older versions).
+CATALOG_SUFFIXES = frozenset({".po", ".mo", ".pot"})
+LOCALE_DIRS = frozenset({"locale", "locales"})
+MIN_GROUP = 2  # assets in one directory that make a tree of it
+ATTRIBUTES = ("linguist-vendored", "linguist-generated")
+
+Runner = Callable[[list[str], bytes], str]  # git args, stdin -> stdout ("" on failure)
+
+
+@dataclass
+class Tree:
+    """One tree a revert touched: its directory and the files of it the revert changed."""
+
+    path: str  # the directory, ending in `/`
+    kind: str  # vendored | generated | asset
+    files: list[str] = field(default_factory=list)
+
+
+def attributes(run: Runner, paths: Iterable[str]) -> dict[str, str]:
+    """path -> `vendored` / `generated` / `no` (an explicit `=false`), for the paths
+    `.gitattributes` says something about; one `git check-attr` for all of them."""
+    names = sorted(set(paths))
+    if not names:
+        return {}
+    out = run(
+        ["check-attr", "--cached", "-z", "--stdin", *ATTRIBUTES],
+        b"".join(n.encode() + b"\0" for n in names),
+    )
+    said: dict[str, str] = {}
+    parts = out.split("\0")
+    for i in range(0, len(parts) - 2, 3):
+        path, attr, value = parts[i], parts[i + 1], parts[i + 2]
+        if value in ("set", "true"):
+            said[path] = attr.removeprefix("linguist-")
+        elif value in ("unset", "false") and path not in said:
+            said[path] = "no"
+    return said
+
+
+def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
+    """(tree directory, kind) for a file that belongs to a tree by its attributes or
+    its path alone; None otherwise."""
+    pure = PurePosixPath(path)
+    parts = pure.parts
+    attr = said.get(path)
+    if attr == "no":
+        return None
+    for i, part in enumerate(parts[:-1]):
+        if part.lower() in VENDOR_DIRS:
+            depth = i + 2 if i + 2 < len(parts) else i + 1  # `vendor/<name>/`
+            return "/".join(parts[:depth]) + "/", attr or "vendored"
+    parent = "/".join(parts[:-1]) + "/" if len(parts) > 1 else ""
+    if pure.suffix.lower() in CATALOG_SUFFIXES:
+        for i in range(len(parts) - 2, -1, -1):  # the innermost: `wagtail/locales/` is an app
+            if parts[i].lower() in LOCALE_DIRS:
+                return "/".join(parts[: i + 1]) + "/", "generated"  # `app/locale/`
+        return parent, "generated"
+    if attr in ("vendored", "generated"):
+        return parent, attr
+    if _MINIFIED.search(pure.name) or pure.suffix.lower() in ASSET_SUFFIXES:
+        return parent, "asset"
+    return None
+
+
+MAX_LISTED = 100_000  # files listed to check that a directory is wholly one tree
+
+
+def trees_of(
+    run: Runner, rev: str, paths: Iterable[str], said: dict[str, str]
+) -> tuple[list[Tree], list[str]]:
+    """The trees among a revert's files (`rev` is the tree before it), and the files
+    outside every tree.
+
+    A tree found by a file's own kind (an attribute, an asset) is its directory only
+    when every file there is of a tree too, checked with `git ls-tree` at `rev`: an
+    event on a directory covers all of it, code included. A lone asset stays a file
+    (one file is no flood); so does everything at the repository's root.
+    """
+    groups: dict[str, Tree] = {}
+    rest: list[str] = []
+    for path in paths:
+        hit = _rule(path, said)
+        if hit is None or not hit[0]:
+            rest.append(path)
+            continue
+        tree = groups.setdefault(hit[0], Tree(hit[0], hit[1]))
+        tree.files.append(path)
+    out: dict[str, Tree] = {}
+    whole: dict[tuple[str, str], bool] = {}
+
+    def wholly(directory: str, kind: str) -> bool:
+        if (directory, kind) not in whole:
+            whole[directory, kind] = _wholly_tree(run, rev, directory, kind)
+        return whole[directory, kind]
+
+    for tree in groups.values():
+        by_root = any(p.lower() in VENDOR_DIRS for p in PurePosixPath(tree.path).parts)
+        few = tree.kind == "asset" and len(tree.files) < MIN_GROUP
+        if not by_root and (few or not wholly(tree.path, tree.kind)):
+            rest.extend(tree.files)
+            continue
+        if not by_root and said.get(tree.files[0]) in ("vendored", "generated"):
+            # A generated tree spans many directories (`sdk/**` in .gitattributes):
+            # lift it to the highest directory still wholly of that kind.
+            top = tree.path
+            parent = PurePosixPath(top).parent
+            while str(parent) != "." and wholly(f"{parent}/", tree.kind):
+                top = f"{parent}/"
+                parent = parent.parent
+            tree.path = top
+        merged = out.setdefault(tree.path, Tree(tree.path, tree.kind))
+        merged.files.extend(tree.files)
+    return sorted(out.values(), key=lambda t: t.path), rest
+
+
+def _wholly_tree(run: Runner, rev: str, directory: str, kind: str) -> bool:
+    """Every file under `directory` at `rev` is of a `kind` tree by its own attribute or
+    name (none under a vendor root, which is a tree of its own)."""
+    listed = [
+        n
+        for n in run(["ls-tree", "-r", "-z", "--name-only", rev, "--", directory], b"").split("\0")
+        if n
+    ]
+    if not listed or len(listed) > MAX_LISTED:
+        return False
+    said = attributes(run, listed)
+    return all(
+        (hit := _rule(n, said)) is not None
+        and hit[1] == kind
+        and not any(p.lower() in VENDOR_DIRS for p in PurePosixPath(hit[0]).parts)
+        for n in listed
+    )
