@@ -973,7 +973,10 @@ def write_site(
         )
     if before is not None and not stat.S_ISDIR(before.st_mode):
         raise SiteError(f"{out} is a file; give a folder (it is created if missing)")
-    replaces = before is not None and any(os.scandir(resolved))
+    replaces = False
+    if before is not None:
+        with os.scandir(resolved) as entries:
+            replaces = any(entries)
     if replaces and before is not None and not _written_here(resolved, before):
         raise SiteError(
             f"{out} is not empty and was not written by `cairn export html` on this machine "

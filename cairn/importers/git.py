@@ -24,7 +24,6 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -583,9 +582,7 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
 def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
     """git with input on stdin; "" when it fails (an attribute or listing is optional)."""
     try:
-        out = subprocess.run(
-            ["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False
-        )
+        out = gitcmd.run(root, *args, stdin=stdin)  # neutralised: `check-attr` may refresh
     except OSError:
         return ""
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
