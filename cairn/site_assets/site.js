@@ -96,6 +96,16 @@
     }
   }
 
+  // A hand-typed or cut link may hold a lone "%": read it as written rather than let
+  // decodeURIComponent's URIError stop the page's script.
+  function decodePart(text) {
+    try {
+      return decodeURIComponent(text);
+    } catch (e) {
+      return text;
+    }
+  }
+
   function readHash() {
     state.q = "";
     state.filter = "";
@@ -103,7 +113,7 @@
       var at = pair.indexOf("=");
       if (at < 0) return;
       var key = pair.slice(0, at);
-      var value = decodeURIComponent(pair.slice(at + 1));
+      var value = decodePart(pair.slice(at + 1));
       if (key === "q") state.q = value;
       if (key === "status") state.filter = value;
     });

@@ -169,6 +169,16 @@ def test_hostile_reason_is_shown_as_text_and_never_runs(browser: Browser, site: 
     assert browser.dialogs() == []
 
 
+def test_a_malformed_search_link_is_read_as_written(browser: Browser, site: Path) -> None:
+    # a lone "%" once stopped the script with a URIError (issue 35); a query string makes
+    # the second open a real page load, not a jump within the same page
+    browser.open((site / "index.html").as_uri() + "?fresh")
+    browser.open((site / "index.html").as_uri() + "#q=100%")
+    browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
+    assert browser.js("document.getElementById('q').value") == "100%"
+    assert browser.js("document.getElementById('summary').textContent").startswith("0 of 8")
+
+
 def test_nothing_left_the_file_system_and_nothing_complained(browser: Browser) -> None:
     # runs last in this module: every page the tests above opened is in the record
     urls = browser.requested_urls()
