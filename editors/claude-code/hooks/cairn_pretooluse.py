@@ -27,7 +27,6 @@ import os
 import shutil
 import signal
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from types import FrameType, ModuleType
@@ -204,6 +203,8 @@ def judge(raw: bytes) -> int:
     cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
     if not cairn:
         raise Refused("`cairn` is not on PATH (or set CAIRN_BIN)")
+    import subprocess  # (only here: the in-process check needs no second process)
+
     try:
         proc = subprocess.run(
             [cairn, "check", "--json", f"--stdin-filename={path}"],
