@@ -306,7 +306,7 @@ def check(
     if session is None:
         from cairn.core.session import Session
 
-        with Session.open(project) as opened:
+        with Session.open(project, few=True) as opened:
             _judge(opened, report, per_file, entities, threshold)
     else:
         _judge(session, report, per_file, entities, threshold)
