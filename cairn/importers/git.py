@@ -661,15 +661,21 @@ def _removed_entities(
     in_tree: set[str] = set()
     for tree in trees or ():
         in_tree.update(tree.files)
+        lone = not tree.path.endswith("/")  # a generated file that makes no tree
         out[tree.path] = Entity(
-            tree.path, "directory", file=tree.path, tree=tree.kind, files=len(tree.files)
+            tree.path,
+            "file" if lone else "directory",
+            file=tree.path,
+            tree=tree.kind,
+            files=len(tree.files),
         )
-        skipped.append(
-            Note(
-                f"{label} {tree.path}",
-                f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+        if not lone:
+            skipped.append(
+                Note(
+                    f"{label} {tree.path}",
+                    f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+                )
             )
-        )
     for path, fd in sorted(diff.items()):
         if (f.files is not None and path not in f.files) or path in in_tree:
             continue
