@@ -446,7 +446,7 @@ def _walk(
             continue
         from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
         from cairn.importers.git_deps import about
-        from cairn.significance import mark
+        from cairn.significance import mark, notes
 
         ents = about(ents, c, original, diffs.get(f.original or "", {}))
         if not ents:
@@ -467,6 +467,8 @@ def _walk(
                 meta[SIGNIFICANCE] = TRIVIAL
             elif not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
+            if ent.file and notes(ent.file):
+                meta[SIGNIFICANCE] = TRIVIAL  # a changelog line follows the code back
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
             prints = fingerprint(ent.lines) or fingerprint(ent.imports)
