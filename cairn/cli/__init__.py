@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "which": "cairn.cli.which_cmd",
     "show": "cairn.cli.show_cmd",
     "annotate": "cairn.cli.annotate_cmd",
+    "link-commit": "cairn.cli.annotate_cmd",
     "check": "cairn.cli.check_cmd",
     "scan": "cairn.cli.scan_cmd",
     "serve": "cairn.cli.serve_cmd",
