@@ -11,6 +11,10 @@ from cairn.store.dag import ChainPos
 from cairn.store.index_schema import APPLIED_CODES, KEY_SHIFT, TYPES
 from cairn.store.model import EventType
 
+# Applied events folded to their chain's latest; a rename is kept whole, as `derive`
+# counts it as applied but never as a conflict, so it must not stand for a change.
+FOLDED_CODES = APPLIED_CODES - {TYPES.index(EventType.RENAME)}
+
 __all__ = ["Row", "id_key", "names_a_summarised_change"]
 
 
@@ -129,7 +133,7 @@ def summarise(
     for t in cursor:
         k = t[0]
         counts[k] += 1
-        if t[4] in APPLIED_CODES:
+        if t[4] in FOLDED_CODES:
             lk = (k, t[5])
             best = latest.get(lk)
             if best is None or t[6] > best[6]:

@@ -123,6 +123,18 @@ class Session:
         """The newest name of canonical `entity`, when it was renamed or moved."""
         return self._aliases(self._current()).renamed_to(entity)
 
+    def later_names(self, entity: str) -> list[str]:
+        """The names `entity` had after it, oldest first (`Aliases.later`)."""
+        from cairn.store.paths import EntityPathError, canonicalise
+
+        aliases = self._aliases(self._current())
+        if not aliases:
+            return []
+        try:
+            return aliases.later(canonicalise(entity))
+        except EntityPathError:
+            return []
+
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False
     ) -> list[Event]:
