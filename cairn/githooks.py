@@ -41,11 +41,12 @@ def cairn_executable() -> str:
 
 
 def block(hook: str, cairn: str) -> str:
-    """Cairn's block for the hook `hook` (pre-commit or post-commit)."""
+    """Cairn's block for the hook `hook` (pre-commit or post-commit). Its messages hold
+    no backquote: inside the shell's double quotes one would run a command."""
     exe = shlex.quote(cairn)
     missing = (
         f'echo "cairn: {hook} hook: {cairn} cannot run; reinstall Cairn and run '
-        f'`cairn setup` again (see its README, Install)" >&2'
+        f'cairn setup again (see its README, Install)" >&2'
     )
     if hook == "pre-commit":
         body = [
@@ -59,7 +60,7 @@ def block(hook: str, cairn: str) -> str:
         body = [
             f"if [ -x {exe} ]; then",
             f"  {exe} link-commit --quiet HEAD || echo \"cairn: link this commit's decisions "
-            'with `cairn link-commit HEAD`" >&2',
+            'with: cairn link-commit HEAD" >&2',
             "else",
             f"  {missing}",
             "fi",

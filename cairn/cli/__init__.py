@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "verify": "cairn.cli.trust_cmds",
     "redact": "cairn.cli.trust_cmds",
     "doctor": "cairn.cli.trust_cmds",
+    "setup": "cairn.cli.setup_cmd",
     "import": "cairn.cli.import_cmds",
     "export": "cairn.cli.import_cmds",
     "digest": "cairn.cli.agent_cmds",
