@@ -18,6 +18,7 @@ from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
+from cairn.store.idempotency import check_key, replay
 from cairn.store.index import Index, id_key, remove_index
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
@@ -40,8 +41,6 @@ from cairn.store.write import (
     DraftValidator,
     Pending,
     Preparer,
-    check_key,
-    replay,
     write_prepared,
 )
 
