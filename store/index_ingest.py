@@ -25,8 +25,10 @@ from cairn.store.index_rows import (
 from cairn.store.index_schema import (
     CODE_OF_TYPE,
     KEY_SHIFT,
+    LINK_KEYS,
     MARKED_KEYS,
     PRINT_KEY,
+    RENAME_CODE,
     REVERT_CODE,
     TYPE_CODES,
     parsed_path,
@@ -162,6 +164,8 @@ class Ingest(StatusRows):
                 _writer_keys(e.metadata, seq, batch)
                 if ty == REVERT_CODE and PRINT_KEY in e.metadata:
                     _print_rows(e.metadata[PRINT_KEY], e.commit or e.id, seq, batch)
+                elif ty == RENAME_CODE:
+                    _link_rows(e.metadata, entity, seq, batch)
             seq += 1
             off += length
             if seq == flush_at:
@@ -376,6 +380,10 @@ class Ingest(StatusRows):
             )
         )  # fmt: skip
         _text_and_keys(raw, seq, batch)
+        if ty == RENAME_CODE:
+            meta = get("metadata")
+            if meta and isinstance(meta, dict):
+                _link_rows(meta, entity, seq, batch)
         return key
 
     def _parents(
@@ -478,6 +486,8 @@ class Ingest(StatusRows):
             db.executemany("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints)
         if batch.changes:
             db.executemany("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes)
+        if batch.links:
+            db.executemany("INSERT INTO rename_link VALUES (?, ?, ?, ?)", batch.links)
         if batch.damage:
             db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
         tips = [
@@ -604,6 +614,20 @@ def _print_rows(fingerprint: object, change: object, seq: int, batch: _Batch) ->
             batch.prints.append((hashed, code))
 
 
+def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
+    """A rename's `rename_link` rows (`index_schema.LINK_KEYS`): a value that is not an
+    entity path links nothing."""
+    for key, forward in LINK_KEYS:
+        raw = meta.get(key)
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        parsed = parsed_path(raw)
+        if parsed is None:
+            continue
+        old, new = (entity, parsed.path) if forward else (parsed.path, entity)
+        batch.links.append((new, old, seq, int(forward)))
+
+
 @dataclass(slots=True)
 class _Batch:
     """Rows on their way into the database (flushed every FLUSH_EVERY events)."""
@@ -620,6 +644,7 @@ class _Batch:
     marks: list[tuple[str, int]]
     prints: list[tuple[int, int]]  # `print_line` rows: (line hash, change)
     changes: list[tuple[int, int]]  # `print_change` rows: (change, seq)
+    links: list[tuple[str, str, int, int]]  # `rename_link` rows
     damage: list[tuple[Any, ...]]
     touched: set[int]  # chains whose tip moved
 
@@ -636,6 +661,7 @@ class _Batch:
         self.marks = []
         self.prints = []
         self.changes = []
+        self.links = []
         self.damage = []
         self.touched = set()
 

@@ -142,6 +142,24 @@ class Queries(LogLines):
         """
         return self._typed_rows(REVERT_CODE, "entity, seq", marked)
 
+    def rename_links(self, paths: Collection[str], *, by_new: bool) -> list[tuple[str, str, int]]:
+        """(old path, new path, when in ms) of the rename links whose new path (or, without
+        `by_new`, old path) is one of `paths`, in the order `rename_rows` gives their
+        events (an event's `renamed_to` link before its `renamed_from`)."""
+        if not paths:
+            return []
+        end = "new" if by_new else "old"
+        sql = (
+            "SELECT l.old, l.new, ifnull(e.occurred_ms, e.recorded_ms) FROM rename_link l "
+            f"JOIN event e ON e.seq = l.seq WHERE l.{end} IN (SELECT value FROM json_each(?)) "
+            "ORDER BY l.seq, l.forward DESC"
+        )
+        return list(self.db.execute(sql, (json.dumps(sorted(paths)),)))
+
+    def has_rename_links(self) -> bool:
+        """Whether any rename links two paths."""
+        return self.db.execute("SELECT 1 FROM rename_link LIMIT 1").fetchone() is not None
+
     def printed_revert_rows(self, words: Collection[str]) -> list[Row]:
         """The reverts whose change fingerprint holds one of `words` (`print_code`), with
         every other fingerprinted revert of their changes, grouped by entity as

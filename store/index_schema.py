@@ -82,6 +82,11 @@ MARKED_KEYS = frozenset({"renamed_to", "renamed_from", "fingerprint"})
 PRINT_KEY = "fingerprint"
 RESTORED_BIT = 1 << 32
 
+# A `rename` event's link (`metadata.renamed_to` on the old path, `renamed_from` on the
+# new; canonical paths) is listed in `rename_link` by both ends, so a command asking
+# about a few entities reads the links that name them, not every rename of the log.
+LINK_KEYS = (("renamed_to", True), ("renamed_from", False))
+
 # No decision text is stored: an event is a row of integers, and its text is read back
 # from the log at (line_offset, line_length). Full-text search is two contentless FTS5
 # tables: which events' own text holds a word, and which entities' paths do.
@@ -148,12 +153,16 @@ CREATE TABLE print_line(hash INTEGER NOT NULL, change INTEGER NOT NULL,
   PRIMARY KEY(hash, change)) WITHOUT ROWID;
 CREATE TABLE print_change(change INTEGER NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY(change, seq)) WITHOUT ROWID;
+CREATE TABLE rename_link(new TEXT NOT NULL, old TEXT NOT NULL, seq INTEGER NOT NULL,
+  forward INTEGER NOT NULL);
+CREATE INDEX rename_link_by_new ON rename_link(new);
+CREATE INDEX rename_link_by_old ON rename_link(old);
 """
 # The tables a rebuild empties (the FTS5 tables are emptied their own way).
 DERIVED_TABLES = (
     "event", "entity", "chain", "merge", "review", "source_key", "idempotency_key",
     "entity_status", "damage", "marked_key", "entity_events", "entity_events_recent",
-    "key_events", "key_events_recent", "print_line", "print_change",
+    "key_events", "key_events_recent", "print_line", "print_change", "rename_link",
 )  # fmt: skip
 
 

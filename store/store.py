@@ -421,6 +421,22 @@ class Store:
             self.refresh()
             return self._reader.open_reverts(carrying)
 
+    def rename_links(self, paths: Collection[str], *, by_new: bool) -> list[tuple[str, str, int]]:
+        """(old path, new path, when in epoch ms) of each link a `rename` event makes
+        (`renamed_to` on the old path, `renamed_from` on the new) whose new path, or
+        without `by_new` old path, is one of `paths` (canonical), in the order `renames`
+        gives the events. What a command asking about a few entities follows renames
+        by (`cairn.core.aliases`), without reading every rename."""
+        with self._lock:
+            self.refresh()
+            return self.index.rename_links(paths, by_new=by_new)
+
+    def has_rename_links(self) -> bool:
+        """Whether any `rename` event links two paths."""
+        with self._lock:
+            self.refresh()
+            return self.index.has_rename_links()
+
     def open_reverts_printing(self, words: Collection[str]) -> list[Event]:
         """The open reverts whose `metadata.fingerprint` holds one of `words` (line
         hashes as written there, `+` included), with every other open fingerprinted

@@ -29,7 +29,16 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import EditRefused, Report, Target, changed_lines, edit_target
+from cairn.core.gate import (
+    EditRefused,
+    OutsideProject,
+    Report,
+    Target,
+    changed_lines,
+    edit_target,
+    refusal,
+    relpath_in,
+)
 from cairn.core.present import finding_line, next_step
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -139,11 +148,10 @@ def _project() -> Project:
 
 
 def _relpath(project: Project, path: Path) -> str:
-    absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
     try:
-        return absolute.relative_to(project.root.resolve()).as_posix()
-    except ValueError:
-        raise CairnError(f"{path} is outside the project at {project.root}") from None
+        return relpath_in(project, path)
+    except OutsideProject as exc:
+        raise CairnError(str(exc)) from None
 
 
 def _decode(data: bytes) -> str | None:
@@ -333,7 +341,7 @@ def analyse(
     try:
         report = gate_check(project, targets, session, threshold=threshold)
     except StoreError as exc:  # do not pass silently
-        raise CairnError(f"cannot read the decision log: {exc}") from None
+        raise CairnError(refusal(exc)) from None
     warn_if_damaged(report.damage)
     return report
 

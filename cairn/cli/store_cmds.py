@@ -57,7 +57,7 @@ def open_session() -> Iterator[Session]:
     """The current project's session; store errors become one-line CLI errors."""
     project = current_project()
     try:
-        with Session.open(project) as session:
+        with Session.open(project, few=True) as session:  # one command: a few questions
             if session.store.degraded:
                 warn_if_damaged(f"answering without the index: {session.store.degraded}")
             warn_if_damaged(session.damage())
