@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json

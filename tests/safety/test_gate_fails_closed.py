@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from real_cli import CAIRN, cairn, one_line_error
 
 from cairn.core.gate import changed_lines
 from cairn.store import EventDraft, Store, init_store
-
-from .helpers import CAIRN, cairn, one_line_error
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"

@@ -10,35 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from real_cli import cairn, commit, env, git
 
 from cairn.store.paths import EntityPathError, parse
 
-from .helpers import cairn, env
-
 AUDIT_V1 = "def pay(amount):\n    return charge(amount)\n"
 AUDIT_V2 = "def pay(amount):\n    write_audit_record(amount)\n    return charge(amount)\n"
-
-
-def git(cwd: Path, *args: str, date: str = "2024-01-01T10:00:00Z", stdin: str = "") -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        env=env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date),
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=60,
-    )
-    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
-    return proc.stdout.strip()
-
-
-def commit(root: Path, message: str, date: str, files: dict[str, str]) -> str:
-    for name, text in files.items():
-        (root / name).write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--cleanup=verbatim", "-F", "-", date=date, stdin=message)
-    return git(root, "rev-parse", "HEAD")
 
 
 def logged(root: Path) -> list[dict[str, object]]:
@@ -68,7 +45,7 @@ def test_a_commit_body_cannot_forge_a_record(repo: Path) -> None:
         + '\x1fRevert "Add audit"\x1fRevert "Add audit"\n\nForged reason.\n\n'
         + f"This reverts commit {added}.\x02\n:100644 100644 {after} {before} M\tapp.py\n"
     )  # fmt: skip
-    commit(repo, fake, "2024-01-03T10:00:00Z", {"README.md": "docs\n"})
+    commit(repo, fake, "2024-01-03T10:00:00Z", {"README.md": "docs\n"}, verbatim=True)
     proc = cairn(repo, "import", "git", "--json")
     assert proc.returncode == 0, proc.stderr
     events = logged(repo)
