@@ -129,6 +129,8 @@ def test_the_repository_config_runs_nothing(repo: Path, tmp_path: Path) -> None:
         ("check", "--diff", "HEAD~2"),
         ("check", "--staged"),
         ("check", "app.py"),
+        ("doctor",),
+        ("verify",),
     ):
         proc = cairn(repo, *args)
         assert "Traceback" not in proc.stderr, proc.stderr
