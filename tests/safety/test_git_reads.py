@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from real_cli import cairn, commit, env, git
 
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT
 from cairn.store.paths import EntityPathError, parse
 
 AUDIT_V1 = "def pay(amount):\n    return charge(amount)\n"
@@ -71,6 +72,28 @@ def test_separator_bytes_in_a_message_are_text_and_the_message_is_whole(repo: Pa
     assert "and the rest of the reason survives" in str(revert["reasoning"])
     assert revert["author"] == "Ann Example <ann@example.com>"
     assert str(revert["occurred_at"]).startswith("2024-01-03T10:00:00")
+
+
+def test_a_huge_commit_message_is_clipped_once_not_copied_into_every_event(repo: Path) -> None:
+    funcs = [f"f{i}" for i in range(9)]
+    base = "".join(f"def {f}(x):\n    return x\n\n\n" for f in funcs)
+    audited = "".join(f"def {f}(x):\n    audit(x)\n    return x\n\n\n" for f in funcs)
+    commit(repo, "Base", "2024-01-01T10:00:00Z", {"app.py": base})
+    subject = "Audit everything " + "x" * 1_000_000  # a 1 MB subject line
+    commit(repo, subject + "\n\nwhy " * 3, "2024-01-02T10:00:00Z", {"app.py": audited})
+    git(repo, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    before = (repo / ".cairn" / "decisions.jsonl").stat().st_size
+    proc = cairn(repo, "import", "git", "--json")
+    assert proc.returncode == 0, proc.stderr
+    reverts = [e for e in logged(repo) if e["type"] == "revert"]
+    assert sorted(str(e["entity"]) for e in reverts) == [f"app.py::{f}" for f in funcs]
+    grown = (repo / ".cairn" / "decisions.jsonl").stat().st_size - before
+    assert grown < 9 * (MAX_STORED_TEXT + 3 * MAX_SUBJECT)  # was 9 MB: the subject x 9
+    for event in reverts:
+        assert "[… clipped by cairn:" in str(event["reasoning"])
+        assert len(str(event["metadata"]["revert_subject"])) < MAX_SUBJECT + 100
+    notes = json.loads(proc.stdout)["notes"]
+    assert any("the log keeps the first" in n["note"] for n in notes), notes
 
 
 @pytest.mark.parametrize("name", ['pay "v2".py', "pay\tv2.py", "pay\nv2.py", "pay\\v2 é.py"])
