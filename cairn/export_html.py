@@ -31,6 +31,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cairn.core.commits import commits_of
 from cairn.store import EntityStatus, Event, EventType, Review, Store
 from cairn.store.paths import EntityKind, parse
 from cairn.store.verify import VerifyReport
@@ -474,8 +475,13 @@ def _entity_page(
     parts.append(timeline_svg(entity.events, reopened_by))
     parts.append("</section>")
     parts.append('<section class="events"><h2>Events</h2><ol class="events">')
+    commits = commits_of(entity.events)  # a decision's own commit, or the one that landed it
     for event in entity.events:
-        parts.append(_event_html(event, owner, reopened_by, redactions, root, entity.path))
+        parts.append(
+            _event_html(
+                event, owner, reopened_by, redactions, root, entity.path, commits.get(event.id, "")
+            )
+        )
     parts.append("</ol></section>")
     return _page(entity.path, project, "\n".join(parts), root=root, body=' class="entity"')
 
@@ -502,6 +508,7 @@ def _event_html(
     redactions: dict[str, Event],
     root: str,
     here: str,
+    commit: str = "",
 ) -> str:
     kind = _category(event, reopened_by)
     who = _who(event)
@@ -543,8 +550,9 @@ def _event_html(
         target = metadata.get(key)
         if isinstance(target, str) and event.type.value in ("redact", "annotate"):
             links.append(f"{label} " + _id_link(target, owner, root, here))
-    if event.commit:
-        links.append(f"Commit <code>{esc(event.commit[:12])}</code>")
+    commit = commit or event.commit
+    if commit:
+        links.append(f"Commit <code>{esc(commit[:12])}</code>")
     if event.revisit_after:
         links.append(f"Revisit after {esc(event.revisit_after)}")
     if event.expires_when:
