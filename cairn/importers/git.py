@@ -158,6 +158,8 @@ def import_git(
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
     commits = read_history(root, since_value, renames=True)
+    known = list(known)
+    known_deps = {e for e in known if e.startswith("deps/")}
     renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
@@ -180,7 +182,7 @@ def import_git(
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
-            yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from dependency_changes(root, commits, blobs, skip=set(found), known=known_deps)
             yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
