@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -221,3 +222,36 @@ def test_doctor_notices_a_hook_someone_edited(repo: Path) -> None:
     doctor = run(repo, "cairn", "doctor")
     assert doctor.returncode == 1
     assert "setup: git-hooks" in doctor.stdout and "cairn setup --only git-hooks" in doctor.stdout
+
+
+@pytest.mark.skipif(
+    shutil.which("husky") is None, reason="husky is not installed (.ci/run installs it)"
+)
+def test_husky_runs_the_gate_and_the_commit_link(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    done = run(root, "husky")  # what `npm install` runs through `prepare` in a husky repo
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(root, "config", "core.hooksPath").strip() == ".husky/_"
+    setup = run(root, "cairn", "setup", "--yes")
+    assert setup.returncode == 0, setup.stderr
+    assert "husky: .husky/pre-commit, .husky/post-commit" in setup.stdout
+    assert "git-hooks" not in setup.stdout  # husky owns the hooks: nothing in .git/hooks
+    assert run(root, "cairn", "setup", "--yes").stdout.count("already wired") == 1
+
+    (root / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(root, "add", "db/003_verify.sql")
+    blocked = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert blocked.returncode != 0
+    assert "users.email_verified" in blocked.stdout + blocked.stderr
+
+    (root / "db" / "003_verify.sql").unlink()
+    logged = run(root, "cairn", "log", "orders.note", "add", "-r", "Support asked", "--json")
+    decision = json.loads(logged.stdout)["id"]
+    git(root, "add", "-A")
+    landed = run(root, "git", "commit", "-m", "orders: a note")
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+    head = git(root, "rev-parse", "HEAD").strip()
+    status = json.loads(run(root, "cairn", "status", "orders.note", "--json").stdout)
+    assert status["commits"] == {decision: head}
