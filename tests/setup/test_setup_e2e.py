@@ -224,21 +224,41 @@ def test_doctor_notices_a_hook_someone_edited(repo: Path) -> None:
     assert "setup: git-hooks" in doctor.stdout and "cairn setup --only git-hooks" in doctor.stdout
 
 
-@pytest.mark.skipif(
-    shutil.which("husky") is None, reason="husky is not installed (.ci/run installs it)"
-)
-def test_husky_runs_the_gate_and_the_commit_link(tmp_path: Path) -> None:
+MANAGERS = {
+    # name: (its own install step, the file that makes a repository use it, what setup says)
+    "husky": (["husky"], None, "husky: .husky/pre-commit, .husky/post-commit"),
+    "lefthook": (
+        ["lefthook", "install"],
+        ("lefthook.yml", "pre-commit:\n  commands:\n    lint:\n      run: echo linting\n"),
+        "lefthook: lefthook.yml",
+    ),
+}
+
+
+@pytest.mark.parametrize("manager", sorted(MANAGERS))
+def test_a_hook_manager_runs_the_gate_and_the_commit_link(tmp_path: Path, manager: str) -> None:
+    if shutil.which(manager) is None:
+        pytest.skip(f"{manager} is not installed (.ci/run installs it)")
+    install, config, said = MANAGERS[manager]
     root = tmp_path / "repo"
     root.mkdir()
     make_project(root)
-    done = run(root, "husky")  # what `npm install` runs through `prepare` in a husky repo
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert git(root, "config", "core.hooksPath").strip() == ".husky/_"
+    if config is not None:
+        (root / config[0]).write_text(config[1])
+    else:
+        done = run(root, *install)  # husky: what `npm install` runs through `prepare`
+        assert done.returncode == 0, done.stdout + done.stderr
     setup = run(root, "cairn", "setup", "--yes")
     assert setup.returncode == 0, setup.stderr
-    assert "husky: .husky/pre-commit, .husky/post-commit" in setup.stdout
-    assert "git-hooks" not in setup.stdout  # husky owns the hooks: nothing in .git/hooks
+    assert said in setup.stdout
+    assert "git-hooks" not in setup.stdout  # the manager owns the hooks
     assert run(root, "cairn", "setup", "--yes").stdout.count("already wired") == 1
+    if config is not None:
+        assert (root / config[0]).read_text().startswith(config[1])
+        done = run(root, *install)  # lefthook writes .git/hooks from its config
+        assert done.returncode == 0, done.stdout + done.stderr
+    doctor = run(root, "cairn", "doctor")
+    assert doctor.returncode == 0 and f"setup: {manager}" in doctor.stdout, doctor.stdout
 
     (root / "db" / "003_verify.sql").write_text(MIGRATION)
     git(root, "add", "db/003_verify.sql")
@@ -255,3 +275,29 @@ def test_husky_runs_the_gate_and_the_commit_link(tmp_path: Path) -> None:
     head = git(root, "rev-parse", "HEAD").strip()
     status = json.loads(run(root, "cairn", "status", "orders.note", "--json").stdout)
     assert status["commits"] == {decision: head}
+
+
+def test_the_github_workflow_annotates_a_pull_request(repo: Path, tmp_path: Path) -> None:
+    """The workflow setup writes, its check step run as the runner would on a pull
+    request: the base branch fetched as origin/<base>, the change on top."""
+    assert run(repo, "cairn", "setup", "--yes", "--only", "github-actions").returncode == 0
+    from ruamel.yaml import YAML
+
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "cairn.yml").read_text())
+    assert "pull_request" in workflow["on"]
+    steps = workflow["jobs"]["check"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0  # the base branch's history is there
+    check = steps[-1]["run"].replace("${{ github.base_ref }}", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "wire CI")
+    remote = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "bring it back")
+    job = run(repo, "sh", "-c", check)
+    assert job.returncode == 1, job.stderr
+    assert job.stdout.startswith("::error file=db/003_verify.sql,line=2,")
