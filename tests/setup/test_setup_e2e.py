@@ -301,3 +301,26 @@ def test_the_github_workflow_annotates_a_pull_request(repo: Path, tmp_path: Path
     job = run(repo, "sh", "-c", check)
     assert job.returncode == 1, job.stderr
     assert job.stdout.startswith("::error file=db/003_verify.sql,line=2,")
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux `script` for a tty")
+def test_interactive_setup_wires_only_what_the_user_accepts(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    (root / ".vscode").mkdir()
+    (root / ".github").mkdir()
+    cairn = str(BIN / "cairn")
+    # a terminal (script(1) gives one): no to git hooks, yes to VS Code, no to GitHub
+    proc = subprocess.run(
+        ["script", "-qec", f"{cairn} setup --only git-hooks --only vscode --only github-actions"
+         " --ask", "/dev/null"],
+        input="n\ny\nn\n", cwd=root, env=env(tmp_path), capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.count("[Y/n]") == 3
+    assert (root / ".vscode" / "extensions.json").is_file()
+    assert not (root / ".github" / "workflows").exists()
+    hook = Path(git(root, "rev-parse", "--git-path", "hooks/post-commit").strip())
+    assert not (hook if hook.is_absolute() else root / hook).exists()
