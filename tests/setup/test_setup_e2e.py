@@ -324,3 +324,24 @@ def test_interactive_setup_wires_only_what_the_user_accepts(tmp_path: Path) -> N
     assert not (root / ".github" / "workflows").exists()
     hook = Path(git(root, "rev-parse", "--git-path", "hooks/post-commit").strip())
     assert not (hook if hook.is_absolute() else root / hook).exists()
+
+
+def test_plain_git_hooks_block_a_commit_and_fail_closed_without_cairn(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    venv = tmp_path / "venv-bin"
+    venv.mkdir()
+    cairn = venv / "cairn"  # a teammate's install, which will go away
+    cairn.symlink_to(BIN / "cairn")
+    setup = run(root, str(cairn), "setup", "--yes", "--only", "git-hooks")
+    assert setup.returncode == 0, setup.stderr
+    (root / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(root, "add", "db/003_verify.sql")
+    blocked = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert blocked.returncode == 1
+    assert "users.email_verified" in blocked.stdout + blocked.stderr
+    cairn.unlink()
+    gone = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert gone.returncode != 0  # the gate stays shut (the hook exits 2) and says why
+    assert "cannot run; reinstall Cairn and run cairn setup again" in gone.stderr
