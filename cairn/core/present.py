@@ -258,10 +258,13 @@ def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Eve
     noun = "decision" if count == 1 else "decisions"
     line = f"**{md_code(entity)}** · {status.status.value} · {count} {noun}"
     line += formerly_note(status)
-    if newest:
-        event = newest[0]
+    # A commit link is written after every commit: it is the newest event, not a decision.
+    decisions = [e for e in newest if not linked_commit(e)]
+    if decisions:
+        event = decisions[0]
         reason = f": {md_text(clip(event.reasoning, 80))}" if event.reasoning else ""
-        line += f" · {_md_when(event)} {event.type}{_md_by(event)}{reason}"
+        commit = commit_note(commits_of(newest).get(event.id))
+        line += f" · {_md_when(event)} {event.type}{_md_by(event)}{commit}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
 
 
