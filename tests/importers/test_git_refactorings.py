@@ -214,3 +214,19 @@ def test_a_method_inlined_into_the_one_it_called_follows_it_there(project: Path)
         ("src/job.py::Job.execute", moved),
         ("src/job.py::Job.run", moved),
     ]
+
+
+def test_a_former_path_is_shown_only_where_something_was_logged_on_it(project: Path) -> None:
+    """`logout` arrived after `auth.py` became `session.py`: the file's rename covers
+    `src/auth.py::logout`, but that path never existed, so it is not shown."""
+    commit(project, "Auth", "2024-01-01T10:00:00Z", {"src/auth.py": TOKENS})
+    reject(project, "src/auth.py::make_token")
+    git(project, "mv", "src/auth.py", "src/session.py")
+    git(project, "commit", "-qm", "Session", date="2024-02-01T10:00:00Z")
+    logout = "\n\ndef logout(user):\n    forget(user.session_id)\n    return None\n"
+    commit(project, "Logout", "2024-02-02T10:00:00Z", {"src/session.py": TOKENS + logout})
+    reject(project, "src/session.py::logout", when="2024-02-03")
+
+    cairn_json(project, "import", "git")
+    assert status(project, "src/session.py::make_token")["formerly"] == ["src/auth.py::make_token"]
+    assert status(project, "src/session.py::logout")["formerly"] == []
