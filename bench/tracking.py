@@ -20,6 +20,7 @@ Per (project, start commit) of the oracle:
        name before to the name after (`cairn.core.aliases`, the rule every surface uses);
      - precision: each step of the former-path walk back from today's name is a claimed
        change; it is right when the oracle has that change (same commit, before, after);
+       `*_shown_right` counts only the steps to former paths a status shows;
      - a decision on the oldest name reaches today's name (it is among its former paths);
      - former paths shown that really existed: the file indexed at the parent of the
        commit that renamed it away holds that element. A status shows the former paths
@@ -320,6 +321,7 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
     exists = Exists(dest)
     linked = {"method": [0, 0], "class": [0, 0]}
     claims = {"method": [0, 0], "class": [0, 0]}
+    shown_claims = {"method": [0, 0], "class": [0, 0]}  # of the steps to shown paths
     reach = [0, 0]
     real = [0, 0]  # of the former paths a status shows (those something is logged on)
     real_all = [0, 0]  # of every path the rename links cover, shown or not
@@ -340,8 +342,12 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
             if kind is None:
                 kind = "class" if former.split("::")[-1] == became.split("::")[-1] else "method"
                 misses.append(f"  false {kind} {link.commit[:10]} {former} -> {became}")
-            claims[kind][0] += (link.commit, former, became) in oracle
+            right = (link.commit, former, became) in oracle
+            claims[kind][0] += right
             claims[kind][1] += 1
+            if former in logged:
+                shown_claims[kind][0] += right
+                shown_claims[kind][1] += 1
             there = exists(f"{link.commit}^", former)
             real_all[0] += there
             real_all[1] += 1
@@ -364,6 +370,8 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
         "class_linked": linked["class"],
         "method_claims_right": claims["method"],
         "class_claims_right": claims["class"],
+        "method_shown_right": shown_claims["method"],
+        "class_shown_right": shown_claims["class"],
         "oldest_reaches_today": reach,
         "formers_existed": real,
         "all_covered_existed": real_all,

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 __all__ = ["Decl", "best", "change_type", "declarations", "similarity"]
 
@@ -31,13 +30,29 @@ MIN_TOKENS = 8  # a body this short (`return x;`) says too little to be recognis
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|[^\s\w]")
 
 
-@dataclass(frozen=True, slots=True)
 class Decl:
-    """One declaration in one version of a file."""
+    """One declaration in one version of a file. Its tokens are counted when first
+    asked for: most declarations are only looked up by name."""
 
-    entity: str  # file::Qualified.name
-    kind: str
-    tokens: Counter[str]
+    __slots__ = ("_lines", "_tokens", "entity", "kind")
+
+    def __init__(self, entity: str, kind: str, lines: list[str]) -> None:
+        self.entity = entity  # file::Qualified.name
+        self.kind = kind
+        self._lines = lines  # its own source lines
+        self._tokens: Counter[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Decl({self.entity!r}, {self.kind!r})"
+
+    @property
+    def tokens(self) -> Counter[str]:
+        if self._tokens is None:
+            tokens = Counter(_TOKEN.findall("\n".join(self._lines)))
+            if tokens[self.name]:
+                tokens[self.name] -= 1  # the name it is declared under: a rename changes that
+            self._tokens = +tokens
+        return self._tokens
 
     @property
     def file(self) -> str:
@@ -72,12 +87,7 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
         if str(sym.role) != "introduce" or "::" not in sym.entity or sym.kind not in CODE_KINDS:
             continue
         r = sym.range
-        own = lines[r.start_line : r.end_line + 1]
-        tokens = Counter(_TOKEN.findall("\n".join(own)))
-        name = sym.entity.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-        if tokens[name]:
-            tokens[name] -= 1  # the name it is declared under: a rename changes only that
-        decl = Decl(sym.entity, sym.kind, +tokens)
+        decl = Decl(sym.entity, sym.kind, lines[r.start_line : r.end_line + 1])
         out.setdefault(decl.qualified, []).append(decl)
     return out
 

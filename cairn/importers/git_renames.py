@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ MAX_COMMITS = 500  # renames of one file followed to its last name
 # File reads per import, for all symbols; the import says when it stopped there and
 # how many it did not follow. CAIRN_RENAME_READS raises it for a history that needs more.
 MAX_READS = 20_000
+PARSED_KEPT = 16  # versions whose declarations are kept, newest last
 MAX_CANDIDATE_FILES = 50  # files parsed per commit, for one element that left
 MAX_FILE_BYTES = 1_000_000
 MIN_BODY_LINES = 2  # a body of one significant line says too little to be recognised
@@ -86,6 +88,7 @@ class RenameTracker:
         self._symbols: dict[str, int] = {}  # file::name -> index of its first verdict
         self._reads = 0  # file reads spent following symbols (bounded by _max_reads)
         self._max_reads = max_reads()
+        self._parsed: dict[tuple[str, str], dict[str, list[Decl]]] = {}
         self._unfollowed = 0  # symbols left when MAX_READS stopped the walk
         for entity in known:
             self._note(entity, -1)
@@ -238,9 +241,12 @@ class RenameTracker:
                 # was there at `since` at all.
                 if since < 0 or self._reads >= self._max_reads:
                     continue
+                first = bisect_right(seq, since)
+                if first == len(seq):
+                    continue
                 before = self._read(blobs, self._commits[since].sha, path)
                 gone_decls = self._declared(before, path)
-                left = seq[0]
+                left = seq[first]
             else:
                 blob = self._object(blobs, oids[at])
                 gone_decls = self._declared(blob, path)
@@ -305,12 +311,21 @@ class RenameTracker:
         name; ZERO when the commit deleted it)."""
         return next(ch.new for ch in c.changes if path in (ch.path, ch.old_path))
 
-    @staticmethod
-    def _declared(blob: bytes | None, path: str) -> dict[str, list[Decl]]:
+    def _declared(self, blob: bytes | None, path: str) -> dict[str, list[Decl]]:
         """What one version of `path` declares, by path inside the file (whatever name
-        the file has in that version: a renamed file keeps its elements' inner paths)."""
+        the file has in that version: a renamed file keeps its elements' inner paths).
+        The last few are kept: the walk and the match ask for the same version."""
         text = _text(blob)
-        return declarations(text, path) if text is not None else {}
+        if text is None:
+            return {}
+        key = (path, text)
+        found = self._parsed.get(key)
+        if found is None:
+            found = declarations(text, path)
+            if len(self._parsed) >= PARSED_KEPT:
+                del self._parsed[next(iter(self._parsed))]
+            self._parsed[key] = found
+        return found
 
     def _moved(self, c: Commit, path: str, gone: Decl, blobs: Blobs) -> tuple[str, str] | None:
         """The declaration commit `c` added that `gone` (of `path`, before `c`) became,
@@ -332,19 +347,31 @@ class RenameTracker:
             if after_blob is None:
                 continue
             own = ch.path in (path, target)
-            if not own and sum(k in after_blob for k in keys) < min(2, len(keys)):
+            if not own and not _may_hold(after_blob, gone, keys):
                 continue  # the body's rarest words are not in this file: no parse needed
             parsed += 1
             after = self._declared(after_blob, ch.path)
-            before_path = ch.old_path or ch.path
-            before = (
-                self._declared(self._object(blobs, ch.old), before_path) if ch.old != ZERO else {}
-            )
-            arrived.extend(d for q, ds in after.items() if q not in before for d in ds)
+            kin = {q: ds for q, ds in after.items() if any(d.kind == gone.kind for d in ds)}
+            before_blob = self._object(blobs, ch.old) if ch.old != ZERO else None
+            # What the file had before is parsed only when a candidate's name is in it.
+            words = _words(before_blob)
+            if own or any(_last(q) in words for q in kin):
+                before = self._declared(before_blob, ch.old_path or ch.path)
+            else:
+                before = {}
+            arrived.extend(d for q, ds in kin.items() if q not in before for d in ds)
             if own:
-                arrived.extend(_absorbed(gone, after, before))
+                arrived.extend(_absorbed(gone, kin, before))
         found = best(gone, arrived)
         return (found[0].entity, found[1]) if found is not None else None
+
+
+def _may_hold(blob: bytes, gone: Decl, keys: list[bytes]) -> bool:
+    """Whether a file may hold `gone` moved (maybe renamed and edited a little): all of
+    its rarest words, or its name and most of them. Most files of a big commit hold
+    neither and are not parsed."""
+    held = sum(k in blob for k in keys)
+    return held == len(keys) or (held >= len(keys) - 1 and gone.name.encode() in blob)
 
 
 def _absorbed(
