@@ -253,7 +253,7 @@ class Reader:
         self, path: str, formerly: Sequence[tuple[str, int]], linked: Collection[str] = ()
     ) -> EntityStatus:
         """See `Store.lineage_status`; the paths are canonical."""
-        rows = self.lineage_rows(path, formerly)
+        rows, held = self._lineage(path, formerly)
         # A rename links two names of one thing: history, not a re-application of it.
         # So is the `add`/`create` an importer writes on the new name (`renamed_from`).
         ents = {e for e in (self.index.ent_of(p) for p in linked) if e is not None}
@@ -266,12 +266,21 @@ class Reader:
         }
         deciding = [r for r in rows if r.type is not EventType.RENAME and r.seq not in halves]
         found = self._full_status(path, rows, deciding)
-        return struct_replace(found, formerly=tuple(f for f, _ in formerly))
+        # Only the former paths something was logged on (a decision, or the rename that
+        # names it): a path a file's or a class's rename merely covers may never have
+        # existed (a method added after the file was renamed), so it is not shown.
+        return struct_replace(found, formerly=tuple(f for f, _ in formerly if f in held))
 
     def lineage_rows(self, path: str, formerly: Sequence[tuple[str, int]]) -> list[Row]:
         """The rows of `path` and of each former path up to its rename (`until` in epoch
         ms, by when the event happened), once each, in ingest order. A later supersede
         of a verdict kept here counts too: it names that verdict, whatever its date."""
+        return self._lineage(path, formerly)[0]
+
+    def _lineage(
+        self, path: str, formerly: Sequence[tuple[str, int]]
+    ) -> tuple[list[Row], set[str]]:
+        """`lineage_rows`, and the former paths that hold any of them."""
         until = dict(formerly)
         full = self.index.rows_for_paths([path, *until])
         rows: dict[int, Row] = {}
@@ -286,7 +295,8 @@ class Reader:
                     later.append(r)
         kept = {r.key for r in rows.values()}
         rows.update((r.seq, r) for r in later if r.target_key in kept)
-        return sorted(rows.values(), key=_seq)
+        held = {p for p, found in full.items() if p in until and any(r.seq in rows for r in found)}
+        return sorted(rows.values(), key=_seq), held
 
     def renames(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.renames`."""
