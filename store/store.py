@@ -390,9 +390,10 @@ class Store:
             )
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Events each of whose query words is in their own text (reasoning,
-        alternative) or their entity's path: those whose own text holds every word
-        first, the newest first within each (`Index.search`)."""
+        """Up to `limit` decisions that answer a query, best first: its meaningful
+        words ranked by BM25 over the events' why, alternative, commit subjects and
+        entity path (`cairn.store.fulltext`); one decision's events on several entities
+        are one hit (`SearchHit.others`)."""
         terms = parse_query(query)
         if not terms:
             raise ValidationError("search query has no words to look for")

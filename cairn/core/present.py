@@ -23,7 +23,7 @@ from urllib.parse import quote
 from cairn.core.commits import commits_of, linked_commit
 
 if TYPE_CHECKING:
-    from cairn.store.model import EntityStatus, Event, Status
+    from cairn.store.model import EntityStatus, Event, SearchHit, Status
 
 SHORT_ID = 12  # hex characters: unambiguous at a million events (8 was not, reliably)
 
@@ -74,6 +74,12 @@ def day(value: object) -> str:
         return value.isoformat()
     text = str(value)
     return text[:10] if len(text) >= 10 and text[4] == "-" else text
+
+
+def more_entities(hit: SearchHit) -> str:
+    """What a search hit on one decision's several entities adds to its first entity."""
+    more = len(hit.others)
+    return f" (+{plural(more, 'more entity', 'more entities')})" if more else ""
 
 
 def plural(count: int, noun: str, many: str = "") -> str:
