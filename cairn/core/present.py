@@ -244,8 +244,9 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
         reason = md_text(clip(event.reasoning, 90)) if event.reasoning else ""
         for n in notes.get(event.id, ())[-1:]:
             reason += f" · *note:* {md_text(clip(n.reasoning, 90))}"
+        commit = commit_note(commits.get(event.id))
         lines.append(
-            f"- {_md_when(event)} **{event.type}**{_md_by(event)}{commit_note(commits.get(event.id))}"
+            f"- {_md_when(event)} **{event.type}**{_md_by(event)}{commit}"
             + (f": {reason}" if reason else "")
         )
     blocks = _paragraphs(lines)
