@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, git
 from lsp_helpers import initialize, open_doc
 from pytest_lsp import LanguageClient
 from test_quiet_e2e import hover, lenses
