@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from real_cli import BIN, cairn, cairn_json, commit, env, git
+
 from importers.test_git_renames import renames
 
 POOL = """\
