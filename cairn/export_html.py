@@ -172,10 +172,9 @@ def _history(session: Session, path: str) -> list[Event]:
 
 
 def _session(store: Store) -> Session:
-    from cairn.core.project import Project
     from cairn.core.session import Session
 
-    return Session(Project(store.root, store.cairn_dir), store)
+    return Session.of_store(store)
 
 
 def _collect(

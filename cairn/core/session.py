@@ -77,6 +77,12 @@ class Session:
 
         return cls(project, Store.open(project.cairn_dir, author=git_author(project.root)))
 
+    @classmethod
+    def of_store(cls, store: Store) -> Session:
+        """A session over a store already open (an export given one); closing it closes
+        the store."""
+        return cls(Project(store.root, store.cairn_dir), store)
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()
