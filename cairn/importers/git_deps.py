@@ -257,7 +257,7 @@ def dependency_changes(
 
 
 class _Placed(Protocol):
-    """What `about` reads of a revert's entity (`cairn.importers.git.Entity`)."""
+    """What `about` reads of a revert's entity (`cairn.importers.git_placement.Entity`)."""
 
     path: str
     file: str
