@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
+from cairn.store.idempotency import check_key, replay
 from cairn.store.index import Index, id_key, remove_index
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
@@ -40,8 +41,6 @@ from cairn.store.write import (
     DraftValidator,
     Pending,
     Preparer,
-    check_key,
-    replay,
     write_prepared,
 )
 
@@ -421,6 +420,18 @@ class Store:
         with self._lock:
             self.refresh()
             return self._reader.open_reverts(carrying)
+
+    def open_reverts_printing(self, words: Collection[str]) -> list[Event]:
+        """The open reverts whose `metadata.fingerprint` holds one of `words` (line
+        hashes as written there, `+` included), with every other open fingerprinted
+        revert of the same change (commit), in `open_reverts`' order.
+
+        What `cairn check` matches a diff against: the cost is the diff's hashes and the
+        reverts they name (an index keyed by line hash), not every open revert.
+        """
+        with self._lock:
+            self.refresh()
+            return self._reader.open_reverts_printing(words)
 
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""

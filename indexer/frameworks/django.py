@@ -263,24 +263,29 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         emit("table", Role.INTRODUCE, table_node)
         return found
     if op in _TABLE_OPTIONS:
-        node = model_node if literal(model_node) else name_node
-        model = literal(node)
-        if not model:
-            return []
-        table = model_table(app, model)
-        found.append(capture.but(kind="table", role=Role.REFERENCE, name=table, name_node=node))
-        index = _argument(call, "index", 1)
-        fields = keyword(index, "fields") if index is not None and index.type == "call" else None
-        for item in fields.named_children if fields is not None else []:
-            name = (literal(item) or "").lstrip("-")  # "-date_modified": descending
-            if item.type == "string" and name:
-                found.append(
-                    capture.but(
-                        kind="column", role=Role.REFERENCE, name=name, name_node=item, table=table
-                    )
-                )
-        return found
+        return _table_option(capture, call, app, model_node if literal(model_node) else name_node)
     return []
+
+
+def _table_option(capture: Capture, call: Node, app: str, node: Node | None) -> list[Capture]:
+    """An operation on a model's table options (an index, a constraint, ...): the table
+    it references, and the columns an index names."""
+    model = literal(node)
+    if node is None or not model:
+        return []
+    table = model_table(app, model)
+    found = [capture.but(kind="table", role=Role.REFERENCE, name=table, name_node=node)]
+    index = _argument(call, "index", 1)
+    fields = keyword(index, "fields") if index is not None and index.type == "call" else None
+    for item in fields.named_children if fields is not None else []:
+        name = (literal(item) or "").lstrip("-")  # "-date_modified": descending
+        if item.type == "string" and name:
+            found.append(
+                capture.but(
+                    kind="column", role=Role.REFERENCE, name=name, name_node=item, table=table
+                )
+            )
+    return found
 
 
 def _argument(call: Node, name: str, position: int) -> Node | None:
