@@ -172,11 +172,12 @@ def notes(path: str) -> bool:
 
     parts = path.lower().split("/")
     name = parts[-1]
-    if _NOTE_NAMES.match(name) and not is_code(path):
-        return True
     dot = name.rfind(".")
     suffix = name[dot:] if dot > 0 else ""
     if suffix in _PROSE:
+        return True
+    # By name only as plain text: `release.yml` is a CI workflow, `history.json` data.
+    if _NOTE_NAMES.match(name) and suffix in ("", ".txt") and not is_code(path):
         return True
     dirs = parts[:-1]
     if any(d in _NOTE_DIRS for d in dirs) and not is_code(path):

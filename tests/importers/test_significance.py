@@ -73,6 +73,8 @@ def test_no_file_and_a_huge_change_are_not_judged_cosmetic() -> None:
         ("docs/templates/docs/doc.html", False),
         ("releases/models.py", False),
         ("history/views.py", False),
+        (".github/workflows/release.yml", False),  # a CI workflow, named like notes
+        ("NEWS", True),
     ],
 )
 def test_notes_are_prose_and_only_prose(path: str, prose: bool) -> None:
