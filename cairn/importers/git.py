@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from cairn import git as gitcmd
-from cairn.importers.base import Known, Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Known, Note, Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.git_blame import by_blame
 from cairn.importers.git_history import (
     Blobs,
@@ -54,6 +54,7 @@ from cairn.importers.git_reverts import (
     hinted,
 )
 from cairn.importers.trees import Tree
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT
 from cairn.significance import KEY as SIGNIFICANCE
 from cairn.significance import TRIVIAL
 
@@ -132,6 +133,8 @@ def import_git(
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
     commits = read_history(root, since_value, renames=True)
+    known = list(known)
+    known_deps = {e for e in known if e.startswith("deps/")}
     renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
@@ -154,7 +157,7 @@ def import_git(
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
-            yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from dependency_changes(root, commits, blobs, skip=set(found), known=known_deps)
             yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
@@ -310,7 +313,7 @@ def _walk(
         ents, skipped = removed_entities(f, diffs, blobs, in_trees)
         ents, cut = capped(f, ents)
         entity_cache[f.revert.sha] = ents
-        return ents, skipped + cut
+        return ents, skipped + cut + _clipped(f, by_sha.get(f.original or ""))
 
     for c in commits:
         for hook in unit_done:
@@ -598,6 +601,19 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
 
 def _has_commit(root: Path, sha: str) -> bool:
     return bool(git(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False))
+
+
+def _clipped(f: Found, original: Commit | None) -> list[Skipped]:
+    """The summary's word on each message of this revert that was cut to the limits."""
+    return [
+        Note(
+            f"{c.sha[:10]} {c.subject[:80]}",
+            f"its message is {c.clipped:,} characters: the log keeps the first "
+            f"{MAX_STORED_TEXT:,} (subject {MAX_SUBJECT:,}), marked as clipped",
+        )
+        for c in (f.revert, original)
+        if c is not None and c.clipped
+    ]
 
 
 def reasoning(revert: Commit, original: Commit | None) -> str:
