@@ -42,6 +42,7 @@ from cairn.store.model import (
     Status,
     event_from_bytes,
     events_from_bytes,
+    same_decision,
 )
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
@@ -367,11 +368,21 @@ class Reader:
     def search(self, query: str, terms: list[SearchTerm], limit: int) -> list[SearchHit]:
         """See `Store.search`; `terms` are the words of `query` (`fulltext.parse_query`)."""
         try:
-            hits = self.index.search(terms, limit)
+            # More events than hits: one decision's events on many entities are one hit.
+            hits = self.index.search(terms, limit * 5 + 50)
         except ValueError as exc:
             raise ValidationError(f"invalid search query {query!r}: {exc}") from None
         rows = self.index.rows_by_seq([h[0] for h in hits])
-        return [SearchHit(self.event(rows[seq]), score) for seq, score in hits if seq in rows]
+        groups: dict[tuple[str, str, str, str], tuple[Event, float, list[Event]]] = {}
+        for seq, score in hits:
+            if seq in rows:
+                event = self.event(rows[seq])
+                key = same_decision(event)
+                if key in groups:
+                    groups[key][2].append(event)
+                elif len(groups) < limit:
+                    groups[key] = (event, score, [])
+        return [SearchHit(e, score, tuple(more)) for e, score, more in groups.values()]
 
     def recent_verdicts(self, limit: int) -> list[Event]:
         """See `Store.recent_verdicts`. Walks verdict rows newest first and keeps those the

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 AUTH = """\
 def login(user):
