@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn import git as gitcmd
 from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
@@ -56,8 +57,11 @@ class Check:
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=30
+    # through cairn.git: doctor runs in a cloned repository whose config may name
+    # programs (core.fsmonitor runs on check-attr's and ls-files' index refresh)
+    done = gitcmd.run(root, *args, timeout=30)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode("utf-8", "replace"), ""
     )
 
 
@@ -284,4 +288,46 @@ def run_checks(project: Project, *, fix: bool = False) -> list[Check]:
             )
         )
     checks.append(check_index(project, fix))
+    checks.extend(check_integrations(project))
+    return checks
+
+
+def check_integrations(project: Project) -> list[Check]:
+    """Each tool `cairn setup` wired: still wired as this Cairn would write it (hooks,
+    settings, the copied Claude Code scripts), and able to run `cairn`."""
+    import shutil
+
+    from cairn.githooks import is_executable
+    from cairn.integrations import INTEGRATIONS, Context, MergeRefused, wired
+
+    ctx = Context.for_project(project.root)
+    checks: list[Check] = []
+    for integration in INTEGRATIONS:
+        if not wired(ctx, integration):
+            continue
+        name = f"setup: {integration.name}"
+        try:
+            stale = integration.plan(ctx)
+        except MergeRefused as exc:
+            checks.append(Check(name, FAIL, str(exc), "fix the file, then `cairn setup`"))
+            continue
+        if stale:
+            files = ", ".join(sorted({_rel(project, c.path) for c in stale}))
+            fix = f"`cairn setup --only {integration.name}`"
+            checks.append(Check(name, FAIL, f"{files} differ from what setup writes", fix))
+            continue
+        if integration.needs_cairn_on_path and shutil.which("cairn") is None:
+            checks.append(
+                Check(
+                    name,
+                    FAIL,
+                    "its config runs `cairn` from PATH, and `cairn` is not on PATH",
+                    f"put {ctx.cairn} on PATH (e.g. ln -s it into ~/.local/bin)",
+                )
+            )
+            continue
+        if integration.name in ("git-hooks", "husky") and not is_executable(Path(ctx.cairn)):
+            checks.append(Check(name, FAIL, f"the hooks run {ctx.cairn}, which cannot run", ""))
+            continue
+        checks.append(Check(name, OK, integration.what))
     return checks

@@ -15,51 +15,30 @@ migrations all live inside one top-level node.
 from __future__ import annotations
 
 import fnmatch
-import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tree_sitter import Language, Node, Tree
 
-from cairn.indexer.capture import STRING_TYPES, Capture, FileContext, literal, node_text
+from cairn.indexer.capture import Capture, FileContext, node_text
 from cairn.indexer.frameworks import CONTEXTS, RESOLVERS
 from cairn.indexer.model import CODE_KINDS as CODE_KINDS  # re-exported: its old home
 from cairn.indexer.model import (
     Range,
     Role,
     Symbol,
-    _new,
-    _set_end_character,
-    _set_end_line,
-    _set_entity,
-    _set_file,
-    _set_kind,
-    _set_name_range,
-    _set_range,
-    _set_role,
-    _set_start_character,
-    _set_start_line,
-    _set_version,
-    make_range,
-    make_symbol,
 )
 from cairn.indexer.queries import CompiledQuery
-from cairn.indexer.text import LineIndex
-from cairn.store.paths import (
-    EntityPathError,
-    canonicalise,
-    column_path,
-    dependency_path,
-    env_path,
-    route_path,
-    symbol_path,
-    table_path,
+from cairn.indexer.symbols import (
+    capture_entity,
+    capture_symbol,
+    captures_of,
+    code_symbols,
+    direct_symbols,
+    file_prefix,
 )
-
-# Dotted ASCII identifiers are already canonical symbol names (the grammar only checks
-# them), so `file::name` is assembled directly; anything else goes through symbol_path.
-_PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\Z")
+from cairn.indexer.text import LineIndex
 
 
 @dataclass
@@ -299,7 +278,7 @@ def _collect(
                     if wanted is None or chunk in wanted:
                         held.append((chunk, node, node_text(nodes["container.name"][0])))
                 if direct[pattern]:
-                    for start, symbol in _direct_symbols(compiled, pattern, nodes, ctx, lines):
+                    for start, symbol in direct_symbols(compiled, pattern, nodes, ctx, lines):
                         chunk = 0 if one_chunk else max(0, bisect_right(starts, start) - 1)
                         if wanted is None or chunk in wanted:
                             found.append((chunk, symbol))
@@ -411,12 +390,12 @@ def match_captures(
     primaries = compiled.primaries[pattern]
     if len(primaries) == 1:  # the usual pattern: one entity capture
         capture_name, kind, role = primaries[0]
-        found = _captures(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
+        found = captures_of(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
     else:
         found = []
         for capture_name, kind, role in primaries:
             found.extend(
-                _captures(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
+                captures_of(nodes, capture_name, kind, role, settings, ctx.data, ctx.language)
             )
     if resolver is None or not found:
         return found
@@ -455,87 +434,16 @@ def build_symbols(
     qualified name and kind of the scope enclosing the region, if any. A `Symbol`
     among the captures was made by the direct path (an entity kind): it is kept as is,
     in its place (the order decides which of two equal symbols `_settle` keeps)."""
-    symbols = _code_symbols(ctx, lines, prefix, _definitions(captures), containers, outer)
+    symbols = code_symbols(ctx, lines, prefix, _definitions(captures), containers, outer)
     for capture in captures:
         if capture.kind not in CODE_KINDS:
             if isinstance(capture, Symbol):
                 symbols.append(capture)
                 continue
-            entity = _entity(capture)
+            entity = capture_entity(capture)
             if entity is not None:
-                symbols.append(_symbol(ctx, lines, capture, entity, capture.kind))
+                symbols.append(capture_symbol(ctx, lines, capture, entity, capture.kind))
     return _settle(symbols)
-
-
-def _direct_symbols(
-    compiled: CompiledQuery,
-    pattern: int,
-    nodes: dict[str, list[Node]],
-    ctx: FileContext,
-    lines: LineIndex,
-) -> list[tuple[int, Symbol]]:
-    """A match's symbols, each with its name's start byte, for a pattern that needs
-    neither a resolver nor the scope walk (`CompiledQuery.direct`: entity kinds only).
-
-    The same symbols `match_captures` then `build_symbols` make of the match, without
-    the `Capture` in between and the second pass over it (measured: a 5,000-line
-    migration's 500 matches, 8.9 -> 7.7 ms of symbols)."""
-    settings = compiled.settings[pattern]
-    data = ctx.data
-    override, range_nodes, table, version, method = _helpers(nodes, settings, data)
-    range_node = widen(range_nodes[0], ctx.language) if range_nodes else None
-    out: list[tuple[int, Symbol]] = []
-    path = ctx.path
-    ascii = lines.ascii
-    for capture_name, kind, role in compiled.primaries[pattern]:
-        found = nodes.get(capture_name)
-        if not found:
-            continue
-        for name_node in found:
-            text_node = override[0] if override else name_node
-            name = _text(text_node, data)
-            if name is None or name_node.is_missing:
-                continue
-            entity = _entity_of(
-                kind,
-                name,
-                table if kind == "column" else None,
-                method if kind == "route" else None,
-            )
-            if entity is None:
-                continue
-            # make_range and make_symbol, inline: three Python calls fewer per symbol
-            if ascii:
-                start, end = text_node.start_point, text_node.end_point
-                name_range = _new(Range)
-                _set_start_line(name_range, start[0])
-                _set_start_character(name_range, start[1])
-                _set_end_line(name_range, end[0])
-                _set_end_character(name_range, end[1])
-            else:
-                name_range = node_range(lines, text_node)
-            whole_node = range_node if range_node is not None else name_node
-            if whole_node is text_node:
-                whole = name_range
-            elif ascii:
-                start, end = whole_node.start_point, whole_node.end_point
-                whole = _new(Range)
-                _set_start_line(whole, start[0])
-                _set_start_character(whole, start[1])
-                _set_end_line(whole, end[0])
-                _set_end_character(whole, end[1])
-            else:
-                whole = node_range(lines, whole_node)
-            symbol = _new(Symbol)
-            _set_file(symbol, path)
-            _set_entity(symbol, entity)
-            _set_kind(symbol, kind)
-            _set_role(symbol, role)
-            _set_name_range(symbol, name_range)
-            _set_range(symbol, whole)
-            _set_version(symbol, version if kind == "dependency" else "")
-            out.append((text_node.start_byte, symbol))
-    return out
 
 
 def _definitions(captures: Sequence[Capture | Symbol]) -> list[Capture]:
@@ -618,254 +526,4 @@ def _shift_range(r: Range, old: tuple[int, int], new: tuple[int, int]) -> Range:
         r.start_character + (cols if r.start_line == old[0] else 0),
         r.end_line + rows,
         r.end_character + (cols if r.end_line == old[0] else 0),
-    )
-
-
-def _helpers(
-    nodes: dict[str, list[Node]], settings: dict[str, str | None], data: bytes
-) -> tuple[list[Node] | None, list[Node] | None, str | None, str, str | None]:
-    """What a match's helper captures say: the name override, the range nodes, the
-    table, the version and the HTTP method (both the direct path and `_captures`)."""
-    if len(nodes) == 1:  # the match holds the name alone: no helper to read
-        return None, None, None, "", settings.get("method") if settings else None
-    table_nodes = nodes.get("table")
-    version_nodes = nodes.get("version")
-    method_nodes = nodes.get("http.method")
-    return (
-        nodes.get("name"),
-        nodes.get("range"),
-        _text(table_nodes[0], data) if table_nodes else None,
-        (_text(version_nodes[0], data) or "") if version_nodes else "",
-        node_text(method_nodes[0]) if method_nodes else settings.get("method"),
-    )
-
-
-def _captures(
-    nodes: dict[str, list[Node]],
-    capture_name: str,
-    kind: str,
-    role: Role,
-    settings: dict[str, str | None],
-    data: bytes,
-    language: str | None = None,
-) -> list[Capture]:
-    found = nodes.get(capture_name)
-    if not found:
-        return []
-    override, range_nodes, table, version, method = _helpers(nodes, settings, data)
-    scope_nodes = nodes.get("scope") if len(nodes) > 1 else None
-    scope = node_text(scope_nodes[0]) if scope_nodes else None
-    range_node = widen(range_nodes[0], language) if range_nodes else None
-    out: list[Capture] = []
-    for name_node in found:
-        text_node = override[0] if override else name_node
-        name = _text(text_node, data)
-        if name is None or name_node.is_missing:
-            continue
-        out.append(
-            Capture(
-                kind,
-                role,
-                name,
-                text_node,
-                range_node if range_node is not None else name_node,
-                nodes,
-                settings,
-                table,
-                method,
-                scope,
-                version,
-            )
-        )
-    return out
-
-
-# Nodes that wrap a definition without being one: the definition's full range is the
-# wrapper's, so a changed decorator or `export` keyword belongs to what it decorates.
-# Each is its language's own construct, named per language: asking a node for its parent
-# walks down from the root (past every earlier top-level node), so a language without
-# any wrapper never asks.
-_WRAPPERS = frozenset({"decorated_definition", "export_statement"})
-# Go declarations that hold one spec are the spec's whole definition (`const X = 1`).
-_ONE_SPEC = frozenset({"const_declaration", "var_declaration", "type_declaration"})
-_WRAPPING = frozenset({"python", "javascript", "typescript", "tsx", "go"})
-
-
-def widen(node: Node, language: str | None = None) -> Node:
-    """The whole definition a construct belongs to: a decorated Python definition with
-    its decorators, an exported JS/TS declaration with `export`, a single Go spec with
-    its `const`/`var`/`type` keyword. Nodes of other languages (`language` given and
-    none of these) are their own whole definition."""
-    if language is not None and language not in _WRAPPING:
-        return node
-    parent = node.parent
-    if parent is None:
-        return node
-    kind = parent.type
-    if kind in _WRAPPERS:
-        return parent
-    if kind in _ONE_SPEC and parent.named_child_count == 1:
-        return parent
-    return node
-
-
-def _text(node: Node, data: bytes) -> str | None:
-    """The name a node spells: a literal's value, else its text (sliced from the file's
-    bytes, which is what `node.text` copies out, at half the cost)."""
-    if node.type in STRING_TYPES:
-        value = literal(node)
-        if value is not None:
-            return value.strip()  # may be "" (Django's root path); builders reject the rest
-        if node.type in ("string", "template_string"):
-            return None  # an interpolated string names nothing fixed
-    return data[node.start_byte : node.end_byte].decode("utf-8", "replace").strip() or None
-
-
-def _entity(capture: Capture) -> str | None:
-    kind = capture.kind
-    table = capture.table if kind == "column" else None
-    method = capture.method if kind == "route" else None
-    return _entity_of(kind, capture.name, table, method)
-
-
-def _entity_of(kind: str, name: str, table: str | None, method: str | None) -> str | None:
-    """The entity path of a non-code kind's name (remembered: the builders are pure)."""
-    key = (kind, name, table, method)
-    try:
-        return _ENTITIES[key]
-    except KeyError:
-        pass
-    entity = _build_entity(*key)
-    if len(_ENTITIES) >= _ENTITIES_KEPT:
-        _ENTITIES.clear()  # bounded; the builders are pure, so forgetting is safe
-    _ENTITIES[key] = entity
-    return entity
-
-
-# The builders canonicalise (fold, check, escape) each name; a file names its tables,
-# columns and variables many times (a migration's 250 `ALTER TABLE t ...` name 37 tables)
-_ENTITIES: dict[tuple[str, str, str | None, str | None], str | None] = {}
-_ENTITIES_KEPT = 65536
-
-
-def _build_entity(kind: str, name: str, table: str | None, method: str | None) -> str | None:
-    try:
-        if kind == "table":
-            return table_path(name)
-        if kind == "column":
-            if not table:
-                return None
-            return column_path(table, name)
-        if kind == "route":
-            if not method or not name.startswith("/"):
-                return None
-            return route_path(method.upper(), name)
-        if kind == "dependency":
-            return dependency_path(name)
-        if kind == "env":
-            return env_path(name)
-    except EntityPathError:
-        return None
-    return None
-
-
-def file_prefix(path: str) -> str | None:
-    """`file::` canonicalised once per file, or None when the path is no valid file."""
-    try:
-        return canonicalise(path) + "::"
-    except EntityPathError:
-        return None
-
-
-def code_entity(path: str, prefix: str | None, qualified: str) -> str | None:
-    """`file::Qualified.name`, as `symbol_path` builds it, or None if invalid."""
-    if prefix is not None and _PLAIN_SYMBOL.match(qualified):
-        return prefix + qualified
-    try:
-        return symbol_path(path, qualified)
-    except EntityPathError:
-        return None
-
-
-def _code_symbols(
-    ctx: FileContext,
-    lines: LineIndex,
-    prefix: str | None,
-    definitions: list[Capture],
-    containers: list[tuple[Node, str]],
-    outer: tuple[str, str] | None = None,
-) -> list[Symbol]:
-    if not definitions:
-        return []
-    # (start, -end) order puts every scope before what it contains, so one stack walk
-    # finds each definition's innermost enclosing scope.
-    scopes: list[tuple[int, int, str, str, Capture | None]] = [
-        (n.start_byte, n.end_byte, name, "container", None) for n, name in containers
-    ]
-    for definition in definitions:
-        node = definition.range_node
-        scopes.append(
-            (node.start_byte, node.end_byte, definition.name, definition.kind, definition)
-        )
-    scopes.sort(key=lambda s: (s[0], -s[1], s[4] is not None))
-    stack: list[tuple[int, int, str, str]] = []  # (start, end byte, qualified name, kind)
-    if outer is not None:
-        stack.append((-1, 1 << 62, *outer))
-    out: list[Symbol] = []
-    for start, end, name, kind, capture in scopes:
-        while stack and stack[-1][1] <= start:
-            stack.pop()
-        # names declared together (`A, B = 1, 2`, `int X = 1, Y = 2;`) share one range:
-        # they are siblings, not one inside the other
-        parent = None
-        for scope in reversed(stack):
-            if scope[0] != start or scope[1] != end:
-                parent = scope
-                break
-        if capture is not None and capture.scope:
-            qualified = f"{capture.scope}.{name}"
-            if kind == "function":
-                kind = "method"
-        elif parent is not None:
-            qualified = f"{parent[2]}.{name}"
-            if kind == "function" and parent[3] in ("class", "container"):
-                kind = "method"
-        else:
-            qualified = name
-        stack.append((start, end, qualified, kind))
-        if capture is None:
-            continue
-        entity = code_entity(ctx.path, prefix, qualified)
-        if entity is not None:
-            out.append(_symbol(ctx, lines, capture, entity, kind))
-    return out
-
-
-def _symbol(ctx: FileContext, lines: LineIndex, capture: Capture, entity: str, kind: str) -> Symbol:
-    name_node = capture.name_node
-    name = node_range(lines, name_node)
-    range_node = capture.range_node
-    whole = name if range_node is name_node else node_range(lines, range_node)  # frozen: shared
-    return make_symbol(
-        ctx.path,
-        entity,
-        kind,
-        capture.role,
-        name,
-        whole,
-        capture.version if kind == "dependency" else "",
-    )
-
-
-def node_range(lines: LineIndex, node: Node) -> Range:
-    """The node's LSP range (UTF-16 columns)."""
-    start_row, start_column = node.start_point
-    end_row, end_column = node.end_point
-    if lines.ascii:
-        return make_range(start_row, start_column, end_row, end_column)
-    return make_range(
-        start_row,
-        lines.utf16_column(start_row, start_column),
-        end_row,
-        lines.utf16_column(end_row, end_column),
     )

@@ -18,15 +18,10 @@ from dataclasses import dataclass
 from tree_sitter import Node, QueryCursor, Tree
 
 from cairn.indexer.capture import Capture, FileContext
-from cairn.indexer.extract import (
-    CODE_KINDS,
-    build_symbols,
-    file_prefix,
-    match_captures,
-    widen,
-)
+from cairn.indexer.extract import CODE_KINDS, build_symbols, match_captures
 from cairn.indexer.model import Range, Symbol
 from cairn.indexer.queries import CompiledQuery
+from cairn.indexer.symbols import file_prefix, widen
 from cairn.indexer.text import LineIndex
 
 # Nodes whose body has no sibling context: re-indexing one alone is exact.

@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from cairn.store.fields import CONTENT_FIELDS, NOT_HEADER
+
 __all__ = [
     "CONTENT_FIELDS",
     "canonical_bytes",
@@ -21,9 +23,6 @@ __all__ = [
     "event_id",
     "prune",
 ]
-
-# The fields that carry what a decision says; everything else is header.
-CONTENT_FIELDS = ("reasoning", "alternative", "diff", "metadata")
 
 _encoder = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -74,9 +73,6 @@ def event_id(header_fields: Mapping[str, Any], digest: str) -> str:
     `header_fields` are every field except `id`, `redacted` and the content fields;
     they are pruned here, so callers may pass empty values.
     """
-    header = prune({k: v for k, v in header_fields.items() if k not in _NOT_HEADER})
+    header = prune({k: v for k, v in header_fields.items() if k not in NOT_HEADER})
     header["content_digest"] = digest
     return hashlib.sha256(canonical_bytes(header)).hexdigest()
-
-
-_NOT_HEADER = frozenset({"id", "redacted", "content_digest", *CONTENT_FIELDS})

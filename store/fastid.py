@@ -17,13 +17,12 @@ from typing import Any
 
 import orjson
 
-from cairn.store.canonical import CONTENT_FIELDS
+from cairn.store.fields import CONTENT_FIELDS, NOT_HEADER
 from cairn.store.model import line_id
 
 __all__ = ["line_damage", "loads", "proves_id"]
 
 _CONTENT = CONTENT_FIELDS
-_NOT_HEADER = frozenset({"id", "redacted", "content_digest", *CONTENT_FIELDS})
 _sha256 = hashlib.sha256
 _dumps = orjson.dumps
 _SORTED = orjson.OPT_SORT_KEYS
@@ -61,7 +60,7 @@ def proves_id(raw: dict[str, Any]) -> bool:
         else:
             content = {k: raw[k] for k in _CONTENT if k in raw}
             digest = _sha256(_dumps(content, option=_SORTED)).hexdigest()
-        header = {k: v for k, v in raw.items() if k not in _NOT_HEADER}
+        header = {k: v for k, v in raw.items() if k not in NOT_HEADER}
         header["content_digest"] = digest
         return _sha256(_dumps(header, option=_SORTED)).hexdigest() == claimed
     except TypeError:  # what orjson refuses (a big integer, a lone surrogate)

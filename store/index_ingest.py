@@ -12,13 +12,13 @@ from typing import Any
 
 from cairn.store import index_schema as schema
 from cairn.store.dag import ChainPos
+from cairn.store.fulltext import FIELDS, path_words, search_fields
 from cairn.store.gcpause import gc_paused
 from cairn.store.index_lines import Record
 from cairn.store.index_rows import (
     BY_KEY_SQL,
     KNOWN_SQL,
     change_code,
-    fts_body,
     id_key,
     print_code,
 )
@@ -60,6 +60,7 @@ _NULL = -(1 << 62)
 _EVENT_SQL = (
     f"INSERT INTO event VALUES (?, ?, ?, ?, ?, ?, nullif(?, {_NULL}), ?, nullif(?, {_NULL}), ?, ?)"
 )
+_FTS_SQL = f"INSERT INTO event_fts(rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)"
 # The span of the damaged line placed in the DAG under an id key.
 _PLACED_DAMAGE_SQL = (
     "SELECT line_offset, line_length FROM damage WHERE id_key = ? AND chain IS NOT NULL"
@@ -152,12 +153,7 @@ class Ingest(StatusRows):
                     rec, to_ms(e.occurred_at) if e.occurred_at else _NULL, off, size,
                 )
             )  # fmt: skip
-            # `fts_body`, inline: an event's text fields are strings ("" when absent).
-            reasoning, alternative = e.reasoning, e.alternative
-            if reasoning:
-                fts.append((seq, f"{reasoning} {alternative}" if alternative else reasoning))
-            elif alternative:
-                fts.append((seq, alternative))
+            fts.append((seq, *search_fields(e.reasoning, e.alternative, e.metadata, entity)))
             if e.revisit_after or e.expires_when:
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
@@ -379,7 +375,7 @@ class Ingest(StatusRows):
                 _NULL if occurred is None else occurred, rec.off, rec.len,
             )
         )  # fmt: skip
-        _text_and_keys(raw, seq, batch)
+        _text_and_keys(raw, entity, seq, batch)
         if ty == RENAME_CODE:
             meta = get("metadata")
             if meta and isinstance(meta, dict):
@@ -463,12 +459,11 @@ class Ingest(StatusRows):
         db = self.db
         if batch.ents:
             db.executemany("INSERT INTO entity(id, path) VALUES (?, ?)", batch.ents)
-            db.executemany("INSERT INTO entity_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
             db.executemany(_EVENT_SQL, batch.rows)
             self._list_keys(batch.rows[0][0])
         if batch.fts:
-            db.executemany("INSERT INTO event_fts(rowid, body) VALUES (?, ?)", batch.fts)
+            db.executemany(_FTS_SQL, batch.fts)
         if batch.chains:
             db.executemany("INSERT INTO chain(id, start) VALUES (?, ?)", batch.chains)
         if batch.merges:
@@ -573,13 +568,16 @@ def _lenient(rec: Record) -> tuple[str, int, list[str], list[int]] | None:
     return eid, key, ids, keys
 
 
-def _text_and_keys(raw: dict[str, Any], seq: int, batch: _Batch) -> None:
-    """The rows of a line's searchable text, review dates and metadata keys."""
+def _text_and_keys(raw: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
+    """The rows of a line's searchable text, review dates and metadata keys (a redacted
+    event is found by its entity's path alone)."""
     get = raw.get
-    if not get("redacted"):
-        body = fts_body(get("reasoning"), get("alternative"))
-        if body:
-            batch.fts.append((seq, body))
+    if get("redacted"):
+        batch.fts.append((seq, "", "", "", path_words(entity)))
+    else:
+        batch.fts.append(
+            (seq, *search_fields(get("reasoning"), get("alternative"), get("metadata"), entity))
+        )
     revisit, expires = get("revisit_after"), get("expires_when")
     if revisit or expires:
         batch.reviews.append((seq, revisit, expires))
@@ -635,7 +633,7 @@ class _Batch:
     placed: dict[int, tuple[int, ChainPos]]
     ents: list[tuple[int, str]]
     rows: list[tuple[int, ...]]  # `event` rows, `_NULL` for a NULL (`_EVENT_SQL`)
-    fts: list[tuple[int, str]]
+    fts: list[tuple[int, str, str, str, str]]  # seq and `fulltext.FIELDS`
     chains: list[tuple[int, str]]
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]

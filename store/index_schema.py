@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.store.errors import StoreError
+from cairn.store.fulltext import FIELDS
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityKind, EntityPath, parsed_or_none
@@ -88,8 +89,11 @@ RESTORED_BIT = 1 << 32
 LINK_KEYS = (("renamed_to", True), ("renamed_from", False))
 
 # No decision text is stored: an event is a row of integers, and its text is read back
-# from the log at (line_offset, line_length). Full-text search is two contentless FTS5
-# tables: which events' own text holds a word, and which entities' paths do.
+# from the log at (line_offset, line_length). Full-text search is one contentless FTS5
+# table, a row an event, its columns the fields BM25 weighs (`fulltext.FIELDS`; the
+# entity's path is in every row so a path word counts in the event's rank), stemmed
+# by porter. `detail=full`: FTS5's bm25 scores 0 in a contentless table with less
+# detail, and positions answer phrases (`card_token`, "session cache") in the index.
 #
 # An entity's events, and the event of an id key, are listed in two tables each (the
 # full list and the recent one) rather than found through an index of `event`: an index
@@ -121,8 +125,8 @@ CREATE TABLE source_key(key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE idempotency_key(key TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE marked_key(key TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(key, seq))
   WITHOUT ROWID;
-CREATE VIRTUAL TABLE event_fts USING fts5(body, content='', detail=none, columnsize=0);
-CREATE VIRTUAL TABLE entity_fts USING fts5(path, content='', columnsize=0);
+CREATE VIRTUAL TABLE event_fts USING fts5({", ".join(FIELDS)}, content='',
+  tokenize='porter unicode61');
 CREATE TABLE entity_status(
   path TEXT PRIMARY KEY,
   status INTEGER NOT NULL,

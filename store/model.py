@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from cairn.store.canonical import CONTENT_FIELDS, content_digest, event_id
+from cairn.store.fields import FIELD_NAMES
 from cairn.store.paths import kind_of
 
 __all__ = [
@@ -113,31 +114,6 @@ class Status(str, Enum):
         return self.value
 
 
-# Every field an event may carry, in the order humans read them.
-EVENT_FIELDS = (
-    "id",
-    "parents",
-    "type",
-    "entity",
-    "entity_kind",
-    "reasoning",
-    "alternative",
-    "diff",
-    "supersedes",
-    "reverts",
-    "author",
-    "agent",
-    "session",
-    "commit",
-    "recorded_at",
-    "occurred_at",
-    "revisit_after",
-    "expires_when",
-    "stale_when",
-    "metadata",
-)
-
-
 @dataclass(slots=True)
 class EventDraft:
     """What a writer supplies; the store validates it, fills defaults and assigns the id.
@@ -228,32 +204,32 @@ class Event(msgspec.Struct, frozen=True, gc=False):
         """Build from a parsed JSONL line; raises ValueError/KeyError when malformed."""
         etype = _TYPE_BY_VALUE.get(raw["type"]) or EventType.parse(raw["type"])
         entity = raw["entity"]
-        kind = raw.get("entity_kind") or _inferred_kind(entity)
+        texts = {name: raw.get(name) or "" for name in _TEXTS}
         return cls(
             id=raw["id"],
             type=etype,
             entity=entity,
             parents=tuple(raw.get("parents") or ()),
-            entity_kind=kind,
-            reasoning=raw.get("reasoning") or "",
-            alternative=raw.get("alternative") or "",
-            diff=raw.get("diff") or "",
-            supersedes=raw.get("supersedes") or "",
-            reverts=raw.get("reverts") or "",
-            author=raw.get("author") or "",
-            agent=raw.get("agent") or "",
-            session=raw.get("session") or "",
-            commit=raw.get("commit") or "",
-            recorded_at=raw.get("recorded_at") or "",
-            occurred_at=raw.get("occurred_at") or "",
-            revisit_after=raw.get("revisit_after") or "",
-            expires_when=raw.get("expires_when") or "",
-            stale_when=raw.get("stale_when") or "",
+            entity_kind=raw.get("entity_kind") or _inferred_kind(entity),
             # the write path only writes objects; a hand-made line gets none, not a crash
             metadata=meta if isinstance(meta := raw.get("metadata"), dict) else {},
             redacted=bool(raw.get("redacted")),
-            content_digest=raw.get("content_digest") or "",
+            **texts,
         )
+
+
+# The event's fields under the log's names in the order humans read them (`Event`'s),
+# without the seal a redaction leaves. `Event` is the typed reading of the fields
+# `EventFields` declares (cairn.store.fields): the two must name the same ones.
+EVENT_FIELDS = tuple(n for n in Event.__struct_fields__ if n not in ("redacted", "content_digest"))
+if set(Event.__struct_fields__) != set(FIELD_NAMES):
+    raise TypeError("Event and EventFields (cairn.store.fields) must hold the same fields")
+# The text fields `from_line` reads as they are ("" when absent or null).
+_TEXTS = tuple(
+    f.name
+    for f in msgspec.structs.fields(Event)
+    if f.type is str and f.name not in ("id", "entity", "entity_kind")
+)
 
 
 def _unusual(value: Any) -> bool:
@@ -329,22 +305,6 @@ def events_from_bytes(
                 kind = kinds[entity] = _inferred_kind(entity)
             _force_setattr(event, "entity_kind", kind)
     return events
-
-
-def new_event(
-    id: str, type: EventType, entity: str, parents: tuple[str, ...], entity_kind: str,
-    reasoning: str, alternative: str, diff: str, supersedes: str, reverts: str, author: str,
-    agent: str, session: str, commit: str, recorded_at: str, occurred_at: str,
-    revisit_after: str, expires_when: str, stale_when: str, metadata: dict[str, Any],
-) -> Event:  # fmt: skip
-    """`Event(...)` of a new (not redacted) event with every field given, positionally:
-    the write path makes one per event of a bulk load (a frozen dataclass's `__init__`
-    cost as much as hashing it; the struct's is a C call)."""
-    return Event(
-        id, type, entity, parents, entity_kind, reasoning, alternative, diff, supersedes,
-        reverts, author, agent, session, commit, recorded_at, occurred_at, revisit_after,
-        expires_when, stale_when, metadata, False, "",
-    )  # fmt: skip
 
 
 @lru_cache(maxsize=1 << 18)  # an editor's batches at 1M events name 100k entities
@@ -475,15 +435,32 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """A full-text match: the event and its rank (lower is better): 0 when its own text
-    holds every word of the query, 1 when some were only in its entity's path."""
+    """One decision a search found: its best-ranked event, the score (BM25 over the
+    weighted fields, higher is better; `cairn.store.fulltext`) and the other events of
+    the same decision (one revert commit's events on many entities: `same`)."""
 
     event: Event
     score: float
+    others: tuple[Event, ...] = ()
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return (self.event, *self.others)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"score": round(self.score, 4), **self.event.to_dict()}
+        """JSON-ready form: the event's, with every entity and id of the decision."""
+        return {
+            "score": round(self.score, 4),
+            **self.event.to_dict(),
+            "entities": [e.entity for e in self.events],
+            "ids": [e.id for e in self.events],
+        }
+
+
+def same_decision(event: Event) -> tuple[str, str, str, str]:
+    """What the events of one decision share: one revert commit or one recorded verdict
+    on several entities is one answer to a search, not one per entity."""
+    return (event.type.value, event.reasoning, event.alternative, event.commit or event.recorded_at)
 
 
 @dataclass(frozen=True, slots=True)

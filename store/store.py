@@ -18,6 +18,7 @@ from cairn.store.confine import check_confined
 from cairn.store.errors import StoreError, ValidationError
 from cairn.store.fulltext import parse_query
 from cairn.store.gcpause import gc_paused
+from cairn.store.idempotency import check_key, replay
 from cairn.store.index import Index, id_key, remove_index
 from cairn.store.log import LogFile, write_lock
 from cairn.store.model import (
@@ -40,8 +41,6 @@ from cairn.store.write import (
     DraftValidator,
     Pending,
     Preparer,
-    check_key,
-    replay,
     write_prepared,
 )
 
@@ -391,9 +390,10 @@ class Store:
             )
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Events each of whose query words is in their own text (reasoning,
-        alternative) or their entity's path: those whose own text holds every word
-        first, the newest first within each (`Index.search`)."""
+        """Up to `limit` decisions that answer a query, best first: its meaningful
+        words ranked by BM25 over the events' why, alternative, commit subjects and
+        entity path (`cairn.store.fulltext`); one decision's events on several entities
+        are one hit (`SearchHit.others`)."""
         terms = parse_query(query)
         if not terms:
             raise ValidationError("search query has no words to look for")

@@ -2,53 +2,57 @@
 it canonically once (id and line together), append the lines and index them.
 
 Nothing here runs SQL (the index does) or decides freshness (the `Store` does); it is
-handed the index, the log and a way to read an entity's events.
+handed the index, the log and a way to read an entity's events. The checks live in
+`cairn.store.validate`, masking in `cairn.store.mask`, encoding in `cairn.store.encode`
+and idempotency keys in `cairn.store.idempotency`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import re
 import sqlite3
 from collections.abc import Callable
-from functools import lru_cache
-from hashlib import sha256
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import msgspec
-import orjson
 
 from cairn.store.author import AuthorLookup, default_author
-from cairn.store.canonical import canonical_bytes
-from cairn.store.errors import AmbiguousTarget, KeyReused, ValidationError
-from cairn.store.fastproof import ContentFields, LineFields
+from cairn.store.encode import encode_owned, encode_plain
+from cairn.store.errors import AmbiguousTarget, ValidationError
+from cairn.store.fields import CONTENT_FIELDS, HEADER_FIELDS, EventFields
+from cairn.store.idempotency import IDEMPOTENCY, check_key, request_digest
 from cairn.store.index import Index, Record
 from cairn.store.log import LogFile
-from cairn.store.model import Event, EventDraft, EventType, new_event
-from cairn.store.paths import EntityKind, EntityPathError, parse, parsed_or_none
+from cairn.store.mask import mask_event, mask_fields, path_refusal
+from cairn.store.model import Event, EventDraft, EventType
+from cairn.store.paths import EntityKind
 from cairn.store.review import parse_expires_when, parse_revisit_after
-from cairn.store.secrets import mask_secrets, might_hold_secret
+from cairn.store.secrets import might_hold_secret
 from cairn.store.times import now_ts, parse_ts, wire_forms
+from cairn.store.validate import (
+    HEX,
+    SHORT_DIFF,
+    SHORT_LABEL,
+    SHORT_TEXT,
+    check_json,
+    check_redact_target,
+    check_sizes,
+    commit_id,
+    parse_entity,
+)
 
 __all__ = [
-    "IDEMPOTENCY",
+    "HEX",
     "MIN_PREFIX",
     "BatchContext",
     "DraftValidator",
     "Pending",
     "Preparer",
-    "check_key",
-    "encode_event",
-    "mask_event",
-    "replay",
     "write_prepared",
 ]
 
 MIN_PREFIX = 6
-HEX = re.compile(r"^[0-9a-f]+$")
 _TYPES: dict[Any, EventType] = {**{t.value: t for t in EventType}, **{t: t for t in EventType}}
 _KINDS = frozenset(k.value for k in EntityKind)
 _VALUES = {t: t.value for t in EventType}  # `Enum.value` is a slow descriptor
@@ -57,6 +61,7 @@ _REDACT, _SUPERSEDE, _REVERT = EventType.REDACT, EventType.SUPERSEDE, EventType.
 _REJECT = EventType.REJECT
 
 _RECORDED_AT = attrgetter("recorded_at")
+_NO_METADATA: dict[str, Any] = {}
 _ENTITY_CACHE = 1 << 17  # raw entity paths a `Preparer` keeps canonical
 
 # An entity's logged events whose type is one of these (the read path answers it).
@@ -148,12 +153,71 @@ class Preparer:
         raw_type = draft.type
         etype = _TYPES.get(raw_type) if isinstance(raw_type, str) else None
         if etype is None:
-            try:
-                etype = EventType.parse(raw_type)
-            except ValueError as exc:
-                raise ValidationError(str(exc)) from None
+            etype = _event_type(raw_type)
         hit = self._entities.get(draft.entity)
         entity, inferred_kind, refusal = hit if hit is not None else self._entity(draft.entity)
+        f, kind, key = self._fields(draft, etype, entity, parents, ctx)
+        if kind == inferred_kind:
+            f.entity_kind = ""  # pruned: the path says it
+        kind = kind or inferred_kind
+        joined, long_text = _screened(f)
+        holds: bool | None = None  # the secret screen's answer, once asked
+        if not (long_text or f.metadata):
+            # Most events: short text, no metadata. The same checks in the same order as
+            # below, then the line encoded from the struct in C instead of dicts; anything
+            # unusual (a secret to mask, text UTF-8 cannot hold) takes the path below.
+            if refusal:
+                raise ValidationError(refusal)
+            holds = might_hold_secret(joined)
+            if not holds:
+                encoded = encode_plain(f)
+                if encoded is not None:
+                    eid, line = encoded
+                    # Positional, in `Event`'s order: one per event of a bulk load.
+                    event = Event(
+                        eid, etype, entity, tuple(parents), kind, f.reasoning, f.alternative,
+                        f.diff, f.supersedes, f.reverts, f.author, f.agent, f.session,
+                        f.commit, f.recorded_at, f.occurred_at, f.revisit_after,
+                        f.expires_when, f.stale_when, {}, False, "",
+                    )  # fmt: skip
+                    return _noted(ctx, Pending(event, line))
+        # Both halves pruned (absent and empty are one; see `canonical.prune`).
+        header = {name: value for name in HEADER_FIELDS if (value := getattr(f, name))}
+        content = {name: value for name in CONTENT_FIELDS if (value := getattr(f, name))}
+        if long_text:
+            check_sizes(header, content)  # short text is under every limit: no need
+        if refusal:
+            raise ValidationError(refusal)
+        if f.metadata or not isinstance(f.diff, str):
+            header, content = mask_event(header, content, masked)
+        elif holds if holds is not None else might_hold_secret(joined):  # (diff is text here)
+            # `mask_event`'s screen, of the texts it would join (everything else is
+            # shaped), without walking the dicts: most events hold only text.
+            header, content = mask_fields(header, masked), mask_fields(content, masked)
+        if key and content["metadata"][IDEMPOTENCY]["key"] != key:
+            raise ValidationError(
+                "--key looks like it holds a secret; use a random id such as a UUID"
+            )
+        try:
+            eid, line = encode_owned(header, content)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(f"cannot encode the event: {exc}") from None
+        # `encode_owned` may have made `header` the whole line: the content wins either way.
+        event = Event.from_line({**header, **content, "id": eid, "entity_kind": kind})
+        return _noted(ctx, Pending(event, line))
+
+    def _fields(
+        self,
+        draft: EventDraft,
+        etype: EventType,
+        entity: str,
+        parents: list[str],
+        ctx: BatchContext,
+    ) -> tuple[EventFields, str, str]:
+        """The draft's fields checked and in their logged form (no id yet), with the
+        entity kind it names ("" when none) and its idempotency key ("" when none).
+        Raises `ValidationError` for the first thing wrong, in the order a writer reads
+        the fields."""
         reasoning = (draft.reasoning or "").strip()
         if not reasoning:
             raise ValidationError(
@@ -163,7 +227,7 @@ class Preparer:
         # approach when the entity alone does not say it.
         alternative = (draft.alternative or "").strip()
         if etype is _REDACT:
-            _check_redact_target(draft.metadata)
+            check_redact_target(draft.metadata)
         supersedes = reverts = ""
         if draft.supersedes and etype is not _SUPERSEDE:
             raise ValidationError("--supersedes only goes with type supersede")
@@ -191,139 +255,27 @@ class Preparer:
         if not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object")
         if metadata:
-            _check_json(metadata, "metadata")
+            check_json(metadata, "metadata")
         key = check_key(draft.key) if draft.key else ""
         if key:
             metadata = {**metadata, IDEMPOTENCY: {"key": key, "request": request_digest(draft)}}
         author = (draft.author or "").strip() or self._default_author()
-        agent = (draft.agent or "").strip()
-        session = (draft.session or "").strip()
         commit = commit_id(draft.commit) if draft.commit else ""
-        stale = (draft.stale_when or "").strip()
-        diff = draft.diff or ""
-        # Every text the secret screen reads, joined once. Its length bounds each
-        # text's: when it is within the text limit, only the labels' (the smallest
-        # limit) need a look (four tests an event, not nine).
-        text_diff = isinstance(diff, str)
-        joined = (
-            "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
-            if text_diff
-            else ""
-        )
-        long_text = (
-            not text_diff
-            or len(author) > _SHORT_LABEL
-            or len(agent) > _SHORT_LABEL
-            or len(session) > _SHORT_LABEL
-            or (
-                len(joined) > _SHORT_TEXT
-                and (
-                    len(reasoning) > _SHORT_TEXT
-                    or len(alternative) > _SHORT_TEXT
-                    or len(stale) > _SHORT_TEXT
-                    or len(expires) > _SHORT_TEXT
-                    or len(diff) > _SHORT_DIFF
-                )
-            )
-        )
-        holds: bool | None = None  # the secret screen's answer, once asked
-        if not (long_text or metadata):
-            # Most events: short text, no metadata. The same checks in the same order as
-            # below, then the line encoded from structs in C instead of dicts; anything
-            # unusual (a secret to mask, text UTF-8 cannot hold) takes the path below.
-            if refusal:
-                raise ValidationError(refusal)
-            holds = might_hold_secret(joined)
-            if not holds:
-                encoded = _encode_plain(
-                    _VALUES[etype], entity, parents, kind if kind != inferred_kind else "",
-                    supersedes, reverts, author, agent, session, commit, recorded_at,
-                    occurred_at, revisit, expires, stale, reasoning, alternative, diff,
-                )  # fmt: skip
-                if encoded is not None:
-                    eid, line = encoded
-                    # `new_event`'s call, without its frame (one per event of a load).
-                    event = Event(
-                        eid, etype, entity, tuple(parents), kind or inferred_kind, reasoning,
-                        alternative, diff, supersedes, reverts, author, agent, session,
-                        commit, recorded_at, occurred_at, revisit, expires, stale, {}, False,
-                        "",
-                    )  # fmt: skip
-                    ctx.events.append(event)
-                    if etype is _REVERT or etype is _REJECT or etype is _SUPERSEDE:
-                        ctx.note_verdict(event)
-                    return Pending(event, line)
-        # Both halves built pruned (absent and empty are one; see `canonical.prune`).
-        header: dict[str, Any] = {"type": _VALUES[etype], "entity": entity}
-        if parents:
-            header["parents"] = parents
-        if kind and kind != inferred_kind:
-            header["entity_kind"] = kind
-        if supersedes:
-            header["supersedes"] = supersedes
-        if reverts:
-            header["reverts"] = reverts
-        if author:
-            header["author"] = author
-        if agent:
-            header["agent"] = agent
-        if session:
-            header["session"] = session
-        if commit:
-            header["commit"] = commit
-        header["recorded_at"] = recorded_at
-        if occurred_at:
-            header["occurred_at"] = occurred_at
-        if revisit:
-            header["revisit_after"] = revisit
-        if expires:
-            header["expires_when"] = expires
-        if stale:
-            header["stale_when"] = stale
-        content: dict[str, Any] = {"reasoning": reasoning}
-        if alternative:
-            content["alternative"] = alternative
-        if diff:
-            content["diff"] = diff
-        if metadata:
-            content["metadata"] = metadata
-        if long_text:
-            check_sizes(header, content)  # short text is under every limit: no need
-        if refusal:
-            raise ValidationError(refusal)
-        if metadata or not isinstance(diff, str):
-            header, content = mask_event(header, content, masked)
-        elif holds if holds is not None else might_hold_secret(joined):  # (diff is text here)
-            # `mask_event`'s screen, of the texts it would join (everything else is
-            # shaped), without walking the dicts: most events hold only text.
-            header, content = mask_fields(header, masked), mask_fields(content, masked)
-        if key and content["metadata"][IDEMPOTENCY]["key"] != key:
-            raise ValidationError(
-                "--key looks like it holds a secret; use a random id such as a UUID"
-            )
-        try:
-            eid, line = _encode_owned(header, content)
-        except (ValueError, TypeError) as exc:
-            raise ValidationError(f"cannot encode the event: {exc}") from None
-        get = header.get
-        event = new_event(
-            eid, etype, entity, tuple(parents), kind or inferred_kind, content["reasoning"],
-            content.get("alternative", ""), content.get("diff", ""), supersedes, reverts,
-            get("author", ""), get("agent", ""), get("session", ""), commit, recorded_at,
-            occurred_at, revisit, get("expires_when", ""), get("stale_when", ""),
-            content.get("metadata") or {},
+        # Positional, in `EventFields`' (canonical) order: a keyword call cost more.
+        fields = EventFields(
+            (draft.agent or "").strip(), alternative, author, commit, "", draft.diff or "",
+            entity, kind, expires, "", metadata, occurred_at, parents, reasoning,
+            recorded_at, False, reverts, revisit, (draft.session or "").strip(),
+            (draft.stale_when or "").strip(), supersedes, _VALUES[etype],
         )  # fmt: skip
-        ctx.events.append(event)
-        if etype is _REVERT or etype is _REJECT or etype is _SUPERSEDE:
-            ctx.note_verdict(event)
-        return Pending(event, line)
+        return fields, kind, key
 
     def _entity(self, raw: str) -> tuple[str, str, str]:
         """(canonical path, inferred kind, refusal) of a raw path; ValidationError when it
         is no path. The refusal (a credential in the path) is raised by `prepare` after
         its other checks, so the first error a draft gets does not change."""
-        path, kind = _parse_entity(raw)
-        hit = (path, kind, _path_refusal(raw if isinstance(raw, str) else "", path))
+        path, kind = parse_entity(raw)
+        hit = (path, kind, path_refusal(raw if isinstance(raw, str) else "", path))
         if len(self._entities) >= _ENTITY_CACHE:
             self._entities.clear()
         self._entities[raw] = hit
@@ -432,62 +384,6 @@ class DraftValidator:
         return pending.event
 
 
-# Where an event keeps its writer's idempotency key: in metadata (content), so the log's
-# canonical format and every existing id are unchanged. `request` is a digest of the
-# request the key was first used for (masked first: no digest of a secret is stored),
-# so a second use can tell a retry from a different decision. A redaction erases it
-# with the rest of the content: after `cairn redact`, the key is free again.
-IDEMPOTENCY = "idempotency"
-_KEY = re.compile(r"^[!-~]{1,200}$")  # printable ASCII, no spaces
-
-
-def check_key(raw: str) -> str:
-    """An idempotency key as given, or ValidationError saying what a key may be."""
-    key = raw.strip() if isinstance(raw, str) else ""
-    if not _KEY.match(key):
-        raise ValidationError(
-            f"--key {str(raw)[:60]!r} is not a usable key; use 1 to 200 printable ASCII "
-            "characters without spaces, e.g. a UUID"
-        )
-    return key
-
-
-def request_digest(draft: EventDraft) -> str:
-    """SHA-256 of what a draft asks for, without its key: equal for a retry of the same
-    command, different when anything the writer gave differs.
-
-    Not the writer's `session` either: it names one connection or process (an MCP
-    session, a server run), and a retry after a crash comes on a new one."""
-    fields: dict[str, Any] = {}
-    for name in EventDraft.__dataclass_fields__:
-        value = getattr(draft, name)
-        fields[name] = value.strip() if isinstance(value, str) else value
-    del fields["key"], fields["session"]
-    fields["type"] = str(getattr(draft.type, "value", draft.type)).strip().lower()
-    with contextlib.suppress(ValidationError, TypeError):  # preparing says what is wrong
-        fields["entity"] = _parsed(draft.entity)[0]
-    try:
-        return sha256(canonical_bytes(_mask_strings(fields, []))).hexdigest()
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"cannot encode the event: {exc}") from None
-
-
-def replay(draft: EventDraft, earlier: Event | None) -> Event | None:
-    """The one rule for idempotency keys: the event a write of `draft` returns instead
-    of writing (`earlier`, the event its key names, when the request is the same), None
-    when it must be written, or `KeyReused` when the key names a different decision."""
-    if earlier is None:
-        return None
-    found = earlier.metadata.get(IDEMPOTENCY)
-    if isinstance(found, dict) and found.get("request") == request_digest(draft):
-        return earlier
-    raise KeyReused(
-        f"key {draft.key.strip()!r} was already used for {earlier.type.value} "
-        f"{earlier.id[:12]} on {earlier.entity}, with different content; nothing was "
-        "written (a new decision needs a new key)"
-    )
-
-
 def write_prepared(
     log: LogFile, index: Index, prepared: list[Pending], seen_db: object
 ) -> tuple[str | None, bool]:
@@ -571,326 +467,52 @@ def _line_dict(e: Event) -> dict[str, Any]:
     }
 
 
-# Fields whose value has a proven shape by the time it is masked (ids, times, an enum
-# value, the canonical entity path, a hex commit id): masking cannot apply to them.
-# EVERY other field is masked, whatever its name, so a field added to the event later is
-# masked without anyone remembering to (tests/hardening/test_secret_fields.py checks
-# each field of EVENT_FIELDS with a secret in it).
-SHAPED_FIELDS = frozenset(
-    {
-        "id",
-        "parents",
-        "type",
-        "entity",
-        "entity_kind",
-        "supersedes",
-        "reverts",
-        "commit",
-        "recorded_at",
-        "occurred_at",
-        "revisit_after",
-    }
-)
-
-# Size limits, in UTF-8 bytes: a decision's why is prose, not an attachment. Larger text
-# belongs in the repository (link to it); the limit keeps one line of the log, and every
-# reader that loads it, bounded.
-MAX_REASONING_BYTES = 64 * 1024
-MAX_DIFF_BYTES = 1024 * 1024
-MAX_LABEL_BYTES = 1024  # author, agent, session
-_LIMITS = {
-    "reasoning": MAX_REASONING_BYTES,
-    "alternative": MAX_REASONING_BYTES,
-    "stale_when": MAX_REASONING_BYTES,
-    "expires_when": MAX_REASONING_BYTES,
-    "diff": MAX_DIFF_BYTES,
-    "author": MAX_LABEL_BYTES,
-    "agent": MAX_LABEL_BYTES,
-    "session": MAX_LABEL_BYTES,
-}
-# Characters below which a text is under its limit whatever it holds (at most 4 bytes
-# a character), so `check_sizes` need not look.
-_SHORT_TEXT = MAX_REASONING_BYTES // 4
-_SHORT_DIFF = MAX_DIFF_BYTES // 4
-_SHORT_LABEL = MAX_LABEL_BYTES // 4
-# The limits by half of the event, in the order they are checked (content first).
-_CONTENT_LIMITS = tuple((k, _LIMITS[k]) for k in ("reasoning", "alternative", "diff"))
-_HEADER_LIMITS = tuple(
-    (k, _LIMITS[k]) for k in ("author", "agent", "session", "expires_when", "stale_when")
-)
-_COMMIT_RE = re.compile(r"^[0-9a-f]{4,64}$")
+def _event_type(raw: EventType | str) -> EventType:
+    """The type a draft names in other than its own spelling, or ValidationError."""
+    try:
+        return EventType.parse(raw)
+    except ValueError as exc:
+        raise ValidationError(str(exc)) from None
 
 
-def _check_redact_target(metadata: object) -> None:
-    """A redact records which event's content was erased; one without a target is
-    refused (`cairn log X redact` wrote one). Only `cairn redact` writes them."""
-    target = metadata.get("redacts") if isinstance(metadata, dict) else None
-    if not (isinstance(target, str) and len(target) == 64 and HEX.match(target)):
-        raise ValidationError(
-            "a redact is written by `cairn redact ID --reason ...`, which erases that "
-            "event's content; it cannot be logged by itself"
-        )
-
-
-def commit_id(raw: str) -> str:
-    """A commit id as the log stores it (lower-case hex, 4-64 digits), or ValidationError."""
-    text = raw.strip().lower()
-    if text and not _COMMIT_RE.match(text):
-        raise ValidationError(
-            f"--commit {raw[:80]!r} is not a commit id; give its hex id (4 to 64 hex digits), "
-            "e.g. the output of `git rev-parse HEAD`"
-        )
-    return text
-
-
-def check_sizes(header: dict[str, Any], content: dict[str, Any]) -> None:
-    """ValidationError naming the first field over its limit (nothing is written)."""
-    for fields, limits in ((content, _CONTENT_LIMITS), (header, _HEADER_LIMITS)):
-        for name, limit in limits:
-            value = fields.get(name)
-            if not isinstance(value, str) or len(value) * 4 <= limit:
-                continue  # at most 4 bytes a character: short text needs no encoding
-            size = len(value.encode("utf-8", "surrogatepass"))
-            if size > limit:
-                raise ValidationError(
-                    f"{name} is {size:,} bytes; the limit is {limit // 1024:,} KB. Keep the "
-                    "decision and its why here and link to longer material"
-                )
-
-
-def _path_refusal(*paths: str) -> str:
-    """Why an entity path is refused, or "": one that holds a credential is refused, not
-    masked (a masked path would be a different entity). Both the path as given and its
-    canonical form are checked: canonicalising can hide a URL (`//` folds to `/`)."""
-    for path in paths:
-        kinds = _secret_kinds_in_path(path)
-        if kinds:
-            return (
-                f"the entity path looks like it holds a secret ({', '.join(kinds)}); "
-                "name the thing the decision is about, not its credential"
+def _screened(f: EventFields) -> tuple[str, bool]:
+    """Every text the secret screen reads, joined once, and whether any text may be over
+    its limit. The joined length bounds each text's: when it is within the text limit,
+    only the labels' (the smallest limit) need a look (four tests an event, not nine).
+    A diff that is not text is long (it takes the full checks) and joins nothing."""
+    diff = f.diff
+    if not isinstance(diff, str):
+        return "", True
+    reasoning, alternative, expires, stale = (
+        f.reasoning,
+        f.alternative,
+        f.expires_when,
+        f.stale_when,
+    )
+    author, agent, session = f.author, f.agent, f.session
+    joined = "\n".join((reasoning, alternative, diff, author, agent, session, expires, stale))
+    long_text = (
+        len(author) > SHORT_LABEL
+        or len(agent) > SHORT_LABEL
+        or len(session) > SHORT_LABEL
+        or (
+            len(joined) > SHORT_TEXT
+            and (
+                len(reasoning) > SHORT_TEXT
+                or len(alternative) > SHORT_TEXT
+                or len(stale) > SHORT_TEXT
+                or len(expires) > SHORT_TEXT
+                or len(diff) > SHORT_DIFF
             )
-    return ""
-
-
-@lru_cache(maxsize=1 << 16)
-def _secret_kinds_in_path(path: str) -> tuple[str, ...]:
-    """Kinds of secret in an entity path (a bulk load names each entity many times)."""
-    if not might_hold_secret(path):
-        return ()
-    return tuple(mask_secrets(path)[1])
-
-
-def mask_event(
-    header: dict[str, Any], content: dict[str, Any], masked: list[str]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`mask_fields` of both halves of an event, screened once for the whole event.
-
-    Screening every field apart was a sixth of a bulk load. The screen of the fields'
-    texts joined is never weaker than each field's own (a marker or an assignment in one
-    field is in the joined text too), so when it finds nothing no field can change.
-    A field holding more than text (metadata) takes the full walk.
-    """
-    texts = []
-    for fields in (header, content):
-        for name, value in fields.items():
-            if not value or name in SHAPED_FIELDS:
-                continue
-            if type(value) is not str:
-                return mask_fields(header, masked), mask_fields(content, masked)
-            texts.append(value)
-    if not might_hold_secret("\n".join(texts)):
-        return header, content
-    return mask_fields(header, masked), mask_fields(content, masked)
-
-
-def mask_fields(fields: dict[str, Any], masked: list[str]) -> dict[str, Any]:
-    """`fields` with every string in every field not in SHAPED_FIELDS masked (a copy)."""
-    return {
-        name: value if name in SHAPED_FIELDS else _mask_strings(value, masked)
-        for name, value in fields.items()
-    }
-
-
-def _masked(value: str, masked: list[str]) -> str:
-    """`value` with its secrets masked; the kinds found are added to `masked`."""
-    if not value:
-        return value
-    if len(value) <= 256:  # labels (author, agent, session) repeat across a bulk load
-        value, kinds = _mask_short(value)
-    elif might_hold_secret(value):
-        value, found = mask_secrets(value)
-        kinds = tuple(found)
-    else:
-        return value
-    masked.extend(k for k in kinds if k not in masked)
-    return value
-
-
-@lru_cache(maxsize=4096)
-def _mask_short(value: str) -> tuple[str, tuple[str, ...]]:
-    if not might_hold_secret(value):
-        return value, ()
-    text, kinds = mask_secrets(value)
-    return text, tuple(kinds)
-
-
-def _mask_strings(value: Any, masked: list[str]) -> Any:
-    """`value` with every string inside it masked (a copy: the caller's draft is kept)."""
-    if isinstance(value, str):
-        return _masked(value, masked)
-    if isinstance(value, dict):
-        # Keys too: a metadata key is text that reaches the log like any other.
-        return {_mask_strings(k, masked): _mask_strings(v, masked) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_mask_strings(v, masked) for v in value]
-    return value
-
-
-_dumps = orjson.dumps
-_SORTED = orjson.OPT_SORT_KEYS
-_SORTED_LINE = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
-_encode_str = json.encoder.encode_basestring  # what the canonical encoder uses for text
-_encode_any = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
-
-
-def _encode_member(value: Any) -> str:
-    """Canonical JSON of one member's value; a list of strings (the parents) without the
-    general encoder's Python-level walk, which was a tenth of a bulk load."""
-    if type(value) is str:
-        return _encode_str(value)
-    if type(value) is list and all(type(v) is str for v in value):
-        return "[" + ",".join(map(_encode_str, value)) + "]"
-    return _encode_any(value)
-
-
-def encode_event(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:
-    """(id, line) for pruned header and content fields.
-
-    The same bytes as `event_id` and `canonical_bytes` of the whole line (the one
-    definition, in `cairn.store.canonical`), produced by orjson: with sorted keys and
-    no options its output is byte for byte the canonical encoder's for what a prepared
-    event holds (strings, lists, objects with string keys, integers, booleans, null),
-    at a quarter of the cost of encoding each member in Python. What orjson refuses
-    (an integer beyond 64 bits, a lone surrogate) takes the standard encoder.
-    tests/store/test_canonical.py checks both against the one definition.
-    """
-    return _encode_owned(dict(header), content)
-
-
-def _encode_owned(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:
-    """`encode_event` of a header the caller gives away: the one dict becomes the id's
-    header (with `content_digest`) and then the whole line, instead of two copies."""
-    try:
-        header["content_digest"] = sha256(_dumps(content, option=_SORTED)).hexdigest()
-        eid = sha256(_dumps(header, option=_SORTED)).hexdigest()
-        del header["content_digest"]
-        header.update(content)
-        header["id"] = eid
-        return eid, _dumps(header, option=_SORTED_LINE)
-    except TypeError:  # metadata orjson cannot hold (only content can fail)
-        for name in ("content_digest", "id", *content):
-            header.pop(name, None)
-        return encode_event_by_members(header, content)
-
-
-# Struct fields encode in definition order, which `LineFields` and `ContentFields`
-# declare canonical (the order verify proves lines with).
-_msgspec_encode = msgspec.json.Encoder().encode
-_NO_METADATA: dict[str, Any] = {}
-
-
-def _encode_plain(
-    type_: str, entity: str, parents: list[str], entity_kind: str, supersedes: str,
-    reverts: str, author: str, agent: str, session: str, commit: str, recorded_at: str,
-    occurred_at: str, revisit_after: str, expires_when: str, stale_when: str,
-    reasoning: str, alternative: str, diff: str,
-) -> tuple[str, bytes] | None:  # fmt: skip
-    """`encode_event` of an event without metadata whose fields are all text (the
-    parents a list of text), from structs: the same bytes (a struct's fields are
-    declared in canonical order and empty ones are omitted, which is `prune`; msgspec
-    escapes text as the canonical encoder does, tests/store/test_write_fast_paths.py
-    checks every code point) without building, copying and sorting dicts. None for
-    what msgspec refuses (a lone surrogate, a subclass of str): the dict path decides.
-    """
-    try:
-        content = ContentFields(alternative, diff, _NO_METADATA, reasoning)
-        digest = sha256(_msgspec_encode(content)).hexdigest()
-        # Positional, in `LineFields`' order: a keyword call cost ~2 us more an event.
-        header = LineFields(
-            agent, "", author, commit, digest, "", entity, entity_kind, expires_when, "",
-            _NO_METADATA, occurred_at, parents, "", recorded_at, False, reverts,
-            revisit_after, session, stale_when, supersedes, type_,
-        )  # fmt: skip
-        eid = sha256(_msgspec_encode(header)).hexdigest()
-        line = LineFields(
-            agent, alternative, author, commit, "", diff, entity, entity_kind, expires_when,
-            eid, _NO_METADATA, occurred_at, parents, reasoning, recorded_at, False, reverts,
-            revisit_after, session, stale_when, supersedes, type_,
-        )  # fmt: skip
-        return eid, _msgspec_encode(line) + b"\n"
-    except (ValueError, TypeError):
-        return None
-
-
-def encode_event_by_members(header: dict[str, Any], content: dict[str, Any]) -> tuple[str, bytes]:
-    """`encode_event` with the standard encoder, one member at a time (what orjson cannot
-    encode; raises ValueError for text UTF-8 cannot hold)."""
-    members: dict[str, str] = {}
-    for key, value in header.items():
-        members[key] = f'"{key}":{_encode_member(value)}'
-    body = {}
-    for key, value in content.items():
-        body[key] = f'"{key}":{_encode_member(value)}'
-    try:
-        packed = ("{" + ",".join(body[k] for k in sorted(body)) + "}").encode()
-    except UnicodeEncodeError:
-        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
-    digest = sha256(packed).hexdigest()
-    members["content_digest"] = f'"content_digest":"{digest}"'
-    head = "{" + ",".join(members[k] for k in sorted(members)) + "}"
-    try:
-        eid = sha256(head.encode()).hexdigest()
-    except UnicodeEncodeError:
-        raise ValueError("text contains a lone surrogate; it cannot be encoded as UTF-8") from None
-    del members["content_digest"]
-    members.update(body)
-    members["id"] = f'"id":"{eid}"'
-    line = "{" + ",".join(members[k] for k in sorted(members)) + "}\n"
-    return eid, line.encode()
-
-
-def _check_json(value: Any, where: str) -> None:
-    """Only what canonical JSON can say one way: strings, integers, booleans, null, nesting."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise ValidationError(f"{where} keys must be strings, not {key!r}")
-            _check_json(item, f"{where}.{key}")
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _check_json(item, where)
-    elif isinstance(value, float):
-        raise ValidationError(
-            f"{where} holds the float {value!r}; floats have no single canonical text, "
-            "store it as a string or an integer"
         )
-    elif value is not None and not isinstance(value, str | int | bool):
-        raise ValidationError(f"{where} holds a {type(value).__name__}, which JSON cannot hold")
+    )
+    return joined, long_text
 
 
-def _parse_entity(raw: str) -> tuple[str, str]:
-    """(canonical path, kind) of a raw entity path, or ValidationError."""
-    # Through the process's cache, which the index also asks for a path's kind.
-    parsed = parsed_or_none(raw) if isinstance(raw, str) else None
-    if parsed is None:
-        try:
-            parsed = parse(raw)
-        except EntityPathError as exc:
-            raise ValidationError(str(exc)) from None
-    return parsed.path, parsed.kind.value
-
-
-# For request digests; `Preparer` keeps its own (parsing was a tenth of a bulk load).
-_parsed = lru_cache(maxsize=1 << 12)(_parse_entity)
+def _noted(ctx: BatchContext, pending: Pending) -> Pending:
+    """`pending`, its event noted in the batch (a verdict or supersede also by id)."""
+    event = pending.event
+    ctx.events.append(event)
+    if event.type is _REVERT or event.type is _REJECT or event.type is _SUPERSEDE:
+        ctx.note_verdict(event)
+    return pending

@@ -10,7 +10,9 @@ the new one with `metadata.renamed_from` (importers write both; either is enough
 link renames everything its old path covers: `src/auth.py -> src/session.py` makes
 `src/auth.py::login` a former path of `src/session.py::login`, and a table rename
 carries its columns. Chains are followed (a -> b -> c gives c the formers b and a),
-cycles are harmless, and at most MAX_FORMERS paths come back, at most MAX_DEPTH
+cycles are harmless; where links at several levels cover a path (a class renamed with
+its file: `Old.java::Old -> New.java::New` and `Old.java -> New.java`), the most
+specific one says what it was. At most MAX_FORMERS paths come back, at most MAX_DEPTH
 renames deep, so a pathological log cannot make a hover slow.
 
 A former path counts only up to the rename (`until_ms`: when the rename happened, the
@@ -126,7 +128,9 @@ class Aliases:
             path, until, depth = queue.popleft()
             if depth >= MAX_DEPTH:
                 continue
-            for new in self._covering(path):
+            # Only the most specific link: a class renamed with its file has a link of
+            # its own, and the file's would carry its members to paths that never were.
+            for new in self._covering(path)[:1]:
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
                     former = link.old + suffix

@@ -51,6 +51,8 @@ class Report:
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
     damage: str = ""  # what is wrong with the log (lines verification rejects), for a warning
+    # files named or changed but not read: [{"file", "reason"}] (over the size limit)
+    skipped: list[dict[str, str]] = field(default_factory=list)
 
     def make_removed_blocking(self) -> None:
         """`--strict-removed`: re-introducing a removed entity fails the gate too
@@ -71,6 +73,8 @@ class Report:
             "files_checked": self.files_checked,
             "findings": self.findings,
         }
+        if self.skipped:
+            out["files_skipped"] = self.skipped
         if self.blocking:
             # What the Claude Code hook shows (it imports no Cairn, so it takes the words)
             out["explanation"] = blocked_explanation(self.findings, "cli")

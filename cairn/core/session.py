@@ -83,6 +83,12 @@ class Session:
         store = Store.open(project.cairn_dir, author=git_author(project.root))
         return cls(project, store, few=few)
 
+    @classmethod
+    def of_store(cls, store: Store) -> Session:
+        """A session over a store already open (an export given one); closing it closes
+        the store."""
+        return cls(Project(store.root, store.cairn_dir), store)
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()
@@ -128,6 +134,18 @@ class Session:
     def renamed_to(self, entity: str) -> str | None:
         """The newest name of canonical `entity`, when it was renamed or moved."""
         return self._aliases(self._current()).renamed_to(entity)
+
+    def later_names(self, entity: str) -> list[str]:
+        """The names `entity` had after it, oldest first (`Aliases.later`)."""
+        from cairn.store.paths import EntityPathError, canonicalise
+
+        aliases = self._aliases(self._current())
+        if not aliases:
+            return []
+        try:
+            return aliases.later(canonicalise(entity))
+        except EntityPathError:
+            return []
 
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False

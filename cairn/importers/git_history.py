@@ -19,6 +19,7 @@ from pathlib import Path
 
 from cairn import git as gitcmd
 from cairn.importers.base import SourceError, normalise_time
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT, capped
 
 ZERO = "0" * 40
 _REC = "\x01commit "  # starts `git show`'s header line; no diff line can start with it
@@ -51,6 +52,7 @@ class Commit:
     message: str
     changes: list[FileChange] = field(default_factory=list)
     index: int = -1  # position in the history, oldest first
+    clipped: int = 0  # the message's length when it was over the limits and cut
 
 
 @dataclass(slots=True)
@@ -229,8 +231,11 @@ def _fill(commit: Commit, raw: bytes) -> None:
     commit.parents = parents
     commit.author = f"{name} <{email}>"
     commit.date = normalise_time(_ident(committer)[2] or when)
-    commit.subject = _subject(text)
-    commit.message = text.strip()
+    # A message is copied into every event a commit yields (a revert of 9 entities
+    # copied a 1 MB subject 9 times): kept within the limits, with a marker.
+    commit.subject, cut_subject = capped(_subject(text), MAX_SUBJECT)
+    commit.message, cut_message = capped(text.strip(), MAX_STORED_TEXT)
+    commit.clipped = len(text) if cut_subject or cut_message else 0
 
 
 def _ident(value: bytes) -> tuple[str, str, str]:
@@ -242,9 +247,14 @@ def _ident(value: bytes) -> tuple[str, str, str]:
     name, email = text[:lt].strip(), text[lt + 1 : gt].strip()
     stamp = text[gt + 1 :].split()
     when = ""
-    if len(stamp) == 2 and stamp[0].isdigit() and re.fullmatch(r"[+-]\d{4}", stamp[1]):
-        sign = -1 if stamp[1][0] == "-" else 1
-        offset = timedelta(hours=int(stamp[1][1:3]), minutes=int(stamp[1][3:5])) * sign
+    if stamp and stamp[0].isdigit():
+        # The seconds are UTC; the offset only says how to show them. Old tools wrote
+        # offsets git itself tolerates (psf/requests has `+051800`): read those as UTC
+        # rather than lose the commit's date.
+        offset = timedelta(0)
+        if len(stamp) == 2 and re.fullmatch(r"[+-]\d{4}", stamp[1]):
+            sign = -1 if stamp[1][0] == "-" else 1
+            offset = timedelta(hours=int(stamp[1][1:3]), minutes=int(stamp[1][3:5])) * sign
         with contextlib.suppress(OverflowError, ValueError, OSError):
             when = datetime.fromtimestamp(int(stamp[0]), timezone(offset)).isoformat()
     return name, email, when

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from cairn.store import EventDraft, Store, StoreError
+from cairn.store.fields import MAX_REASONING_BYTES, SHAPED_FIELDS
 from cairn.store.model import EVENT_FIELDS
 from cairn.store.secrets import mask_secrets, might_hold_secret
-from cairn.store.write import MAX_REASONING_BYTES, SHAPED_FIELDS
 
 from .cli import Run
 

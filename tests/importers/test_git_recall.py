@@ -7,13 +7,16 @@ reverted change back in the working tree and asks the real `cairn check --diff H
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json
+import subprocess
 
 
 class JWTManager:
@@ -199,22 +202,23 @@ def test_a_revert_of_a_revert_reopens_and_the_change_passes(project: Path) -> No
 
 def test_binary_and_huge_generated_files_are_skipped_with_the_reason(project: Path) -> None:
     commit(project, "Base", "2024-01-01T10:00:00Z", {"app.py": "def main():\n    return 0\n"})
-    (project / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0" + bytes(range(256)) * 8)
+    # (not an image: an image is an asset, a quiet tree of one, see test_git_revert_scope)
+    (project / "model.bin").write_bytes(b"\x89BIN\r\n\x1a\n\0\0\0" + bytes(range(256)) * 8)
     big = "".join(f"GENERATED_TABLE_{i} = {i * 7919}\n" for i in range(2_200_000))  # ~50 MB
     (project / "gen.py").write_text(big)
     commit(
         project,
-        "Add logo, table and a flag",
+        "Add model, table and a flag",
         "2024-01-02T10:00:00Z",
         {"app.py": "def main():\n    enable_the_experimental_flag()\n    return 0\n"},
     )
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
     report = cairn_json(project, "import", "git")
     reasons = {s["item"].split()[-1]: s["reason"] for s in report["skipped_items"]}
-    assert "binary" in reasons["logo.png"]
+    assert "binary" in reasons["model.bin"]
     assert "generated" in reasons["gen.py"]
     entities = {e["entity"] for e in report["events"]}
-    assert {"app.py::main", "logo.png", "gen.py"} <= entities
+    assert {"app.py::main", "model.bin", "gen.py"} <= entities
 
 
 def test_partial_and_shallow_clones(project: Path, tmp_path: Path) -> None:
@@ -481,3 +485,27 @@ def test_reinstating_part_of_a_reverted_change_reopens_only_that_part(project: P
     code, report = check_diff(project)
     assert code == 1
     assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"b.py::b"}
+
+
+def test_a_commit_with_a_malformed_time_zone_keeps_its_date(project: Path) -> None:
+    """Old tools wrote offsets like `+051800` (psf/requests, 2011); git accepts them.
+    One such commit must not stop the import: its seconds are read as UTC."""
+    commit(project, "JWT manager", "2024-01-10T10:00:00Z", {"src/jwt.py": JWT_V1})
+    commit(project, "Add crit header", "2024-02-01T10:00:00Z", {"src/jwt.py": JWT_V2})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-02T10:00:00Z")
+    raw = git(project, "cat-file", "commit", "HEAD")
+    bad = raw.replace(" +0000\n", " +051800\n")
+    assert bad.count("+051800") == 2  # author and committer
+    written = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+        cwd=project,
+        input=bad + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(project, "update-ref", "HEAD", written)
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "src/jwt.py::JWTManager.encode"
+    assert event.occurred_at.startswith("2024-02-02T10:00:00")

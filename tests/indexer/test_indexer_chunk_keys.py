@@ -6,8 +6,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from cairn.indexer import Document
-from cairn.indexer.extract import widen
 from cairn.indexer.languages import parser
+from cairn.indexer.symbols import widen
 
 PY = """\
 from fastapi import APIRouter

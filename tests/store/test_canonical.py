@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cairn.store import Store, canonical_json, content_digest, event_id, line_id
 from cairn.store.canonical import prune
-from cairn.store.write import encode_event, encode_event_by_members
+from cairn.store.encode import encode_event, encode_event_by_members
 
 VECTOR_1 = {"b": 1, "a": [True, None, "x"], "é": "naïve — ✓ 日本 😀", "n": -0, "big": 10**20}
 VECTOR_1_TEXT = (

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec
 import orjson
 import pytest
 from hypothesis import given, settings
@@ -182,24 +181,6 @@ def test_any_line_reads_the_same_both_ways(kind: str, extra: dict[str, Any]) -> 
     except (KeyError, ValueError, TypeError) as exc:
         got = type(exc)
     assert got == expected
-
-
-def test_new_event_builds_what_the_constructor_builds() -> None:
-    from cairn.store.model import new_event
-
-    values = {
-        f.name: (f"v-{f.name}" if f.type in ("str", str) else None)
-        for f in msgspec.structs.fields(Event)
-        if f.name not in ("redacted", "content_digest")
-    }
-    values.update(type=EventType.REJECT, parents=("p1", "p2"), metadata={"k": [1, "x"]})
-    made = new_event(**values)
-    assert made == Event(**values)
-    assert [getattr(made, f.name) for f in msgspec.structs.fields(Event)] == [
-        getattr(Event(**values), f.name) for f in msgspec.structs.fields(Event)
-    ]
-    with pytest.raises(AttributeError):
-        made.id = "changed"  # type: ignore[misc]
 
 
 def _each(lines: list[bytes]) -> list[Event] | type[Exception]:

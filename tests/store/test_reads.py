@@ -96,7 +96,11 @@ def test_search_over_reasoning_alternatives_and_paths(store: Store) -> None:
     hits = store.search("stripe")
     assert hits[0].event.id == best.id
     assert {h.event.entity for h in hits} == {"deps/stripe", "billing.card_token"}
-    assert [h.event.entity for h in store.search("raw cards")] == ["deps/stripe"]
+    # the alternative holds both words; the path "card_token" only the stem of one
+    assert [h.event.entity for h in store.search("raw cards")] == [
+        "deps/stripe",
+        "billing.card_token",
+    ]
     assert [h.event.entity for h in store.search("card_token")] == ["billing.card_token"]
     assert store.search("naïve") == []
     with pytest.raises(ValidationError):
@@ -248,3 +252,26 @@ def test_renames_carrying_link_keys_skip_renames_that_link_nothing(store: Store)
     keys = ("renamed_to", "renamed_from")
     assert [e.id for e in store.renames(carrying=keys)] == [to.id, back.id]
     assert len(store.renames()) == 3
+
+
+def test_a_move_is_never_a_conflict(store: Store) -> None:
+    """A file reverted, then moved: the rename on its old path re-applies nothing, so
+    the status stays `reverted` (written linearly, as `advance` sees it, and rebuilt, as
+    `derive` does), while a real change after the verdict still conflicts."""
+    put(store, "revert", "src/auth.py", "token format undone", "2026-01-01")
+    meta = {"renamed_to": "src/session.py"}
+    put(store, "rename", "src/auth.py", "moved", "2026-01-02", metadata=meta)
+    put(store, "revert", "src/b.py", "undone", "2026-01-01")
+    put(store, "rename", "src/b.py", "moved", "2026-01-02", metadata={"renamed_to": "src/c.py"})
+    put(store, "modify", "src/b.py", "back again", "2026-01-03")
+    cairn_dir = store.cairn_dir
+    store.close()
+    for rebuilt in (False, True):
+        if rebuilt:
+            Store.rebuild(cairn_dir)
+        with Store.open(cairn_dir) as fresh:
+            found = fresh.status_many(["src/auth.py", "src/b.py"])
+            assert found["src/auth.py"].status.value == "reverted"
+            assert found["src/b.py"].status.value == "conflict"
+            assert fresh.status("src/auth.py").status.value == "reverted"
+            assert [c.type.value for c in fresh.status("src/b.py").conflicts] == ["modify"]

@@ -15,18 +15,13 @@ from hypothesis import strategies as st
 
 from cairn.store import Store, init_store
 from cairn.store.canonical import canonical_json, content_digest, event_id, prune
+from cairn.store.encode import encode_event, encode_plain
 from cairn.store.errors import StoreError
+from cairn.store.fields import MAX_DIFF_BYTES, EventFields
+from cairn.store.mask import mask_event, mask_fields
 from cairn.store.model import EventDraft, EventType
 from cairn.store.times import parse_ts, to_ms, wire_forms
-from cairn.store.write import (
-    MAX_DIFF_BYTES,
-    BatchContext,
-    Preparer,
-    _encode_plain,
-    encode_event,
-    mask_event,
-    mask_fields,
-)
+from cairn.store.write import BatchContext, Preparer
 
 
 def _secret_texts() -> list[str]:
@@ -104,7 +99,7 @@ def test_to_ms_refuses_a_time_that_does_not_exist(text: str) -> None:
         to_ms(text)
 
 
-# --- the struct encoding of events without metadata (`_encode_plain`) --------------------
+# --- the struct encoding of events without metadata (`encode_plain`) --------------------
 
 _HEADER_TEXT = (
     "type", "entity", "entity_kind", "supersedes", "reverts", "author", "agent", "session",
@@ -114,14 +109,8 @@ _CONTENT_TEXT = ("reasoning", "alternative", "diff")
 
 
 def _plain(fields: dict[str, Any], parents: list[str]) -> tuple[str, bytes] | None:
-    """`_encode_plain` of these fields (absent ones empty), by name."""
-    f = {name: fields.get(name, "") for name in (*_HEADER_TEXT, *_CONTENT_TEXT)}
-    return _encode_plain(
-        f["type"], f["entity"], parents, f["entity_kind"], f["supersedes"], f["reverts"],
-        f["author"], f["agent"], f["session"], f["commit"], f["recorded_at"],
-        f["occurred_at"], f["revisit_after"], f["expires_when"], f["stale_when"],
-        f["reasoning"], f["alternative"], f["diff"],
-    )  # fmt: skip
+    """`encode_plain` of these fields (absent ones empty), by name."""
+    return encode_plain(EventFields(**fields, parents=parents))
 
 
 def _by_definition(fields: dict[str, Any], parents: list[str]) -> tuple[str, bytes]:
@@ -248,7 +237,7 @@ def test_the_quick_preparation_gives_the_plain_ones_events_lines_and_errors(
     plain = Preparer(root, lambda entity, types: [], lambda: "Ada")
     with patch("cairn.store.write.now_ts", lambda: "2026-12-01T00:00:00.000Z"):
         expected = []
-        with patch("cairn.store.write._encode_plain", lambda *args: None):
+        with patch("cairn.store.write.encode_plain", lambda *args: None):
             expected = _outcome(plain, drafts, prime=False)
         assert _outcome(quick, drafts, prime=True) == expected
         assert _outcome(quick, drafts, prime=False) == expected
