@@ -14,8 +14,9 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from cairn.core.present import short_id
+from cairn.core.present import md_code, md_text, short_id
 from cairn.store import Event, Store, canonical_json
 from cairn.store.log import LOG_NAME
 
@@ -82,8 +83,9 @@ def _when(event: Event) -> str:
 
 
 def _one_line(text: str) -> str:
-    """One Markdown line: a newline in stored text must not start a list item."""
-    return " ".join(text.split())
+    """Stored text as one inert Markdown line: a newline must not start a list item,
+    and a link, an `<img onerror>` or a heading in it must render as its characters."""
+    return md_text(" ".join(text.split()))
 
 
 def export_markdown(store: Store) -> str:
@@ -106,12 +108,12 @@ def export_markdown(store: Store) -> str:
         if not events:
             continue
         total += len(events)
-        sections.append(f"## `{row.entity}`")
+        sections.append(f"## {md_code(row.entity)}")
         sections.append("")
         noun = "event" if len(events) == 1 else "events"
         line = f"Status: **{row.state}** · {len(events)} {noun}"
         if row.formerly:
-            line += " · formerly " + ", ".join(f"`{f}`" for f in row.formerly)
+            line += " · formerly " + ", ".join(md_code(f) for f in row.formerly)
         sections.append(line)
         sections.append("")
         for e in events:
@@ -127,26 +129,28 @@ def _event_lines(e: Event) -> list[str]:
     by = f" by {who}" if who else ""
     agent = f" via {_one_line(e.agent)}" if e.agent else ""
     day = _when(e)[:10]
-    head = f"- **{e.type.value}** {day}{by}{agent} `{short_id(e.id)}`"
+    head = f"- **{e.type.value}** {_one_line(day)}{by}{agent} {md_code(short_id(e.id))}"
     lines = [head]
     if e.reasoning:
         lines.append(f"  - Why: {_one_line(e.reasoning)}")
     if e.alternative:
         lines.append(f"  - Rejected approach: {_one_line(e.alternative)}")
     if e.supersedes:
-        lines.append(f"  - Re-opens `{short_id(e.supersedes)}`")
+        lines.append(f"  - Re-opens {md_code(short_id(e.supersedes))}")
     if e.reverts:
-        lines.append(f"  - Reverts `{short_id(e.reverts)}`")
+        lines.append(f"  - Reverts {md_code(short_id(e.reverts))}")
     if e.commit:
-        lines.append(f"  - Commit `{short_id(e.commit)}`")
+        lines.append(f"  - Commit {md_code(short_id(e.commit))}")
     metadata = e.metadata or {}
     adr = metadata.get("adr") if isinstance(metadata, dict) else None
     if isinstance(adr, str):
-        lines.append(f"  - Record: [{adr}]({adr})")
+        # the one link the export makes: percent-encoded, so a `javascript:` or
+        # `https:` in an imported path is a relative file name, never a scheme
+        lines.append(f"  - Record: [{_one_line(adr)}]({quote(adr, safe='/._-')})")
     if e.revisit_after:
-        lines.append(f"  - Revisit after {e.revisit_after}")
+        lines.append(f"  - Revisit after {_one_line(e.revisit_after)}")
     if e.expires_when:
-        lines.append(f"  - Expires when {e.expires_when}")
+        lines.append(f"  - Expires when {_one_line(e.expires_when)}")
     return lines
 
 

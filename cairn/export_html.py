@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from cairn.core.commits import commits_of
 from cairn.site.timeline import Decisions, page_name, section
+from cairn.site_search import ranking_data
 from cairn.store import EntityStatus, Event, EventType, Review, Store
 from cairn.store.paths import EntityKind, parse
 from cairn.store.verify import VerifyReport
@@ -819,10 +820,21 @@ def search_index(
         }
         for entity in entities.values()
     ]
+    # Ranked in the browser as `cairn search` ranks (`cairn.site_search`), over the
+    # text shipped here.
+    shared, per_doc = ranking_data([(p, "\n".join(e["text"] for e in chosen[p])) for p in entities])
+    for row, doc in zip(rows, per_doc, strict=True):
+        row.update(doc)
     searchable = sum(e.searchable for e in entities.values())
     indexed = sum(len(c) for c in chosen.values())
     coverage = {"events": searchable, "indexed": indexed, "clipped": clipped, "chars": spent}
-    return {"version": 2, "limits": _limits_json(limits), "coverage": coverage, "entities": rows}
+    return {
+        "version": 3,
+        "limits": _limits_json(limits),
+        "coverage": coverage,
+        "rank": shared,
+        "entities": rows,
+    }
 
 
 def _limits_json(limits: SearchLimits) -> dict[str, int]:

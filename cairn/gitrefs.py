@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn import git as gitcmd
 from cairn.store.author import AuthorLookup
 from cairn.store.log import LOG_NAME
 
@@ -31,25 +32,26 @@ def refs_holding(cairn_dir: Path) -> RefsHolding:
 def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
     root = cairn_dir.parent
     try:
-        refs = subprocess.run(
-            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.split()
+        refs = (
+            gitcmd.run(
+                root,
+                "for-each-ref",
+                "--format=%(refname:short)",
+                "refs/heads",
+                "refs/remotes",
+                timeout=30,
+            )
+            .stdout.decode("utf-8", "replace")
+            .split()
+        )
         if not refs or not ids:
             return {}
-        args = ["git", "grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
-        found = subprocess.run(
-            [*args, "--", f"{cairn_dir.name}/{LOG_NAME}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout.splitlines()
+        args = ["grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
+        found = (
+            gitcmd.run(root, *args, "--", f"{cairn_dir.name}/{LOG_NAME}", timeout=60)
+            .stdout.decode("utf-8", "replace")
+            .splitlines()
+        )
     except (OSError, subprocess.SubprocessError):
         return {}
     where: dict[str, str] = {}
@@ -74,17 +76,10 @@ def _git_author(root: str) -> str:
     values = []
     for key in ("user.name", "user.email"):
         try:
-            out = subprocess.run(
-                ["git", "config", "--get", key],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
+            out = gitcmd.run(Path(root), "config", "--get", key, timeout=5)
         except (OSError, subprocess.SubprocessError):
             return ""
-        values.append(out.stdout.strip() if out.returncode == 0 else "")
+        values.append(out.stdout.decode("utf-8", "replace").strip() if out.returncode == 0 else "")
     name, email = values
     if name and email:
         return f"{name} <{email}>"

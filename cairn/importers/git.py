@@ -55,7 +55,7 @@ from cairn.importers.git_reverts import (
     hinted,
 )
 from cairn.importers.trees import Tree, attributes, trees_of
-from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
+from cairn.limits import MAX_FILE_BYTES, MAX_STORED_TEXT, MAX_SUBJECT
 from cairn.significance import KEY as SIGNIFICANCE
 from cairn.significance import TRIVIAL
 
@@ -360,7 +360,7 @@ def _walk(
         ents, skipped = _removed_entities(f, diffs, blobs, in_trees)
         ents, capped = _capped(f, ents)
         entity_cache[f.revert.sha] = ents
-        return ents, skipped + capped
+        return ents, skipped + capped + _clipped(f, by_sha.get(f.original or ""))
 
     for c in commits:
         for hook in unit_done:
@@ -611,6 +611,19 @@ def _trees(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[st
         if found:
             out[f.revert.sha] = (found, rest)
     return out
+
+
+def _clipped(f: Found, original: Commit | None) -> list[Skipped]:
+    """The summary's word on each message of this revert that was cut to the limits."""
+    return [
+        Note(
+            f"{c.sha[:10]} {c.subject[:80]}",
+            f"its message is {c.clipped:,} characters: the log keeps the first "
+            f"{MAX_STORED_TEXT:,} (subject {MAX_SUBJECT:,}), marked as clipped",
+        )
+        for c in (f.revert, original)
+        if c is not None and c.clipped
+    ]
 
 
 def _capped(f: Found, ents: list[Entity]) -> tuple[list[Entity], list[Skipped]]:

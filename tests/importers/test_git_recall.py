@@ -10,8 +10,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, git
+
 from importers.test_git_recall import reverts
 
 BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"

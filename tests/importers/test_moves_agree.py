@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, git
 
 AUTH = "def login(user):\n    return check_password(user)\n"
 LEGACY = """
