@@ -299,7 +299,7 @@ def _declared_at_head(root: Path, manifests: _Manifests) -> set[str]:
 
 
 class _Placed(Protocol):
-    """What `about` reads of a revert's entity (`cairn.importers.git.Entity`)."""
+    """What `about` reads of a revert's entity (`cairn.importers.git_placement.Entity`)."""
 
     path: str
     file: str
