@@ -54,9 +54,9 @@ class Item:
         what = self.kind
         if self.alternative:
             what += f" of “{md_text(clip(self.alternative, 60))}”"
+        where = f"{self.entity} ({self.note})" if self.note else self.entity
         # the host injects this as Markdown: the stored words go in as inert text
         # (entities are checked entity paths and ids hex by the time they get here)
-        where = f"{self.entity} ({self.note})" if self.note else self.entity
         return f"- {where}: {what} {self.date} {short_id(self.id)}: {md_text(self.reason)}"
 
     def to_dict(self) -> dict[str, str]:

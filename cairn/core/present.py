@@ -365,8 +365,7 @@ def history_markdown(entity: str, events: Sequence[Event]) -> str:
 
 def commit_note(commit: str | None) -> str:
     """` · commit `862741c8792d`` (the commit that landed an event), or nothing."""
-    # a forged log line's commit is any string: code spans keep it inert
-    return f" · commit {md_code(short_id(commit))}" if commit else ""
+    return f" · commit {_md_id(commit)}" if commit else ""
 
 
 def _verdict_lines(verdict: Event, entity: str = "", commit: str = "") -> list[str]:

@@ -83,6 +83,12 @@ class Session:
         store = Store.open(project.cairn_dir, author=git_author(project.root))
         return cls(project, store, few=few)
 
+    @classmethod
+    def of_store(cls, store: Store) -> Session:
+        """A session over a store already open (an export given one); closing it closes
+        the store."""
+        return cls(Project(store.root, store.cairn_dir), store)
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()

@@ -347,7 +347,8 @@ class RenameTracker:
             if after_blob is None:
                 continue
             own = ch.path in (path, target)
-            if not own and not _may_hold(after_blob, gone, keys):
+            # A file the commit added is where extracted code goes: always a candidate.
+            if not own and ch.old != ZERO and not _may_hold(after_blob, gone, keys):
                 continue  # the body's rarest words are not in this file: no parse needed
             parsed += 1
             after = self._declared(after_blob, ch.path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, git
+from real_cli import cairn, cairn_json, git
 
 
 def _project(tmp_path: Path) -> Path:

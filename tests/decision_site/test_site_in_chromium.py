@@ -154,6 +154,31 @@ def test_entity_page_shows_its_timeline(browser: Browser, site: Path) -> None:
     assert browser.js("document.querySelector(':target .etype').textContent") == "supersede"
 
 
+def test_the_site_opens_with_the_decisions_timeline(browser: Browser, site: Path) -> None:
+    """What a reader sees first is what was undone, rejected or re-opened and why; each
+    entry leads to its entity, and the entity tree is one click away."""
+    open_index(browser, site)
+    # after the log's integrity note, before the entity list
+    first = browser.js("document.querySelector('main section:not(.integrity)').className")
+    assert first == "decisions"
+    kinds = browser.js("[...document.querySelectorAll('li.decision')].map(d => d.dataset.kind)")
+    assert sorted(set(kinds)) == ["reject", "revert", "supersede"]
+    bounced = (
+        "[...document.querySelectorAll('li.decision')]"
+        ".find(d => d.textContent.includes('mails bounced')).querySelector('.touched a')"
+    )
+    revert = browser.js(bounced + ".textContent")
+    assert revert == "users.email_verified"
+    tree = "document.querySelector('.lede a[href=\"#tree\"]') && document.getElementById('tree')"
+    assert browser.js(
+        f"!!({tree}) && document.getElementById('tree').querySelectorAll('a').length > 0"
+    )
+    shot(browser, "decisions")
+    browser.js(bounced + ".click()")
+    browser.wait_event("Page.loadEventFired")
+    assert browser.js("document.querySelector('h1').textContent") == "users.email_verified"
+
+
 def test_hostile_reason_is_shown_as_text_and_never_runs(browser: Browser, site: Path) -> None:
     open_index(browser, site)
     browser.type_text("#q", "pwned")

@@ -9,7 +9,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from importers.cli_helpers import BIN, cairn, cairn_json, commit, env, git
+from real_cli import BIN, cairn, cairn_json, commit, env, git
+
 from importers.test_git_renames import renames
 
 POOL = """\

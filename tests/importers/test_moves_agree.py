@@ -65,7 +65,9 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert "formerly src/auth.py::legacy_token" in text and "file removed" in text
 
     # The old path, asked for by name, keeps its verdict: the move is not a conflict.
-    assert cairn_json(project, "status", "deploy.cfg")["status"] == "reverted"
+    old = cairn_json(project, "status", "deploy.cfg")
+    assert (old["status"], old["moved_to"]) == ("reverted", "ops.cfg")
+    assert "moved to ops.cfg" in cairn(project, "status", "deploy.cfg").stdout
 
     # status: the same status, event count and former paths for every listed entity.
     for entity, row in listed.items():
@@ -84,6 +86,12 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert (
         "formerly <code>src/auth.py::legacy_token</code>" in rows["src/session.py::legacy_token"][1]
     )
+
+    # the Markdown export: the same entities, under the same names.
+    markdown = cairn(project, "export", "markdown").stdout
+    assert set(re.findall(r"^## `([^`]+)`", markdown, re.M)) == set(listed)
+    assert "formerly `src/auth.py::legacy_token`" in markdown
+    assert "**reverted · file removed**" in markdown
 
     # the digest: the branch touches the moved file; every line names a listed entity,
     # with its former name or the gone file said.

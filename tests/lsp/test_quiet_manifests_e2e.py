@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
 from lsp_helpers import initialize, open_doc
 from pytest_lsp import LanguageClient
+from real_cli import cairn, cairn_json, commit, git
 from test_quiet_e2e import hover, lenses
 
 START = "django==4.0\nrequests==2.28\ncelery==5.0\nsix==1.15\n"
