@@ -263,9 +263,12 @@ def run_import(
         if not pending:
             return
         if validator is not None:
-            _check(validator, pending, agent, ids, report, refused)
+            turned_down = _check(validator, pending, agent, ids, report)
         else:
-            _write(store, pending, agent, ids, report, refused)
+            turned_down = _write(store, pending, agent, ids, report)
+        if turned_down:
+            refused.update(turned_down)
+            report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
         pending.clear()
         pending_keys.clear()
 
@@ -318,14 +321,10 @@ def run_import(
 
 
 def _check(
-    validator: Any,
-    batch: list[Proposed],
-    agent: str,
-    ids: dict[str, str],
-    report: ImportReport,
-    refused: set[str],
-) -> None:
-    """Dry run: ask the store's validation about each draft; report what it would refuse."""
+    validator: Any, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+) -> set[str]:
+    """Dry run: ask the store's validation about each draft; report what it would refuse
+    and return their source keys."""
     from cairn.store import StoreError
 
     turned_down: set[str] = set()
@@ -336,21 +335,15 @@ def _check(
         except StoreError as exc:
             report.skipped.append(Skipped(p.describe(), f"the log would refuse it: {exc}"))
             turned_down.add(p.source_key)
-    if turned_down:
-        refused |= turned_down
-        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
+    return turned_down
 
 
 def _write(
-    store: EventStore,
-    batch: list[Proposed],
-    agent: str,
-    ids: dict[str, str],
-    report: ImportReport,
-    refused: set[str],
-) -> None:
+    store: EventStore, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+) -> set[str]:
     """Append a batch in one transaction; if the store refuses one event, write the rest
-    one by one so a single bad event is reported instead of sinking the import."""
+    one by one so a single bad event is reported instead of sinking the import. Returns
+    the source keys of those it refused."""
     from cairn.store import StoreError
 
     # The batch's report entries are the newest ones (appended as the batch was built).
@@ -366,15 +359,13 @@ def _write(
             except StoreError as exc:
                 report.skipped.append(Skipped(p.describe(), f"the log refused it: {exc}"))
                 turned_down.add(p.source_key)
-    if turned_down:
-        refused |= turned_down
-        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
     for event in events:
         key = _source_key_of(event)
         if key is not None:
             ids[key] = event.id
             if key in entries:
                 entries[key]["id"] = event.id
+    return turned_down
 
 
 def _ids_from_history(store: EventStore, entity: str, source: str) -> dict[str, str]:
