@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cairn import git
 from cairn.store.author import AuthorLookup
 from cairn.store.log import LOG_NAME
 
@@ -31,29 +32,18 @@ def refs_holding(cairn_dir: Path) -> RefsHolding:
 def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
     root = cairn_dir.parent
     try:
-        refs = subprocess.run(
-            ["git", "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout.split()
+        refs = _git(
+            root, 30, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"
+        ).split()
         if not refs or not ids:
             return {}
-        args = ["git", "grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
-        found = subprocess.run(
-            [*args, "--", f"{cairn_dir.name}/{LOG_NAME}"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout.splitlines()
+        patterns = (x for i in ids for x in ("-e", i))
+        log = f"{cairn_dir.name}/{LOG_NAME}"
+        found = _git(root, 60, "grep", "-F", "-o", *patterns, *refs, "--", log)
     except (OSError, subprocess.SubprocessError):
         return {}
     where: dict[str, str] = {}
-    for line in found:
+    for line in found.splitlines():
         ref, _, rest = line.partition(":")
         where.setdefault(rest.rsplit(":", 1)[-1], ref)
     return where
@@ -74,18 +64,16 @@ def _git_author(root: str) -> str:
     values = []
     for key in ("user.name", "user.email"):
         try:
-            out = subprocess.run(
-                ["git", "config", "--get", key],
-                cwd=root,
-                capture_output=True,
-                text=True,
-                timeout=5,
-                check=False,
-            )
+            values.append(_git(Path(root), 5, "config", "--get", key).strip())
         except (OSError, subprocess.SubprocessError):
             return ""
-        values.append(out.stdout.strip() if out.returncode == 0 else "")
     name, email = values
     if name and email:
         return f"{name} <{email}>"
     return name or email
+
+
+def _git(root: Path, timeout: float, *args: str) -> str:
+    """What git prints for ARGS in `root` ("" when it fails), through the one runner."""
+    done = git.run(root, *args, timeout=timeout)
+    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else ""
