@@ -64,6 +64,8 @@ REPOS = [
     ("wagtail/wagtail", "c2ae43b9265d085c95142cd1a1f8563ad2eb4de9", "Python/Django"),
     ("prettier/prettier", "4f84a934201322ca87750e2b9b25baf296da6560", "JavaScript/TypeScript"),
     ("caddyserver/caddy", "0cf03d32f7d99cf160d5375e8a40fbe3d910d515", "Go"),
+    ("psf/requests", "1f6589ec3a1ee910f9a65cc3ceac60b26677bc0e", "Python"),
+    ("rubygems/rubygems.org", "3c8ea0d4cbe85bd2a2bb5d22486247656a3dfb6c", "Ruby/Rails"),
 ]
 
 MARKER_SUBJECT = re.compile(r'^Revert "')

@@ -285,4 +285,46 @@ def run_checks(project: Project, *, fix: bool = False) -> list[Check]:
             )
         )
     checks.append(check_index(project, fix))
+    checks.extend(check_integrations(project))
+    return checks
+
+
+def check_integrations(project: Project) -> list[Check]:
+    """Each tool `cairn setup` wired: still wired as this Cairn would write it (hooks,
+    settings, the copied Claude Code scripts), and able to run `cairn`."""
+    import shutil
+
+    from cairn.githooks import is_executable
+    from cairn.integrations import INTEGRATIONS, Context, MergeRefused, wired
+
+    ctx = Context.for_project(project.root)
+    checks: list[Check] = []
+    for integration in INTEGRATIONS:
+        if not wired(ctx, integration):
+            continue
+        name = f"setup: {integration.name}"
+        try:
+            stale = integration.plan(ctx)
+        except MergeRefused as exc:
+            checks.append(Check(name, FAIL, str(exc), "fix the file, then `cairn setup`"))
+            continue
+        if stale:
+            files = ", ".join(sorted({_rel(project, c.path) for c in stale}))
+            fix = f"`cairn setup --only {integration.name}`"
+            checks.append(Check(name, FAIL, f"{files} differ from what setup writes", fix))
+            continue
+        if integration.needs_cairn_on_path and shutil.which("cairn") is None:
+            checks.append(
+                Check(
+                    name,
+                    FAIL,
+                    "its config runs `cairn` from PATH, and `cairn` is not on PATH",
+                    f"put {ctx.cairn} on PATH (e.g. ln -s it into ~/.local/bin)",
+                )
+            )
+            continue
+        if integration.name in ("git-hooks", "husky") and not is_executable(Path(ctx.cairn)):
+            checks.append(Check(name, FAIL, f"the hooks run {ctx.cairn}, which cannot run", ""))
+            continue
+        checks.append(Check(name, OK, integration.what))
     return checks

@@ -29,11 +29,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from cairn.core.commits import commits_of
 from cairn.store import EntityStatus, Event, EventType, Review, Store
 from cairn.store.paths import EntityKind, parse
 from cairn.store.verify import VerifyReport
+
+if TYPE_CHECKING:
+    from cairn.core.session import Session
 
 ASSETS = Path(__file__).parent / "site_assets"
 MARKER = ".cairn-site"  # marks a folder this command wrote, so it may replace it
@@ -99,6 +103,8 @@ class _Entity:
     newest: str = ""  # when its newest event happened
     hits: list[_Hit] = field(default_factory=list)  # its search candidates, clipped
     searchable: int = 0  # events with text or an author (not redacted)
+    formerly: tuple[str, ...] = ()  # former paths whose history this entity holds
+    file_removed: bool = False  # its file is gone from the working tree
 
 
 # (type, date, who, text clipped to SearchLimits.event_chars, whether it was clipped)
@@ -158,28 +164,40 @@ def _clip(text: str, limit: int) -> str:
 # ---------------------------------------------------------------------------- model
 
 
-def _history(store: Store, path: str) -> list[Event]:
-    return sorted(store.history(path), key=lambda e: (_when(e), e.id))
+def _history(session: Session, path: str) -> list[Event]:
+    # under its former paths too: a moved entity's page holds what was decided before
+    return sorted(session.history(path), key=lambda e: (_when(e), e.id))
+
+
+def _session(store: Store) -> Session:
+    from cairn.core.project import Project
+    from cairn.core.session import Session
+
+    return Session(Project(store.root, store.cairn_dir), store)
 
 
 def _collect(
-    store: Store, today: date | None, limits: SearchLimits
+    session: Session, today: date | None, limits: SearchLimits
 ) -> tuple[dict[str, _Entity], _Links]:
     """Every entity with what the index, the search and the links need; the events
-    themselves are dropped once summarised (pages load them again one at a time)."""
-    paths = store.entities()
+    themselves are dropped once summarised (pages load them again one at a time).
+    Entities are listed as every surface lists them (`cairn.core.listing`)."""
+    from cairn.core.listing import current_name, listing
+
+    store = session.store
     due: dict[str, list[Review]] = defaultdict(list)
     for review in store.due_reviews(today=today):
-        due[review.event.entity].append(review)
+        due[current_name(session, review.event.entity)].append(review)
     out: dict[str, _Entity] = {}
     links = _Links()
-    for path in sorted(paths):
-        events = _history(store, path)
+    for row in listing(session):
+        path, status = row.entity, row.status
+        events = _history(session, path)
         if not events:
             continue
-        status = store.status(path)
         kind = events[-1].entity_kind or _kind(path)
         entity = _Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
+        entity.formerly, entity.file_removed = row.formerly, row.file_removed
         entity.count, entity.newest = len(events), _when(events[-1])
         entity.hits, entity.searchable = _candidates(entity, limits)
         for event in events:
@@ -260,6 +278,15 @@ def _badge(status: str) -> str:
     return f'<span class="badge s-{esc(status)}">{esc(status)}</span>'
 
 
+def _whereabouts(entity: _Entity) -> str:
+    """What a reader must know of where the entity is: its file is gone, it was moved."""
+    out = ' <span class="badge s-removed">file removed</span>' if entity.file_removed else ""
+    if entity.formerly:
+        names = ", ".join(f"<code>{esc(f)}</code>" for f in entity.formerly)
+        out += f' <span class="formerly">formerly {names}</span>'
+    return out
+
+
 def _entity_link(entity: _Entity, root: str) -> str:
     return f'<a href="{esc(root + entity.page)}"><code>{esc(entity.path)}</code></a>'
 
@@ -307,7 +334,7 @@ def _index_page(
         rows.append(
             f'<li class="row" data-path="{esc(entity.path)}" data-status="{esc(status)}"'
             f' data-due="{"1" if entity.due else "0"}">'
-            f"{_entity_link(entity, '')} {_badge(status)}"
+            f"{_entity_link(entity, '')} {_badge(status)}{_whereabouts(entity)}"
             + (' <span class="badge s-due">due</span>' if due else "")
             + f' <span class="count">{entity.count} event'
             + ("" if entity.count == 1 else "s")
@@ -418,6 +445,7 @@ def _entity_page(
         + "</p>",
         f"<h1><code>{esc(entity.path)}</code></h1>",
         f'<p class="lede">{esc(entity.kind or "entity")} · {_badge(status.status.value)}'
+        + _whereabouts(entity)
         + (' <span class="badge s-due">review due</span>' if entity.due else "")
         + f" · {entity.count} event{'' if entity.count == 1 else 's'}</p>",
     ]
@@ -447,8 +475,13 @@ def _entity_page(
     parts.append(timeline_svg(entity.events, reopened_by))
     parts.append("</section>")
     parts.append('<section class="events"><h2>Events</h2><ol class="events">')
+    commits = commits_of(entity.events)  # a decision's own commit, or the one that landed it
     for event in entity.events:
-        parts.append(_event_html(event, owner, reopened_by, redactions, root, entity.path))
+        parts.append(
+            _event_html(
+                event, owner, reopened_by, redactions, root, entity.path, commits.get(event.id, "")
+            )
+        )
     parts.append("</ol></section>")
     return _page(entity.path, project, "\n".join(parts), root=root, body=' class="entity"')
 
@@ -475,6 +508,7 @@ def _event_html(
     redactions: dict[str, Event],
     root: str,
     here: str,
+    commit: str = "",
 ) -> str:
     kind = _category(event, reopened_by)
     who = _who(event)
@@ -516,8 +550,9 @@ def _event_html(
         target = metadata.get(key)
         if isinstance(target, str) and event.type.value in ("redact", "annotate"):
             links.append(f"{label} " + _id_link(target, owner, root, here))
-    if event.commit:
-        links.append(f"Commit <code>{esc(event.commit[:12])}</code>")
+    commit = commit or event.commit
+    if commit:
+        links.append(f"Commit <code>{esc(commit[:12])}</code>")
     if event.revisit_after:
         links.append(f"Revisit after {esc(event.revisit_after)}")
     if event.expires_when:
@@ -828,7 +863,8 @@ def iter_site(
     rendered as they are written, each loading its entity's events, so the export's
     memory holds one page and the entities' summaries, not the whole site."""
     day = today or datetime.now(timezone.utc).date()
-    entities, links = _collect(store, day, limits)
+    session = _session(store)
+    entities, links = _collect(session, day, limits)
     children = _children(entities)
     index = search_index(entities, limits)
     text = json.dumps(index, ensure_ascii=False, indent=None)
@@ -841,7 +877,7 @@ def iter_site(
     del text
     yield MARKER, "This folder was written by `cairn export html`; it replaces it on re-export.\n"
     for entity in entities.values():
-        entity.events = _history(store, entity.path)
+        entity.events = _history(session, entity.path)
         try:
             yield (
                 entity.page,

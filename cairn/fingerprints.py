@@ -56,6 +56,7 @@ __all__ = [
     "match_prints",
     "match_removals",
     "normalise",
+    "print_words",
     "prints_from_reverts",
     "restores_mostly",
     "row_kinds",
@@ -544,6 +545,15 @@ def all_hashes(prints: Iterable[RevertPrint], *, restored: bool = False) -> set[
     for rp in prints:
         out |= rp.restored if restored else rp.hashes
     return out
+
+
+def print_words(added: Iterable[str], removed: Iterable[str] = ()) -> set[str]:
+    """The fingerprint words a change's lines could match: the hash of each significant
+    line it adds, and `+` and the hash of each it removes (a re-removal's). What the
+    gate looks reverts up by (`Store.open_reverts_printing`)."""
+    words = {line_hash(n) for n in map(normalise, added) if significant(n)}
+    words.update(RESTORED + line_hash(n) for n in map(normalise, removed) if significant(n))
+    return words
 
 
 def candidate_lines(

@@ -9,6 +9,10 @@ and `history` still shows it. The importer marks such events with
 `metadata.significance: trivial` (`mark`); every surface asks `quiet(event)`. This
 module is the one place for both halves of the rule.
 
+The same holds for what a revert undid in the project's prose (`notes`): a changelog
+line, a release note, a README badge, a documentation page. Taking one back is true
+history, but what a teammate must not redo is the code; the notes follow it.
+
 The test compares what the change did with what it undid, line by line in file
 order, after taking out what carries no behaviour (`essence`): if the removed and the
 added lines of every file read the same, the change was cosmetic.
@@ -20,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["KEY", "TRIVIAL", "essence", "mark", "quiet", "trivial_change"]
+__all__ = ["KEY", "TRIVIAL", "essence", "mark", "notes", "quiet", "trivial_change"]
 
 KEY = "significance"
 TRIVIAL = "trivial"
@@ -129,6 +133,56 @@ def _strip_casts(text: str) -> str:
                 break
         out = out[:i] + out[i + 5 : j] + out[j + 1 :]
     return out
+
+
+# Release notes and changelogs, by their file's name (`CHANGELOG.txt`, `HISTORY.rst`,
+# `NEWS`) or directory (`changelog_unreleased/`, `changelog.d/`, towncrier's
+# `newsfragments/`, reno's `releasenotes/`). Not `releases/` nor `blog/`: on a site
+# (djangoproject.com) those are Django apps.
+_NOTE_NAMES = re.compile(
+    r"^(changelog|changes|history|news|releases?|release[-_]?notes|authors|contributors|"
+    r"sponsors|thanks|credits|readme)([-_.][\w.-]*)?$",
+    re.I,
+)
+_NOTE_DIRS = frozenset(
+    {
+        "changelog",
+        "changelogs",
+        "changelog_unreleased",
+        "changelog.d",
+        "newsfragments",
+        "releasenotes",
+        "release-notes",
+        "release_notes",
+    }
+)
+_DOC_DIRS = frozenset({"doc", "docs", "documentation"})
+# Prose by its extension, anywhere; plain text only inside a documentation directory
+# (elsewhere `.txt` is a manifest: `requirements.txt`, `CMakeLists.txt`).
+_PROSE = frozenset({".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc", ".textile"})
+
+
+def notes(path: str) -> bool:
+    """Whether a file is the project's prose (changelog, release notes, README,
+    documentation), by its path alone: an undo there is never a decision to block."""
+    from cairn.fingerprints import is_code
+
+    parts = path.lower().split("/")
+    name = parts[-1]
+    if _NOTE_NAMES.match(name) and not is_code(path):
+        return True
+    dot = name.rfind(".")
+    suffix = name[dot:] if dot > 0 else ""
+    if suffix in _PROSE:
+        return True
+    dirs = parts[:-1]
+    if any(d in _NOTE_DIRS for d in dirs) and not is_code(path):
+        return True
+    return (
+        any(d in _DOC_DIRS for d in dirs)
+        and suffix == ".txt"
+        and not name.startswith("requirements")
+    )
 
 
 def mark(meta: dict[str, object], files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:

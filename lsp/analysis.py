@@ -20,6 +20,7 @@ from lsprotocol import types
 
 from cairn.core.decisions import parse_draft
 from cairn.core.findings import Finding, Severities, findings_for, removed
+from cairn.core.view import NEWEST
 from cairn.lsp.conversions import diagnostic, draft_diagnostics, wire_diagnostics
 from cairn.lsp.stores import StoreUnavailable
 
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from cairn.lsp.server import CairnServer
     from cairn.lsp.state import DocumentSnapshot
     from cairn.store.model import EntityStatus, Event
-
-NEWEST = 6  # events a hover card is given (it shows the newest two besides the verdicts)
 
 
 @dataclass(frozen=True, slots=True)

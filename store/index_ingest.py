@@ -14,8 +14,23 @@ from cairn.store import index_schema as schema
 from cairn.store.dag import ChainPos
 from cairn.store.gcpause import gc_paused
 from cairn.store.index_lines import Record
-from cairn.store.index_rows import BY_KEY_SQL, KNOWN_SQL, fts_body, id_key
-from cairn.store.index_schema import CODE_OF_TYPE, KEY_SHIFT, MARKED_KEYS, TYPE_CODES, parsed_path
+from cairn.store.index_rows import (
+    BY_KEY_SQL,
+    KNOWN_SQL,
+    change_code,
+    fts_body,
+    id_key,
+    print_code,
+)
+from cairn.store.index_schema import (
+    CODE_OF_TYPE,
+    KEY_SHIFT,
+    MARKED_KEYS,
+    PRINT_KEY,
+    REVERT_CODE,
+    TYPE_CODES,
+    parsed_path,
+)
 from cairn.store.index_state import DEFAULT_WAL_PAGES
 from cairn.store.index_statuses import StatusRows
 from cairn.store.model import Event
@@ -145,6 +160,8 @@ class Ingest(StatusRows):
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
                 _writer_keys(e.metadata, seq, batch)
+                if ty == REVERT_CODE and PRINT_KEY in e.metadata:
+                    _print_rows(e.metadata[PRINT_KEY], e.commit or e.id, seq, batch)
             seq += 1
             off += length
             if seq == flush_at:
@@ -452,6 +469,8 @@ class Ingest(StatusRows):
             ("INSERT OR IGNORE INTO source_key VALUES (?)", batch.srckeys),
             ("INSERT OR IGNORE INTO idempotency_key VALUES (?, ?)", batch.ikeys),
             ("INSERT OR IGNORE INTO marked_key VALUES (?, ?)", batch.marks),
+            ("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints),
+            ("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes),
             ("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage),
         ):
             if rows:
@@ -552,6 +571,8 @@ def _text_and_keys(raw: dict[str, Any], seq: int, batch: _Batch) -> None:
     meta = get("metadata")
     if meta and isinstance(meta, dict):
         _writer_keys(meta, seq, batch)
+        if PRINT_KEY in meta and get("type") == "revert":
+            _print_rows(meta[PRINT_KEY], get("commit") or get("id"), seq, batch)
 
 
 def _writer_keys(meta: dict[str, Any], seq: int, batch: _Batch) -> None:
@@ -564,6 +585,18 @@ def _writer_keys(meta: dict[str, Any], seq: int, batch: _Batch) -> None:
         batch.ikeys.append((idem["key"], seq))
     if not MARKED_KEYS.isdisjoint(meta):
         batch.marks.extend((k, seq) for k in MARKED_KEYS.intersection(meta))
+
+
+def _print_rows(fingerprint: object, change: object, seq: int, batch: _Batch) -> None:
+    """A revert's `print_line` and `print_change` rows (`index_schema.PRINT_KEY`)."""
+    if not isinstance(fingerprint, str) or not isinstance(change, str) or not change:
+        return
+    code = change_code(change)
+    batch.changes.append((code, seq))
+    for word in fingerprint.split():
+        hashed = print_code(word)
+        if hashed is not None:
+            batch.prints.append((hashed, code))
 
 
 @dataclass(slots=True)
@@ -580,6 +613,8 @@ class _Batch:
     srckeys: list[tuple[str]]
     ikeys: list[tuple[str, int]]
     marks: list[tuple[str, int]]
+    prints: list[tuple[int, int]]  # `print_line` rows: (line hash, change)
+    changes: list[tuple[int, int]]  # `print_change` rows: (change, seq)
     damage: list[tuple[Any, ...]]
     touched: set[int]  # chains whose tip moved
 
@@ -594,6 +629,8 @@ class _Batch:
         self.srckeys = []
         self.ikeys = []
         self.marks = []
+        self.prints = []
+        self.changes = []
         self.damage = []
         self.touched = set()
 

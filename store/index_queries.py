@@ -22,6 +22,7 @@ from cairn.store.index_rows import (
     Row,
     by_seq,
     fts_body,
+    print_code,
     row_of,
 )
 from cairn.store.index_schema import (
@@ -140,6 +141,20 @@ class Queries(LogLines):
         for the log.
         """
         return self._typed_rows(REVERT_CODE, "entity, seq", marked)
+
+    def printed_revert_rows(self, words: Collection[str]) -> list[Row]:
+        """The reverts whose change fingerprint holds one of `words` (`print_code`), with
+        every other fingerprinted revert of their changes, grouped by entity as
+        `revert_rows` orders them: a lookup per word, never a pass over the reverts."""
+        codes = sorted({c for w in words if (c := print_code(w)) is not None})
+        if not codes:
+            return []
+        sql = (
+            SELECT_EVENTS + " WHERE seq IN (SELECT c.seq FROM print_change c WHERE c.change IN "
+            "(SELECT l.change FROM print_line l WHERE l.hash IN (SELECT value FROM json_each(?))))"
+            f" AND type = {REVERT_CODE} ORDER BY entity, seq"
+        )
+        return [row_of(t) for t in self.db.execute(sql, (json.dumps(codes),))]
 
     def _typed_rows(self, code: int, order: str, marked: Collection[str]) -> list[Row]:
         if not marked:

@@ -3,13 +3,19 @@ entity, by id key, by path. Ingest and queries both read through these."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from cairn.store.dag import ChainPos
-from cairn.store.index_schema import APPLIED_CODES, KEY_SHIFT, TYPES
+from cairn.store.index_schema import APPLIED_CODES, KEY_SHIFT, RESTORED_BIT, TYPES
 from cairn.store.model import EventType
+
+# Applied events folded to their chain's latest; a rename is kept whole, as `derive`
+# counts it as applied but never as a conflict, so it must not stand for a change.
+FOLDED_CODES = APPLIED_CODES - {TYPES.index(EventType.RENAME)}
 
 __all__ = ["Row", "id_key", "names_a_summarised_change"]
 
@@ -25,6 +31,25 @@ def is_key_of(event_id: str, key: int) -> bool:
         return id_key(event_id) == key
     except ValueError:
         return False
+
+
+_PRINT_WORD = re.compile(r"\+?[0-9a-f]{8}")
+
+
+def print_code(word: str) -> int | None:
+    """The integer a fingerprint word is listed under in `print_line`; None for a word
+    of another shape (no line hash can equal it, so it is not listed)."""
+    if not _PRINT_WORD.fullmatch(word):
+        return None
+    if word[0] == "+":
+        return int(word[1:], 16) | RESTORED_BIT
+    return int(word, 16)
+
+
+def change_code(change: str) -> int:
+    """The integer a revert's change (its commit, else its own id) is listed under: 56
+    bits of a hash, so two changes sharing one only make a lookup read one more revert."""
+    return int.from_bytes(hashlib.blake2b(change.encode(), digest_size=7).digest(), "big")
 
 
 class Row(NamedTuple):
@@ -129,7 +154,7 @@ def summarise(
     for t in cursor:
         k = t[0]
         counts[k] += 1
-        if t[4] in APPLIED_CODES:
+        if t[4] in FOLDED_CODES:
             lk = (k, t[5])
             best = latest.get(lk)
             if best is None or t[6] > best[6]:

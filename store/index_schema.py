@@ -39,7 +39,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "17"
+SCHEMA_VERSION = "18"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
@@ -72,6 +72,15 @@ RECENT_MAX = 1 << 17
 # the log: most renames and reverts carry none, and reading them all to learn that
 # would cost the server's first statuses more than anything else.
 MARKED_KEYS = frozenset({"renamed_to", "renamed_from", "fingerprint"})
+
+# A revert's change fingerprint (`metadata.fingerprint`: words of 8 hex digits, `+` before
+# the hash of a line the revert put back) is also listed by line hash: `print_line` maps
+# each hash to the change (the revert's commit, else its own id) whose events carry it,
+# `print_change` a change to those events. The gate looks up the hashes of the lines a
+# diff adds or removes, so its cost is the diff's lines and the reverts they match, not
+# the open reverts of the whole log. A put-back line's hash is listed with this bit set.
+PRINT_KEY = "fingerprint"
+RESTORED_BIT = 1 << 32
 
 # No decision text is stored: an event is a row of integers, and its text is read back
 # from the log at (line_offset, line_length). Full-text search is two contentless FTS5
@@ -135,12 +144,16 @@ CREATE TABLE key_events(bucket INTEGER NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY(bucket, seq)) WITHOUT ROWID;
 CREATE TABLE key_events_recent(bucket INTEGER NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY(bucket, seq)) WITHOUT ROWID;
+CREATE TABLE print_line(hash INTEGER NOT NULL, change INTEGER NOT NULL,
+  PRIMARY KEY(hash, change)) WITHOUT ROWID;
+CREATE TABLE print_change(change INTEGER NOT NULL, seq INTEGER NOT NULL,
+  PRIMARY KEY(change, seq)) WITHOUT ROWID;
 """
 # The tables a rebuild empties (the FTS5 tables are emptied their own way).
 DERIVED_TABLES = (
     "event", "entity", "chain", "merge", "review", "source_key", "idempotency_key",
     "entity_status", "damage", "marked_key", "entity_events", "entity_events_recent",
-    "key_events", "key_events_recent",
+    "key_events", "key_events_recent", "print_line", "print_change",
 )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ from cairn.store.index import (
     KINDS,
     MARKED_KEYS,
     NO_KIND,
+    PRINT_KEY,
     STATUS_MASK,
     STATUSES,
     TYPES,
@@ -382,6 +383,16 @@ class Reader:
 
     def open_reverts(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.open_reverts`: revert rows the entity's stored status counts as open."""
+        # The key first when there is one: a byte search, where openness is a query per
+        # entity.
+        return self._open(self._carrying(self.index.revert_rows(_marked(carrying)), carrying))
+
+    def open_reverts_printing(self, words: Collection[str]) -> list[Event]:
+        """See `Store.open_reverts_printing`."""
+        return self._open(self._carrying(self.index.printed_revert_rows(words), (PRINT_KEY,)))
+
+    def _open(self, found: list[tuple[Row, Event]]) -> list[Event]:
+        """The events of `found` whose entity's stored status counts them as open."""
         open_by_ent: dict[int, set[int]] = {}
 
         def is_open(row: Row) -> bool:
@@ -390,9 +401,6 @@ class Reader:
                 seqs = open_by_ent[row.entity] = self.index.open_verdict_seqs(row.entity)
             return row.seq in seqs
 
-        # The key first when there is one: a byte search, where openness is a query per
-        # entity.
-        found = self._carrying(self.index.revert_rows(_marked(carrying)), carrying)
         return [e for r, e in found if is_open(r)]
 
     def due_reviews(self, today: date | None) -> list[Review]:

@@ -3,7 +3,8 @@
 The rule (docs/status.md): an entity's open verdicts are its revert/reject events that
 no supersede names. With open verdicts, an applied event that is not a causal ancestor
 of some open verdict (written after it, or without knowing of it) and is not the change
-that verdict reverts makes the status `conflict` (re-applied without supersede);
+that verdict reverts makes the status `conflict` (re-applied without supersede; a
+`rename` moves what was decided and re-applies nothing);
 otherwise an open revert gives `reverted`, an open reject `rejected`. Without open
 verdicts: a removal that descends from every applied event gives `removed`; else a
 superseded verdict gives `reopened`; else applied events give `active`.
@@ -74,7 +75,9 @@ def derive(rows: Sequence[_RowLike], is_ancestor: Callable[[ChainPos, ChainPos],
         conflicts = [
             a.seq
             for a in applied
-            if any(
+            # A rename moves what was decided (`cairn.core.aliases`); it re-applies nothing.
+            if a.type is not EventType.RENAME
+            and any(
                 not is_ancestor(a.chain_pos, v.chain_pos)
                 and not (v.type is EventType.REVERT and v.target_key == a.key)
                 for v in open_v

@@ -57,6 +57,7 @@ _VERDICT = frozenset(i for i, t in enumerate(_TYPES) if t.is_verdict)
 _REMOVAL = frozenset(i for i, t in enumerate(_TYPES) if t.is_removal)
 _SUPERSEDE = _TYPES.index(EventType.SUPERSEDE)
 _REVERT = _TYPES.index(EventType.REVERT)
+_RENAME = _TYPES.index(EventType.RENAME)
 _ACTIVE = _STATUSES.index(Status.ACTIVE)
 _REOPENED = _STATUSES.index(Status.REOPENED)
 _REMOVED = _STATUSES.index(Status.REMOVED)
@@ -187,7 +188,9 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     st = state.status
     open_v = state.open
     for seq, ty, rec, ch, linear, off, length, event in events:
-        if ty in _APPLIED:
+        if ty == _RENAME and open_v:
+            pass  # a move re-applies nothing: the verdicts stand, no conflict (`derive`)
+        elif ty in _APPLIED:
             if open_v:
                 if not linear:
                     return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -420,6 +420,18 @@ class Store:
         with self._lock:
             self.refresh()
             return self._reader.open_reverts(carrying)
+
+    def open_reverts_printing(self, words: Collection[str]) -> list[Event]:
+        """The open reverts whose `metadata.fingerprint` holds one of `words` (line
+        hashes as written there, `+` included), with every other open fingerprinted
+        revert of the same change (commit), in `open_reverts`' order.
+
+        What `cairn check` matches a diff against: the cost is the diff's hashes and the
+        reverts they name (an index keyed by line hash), not every open revert.
+        """
+        with self._lock:
+            self.refresh()
+            return self._reader.open_reverts_printing(words)
 
     def due_reviews(self, *, today: date | None = None) -> list[Review]:
         """Decisions whose revisit date or expiry trigger has come (superseded ones excluded)."""

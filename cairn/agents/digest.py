@@ -47,13 +47,15 @@ class Item:
     id: str
     reason: str
     alternative: str = ""
+    note: str = ""  # "formerly OLD" / "file removed" (`cairn.core.listing.named`)
 
     def line(self) -> str:
         """`- users.email_verified: revert 2026-04-02 1a2b3c4d: Bounced mail broke signup.`"""
         what = self.kind
         if self.alternative:
             what += f" of “{clip(self.alternative, 60)}”"
-        return f"- {self.entity}: {what} {self.date} {short_id(self.id)}: {self.reason}"
+        where = f"{self.entity} ({self.note})" if self.note else self.entity
+        return f"- {where}: {what} {self.date} {short_id(self.id)}: {self.reason}"
 
     def to_dict(self) -> dict[str, str]:
         """JSON-ready form (the full id, the first sentence of the reason)."""
@@ -65,6 +67,7 @@ class Item:
             "id": self.id,
             "reason": self.reason,
             "alternative": self.alternative,
+            "note": self.note,
         }
 
 
@@ -185,16 +188,27 @@ def entities_in_files(project: Project, files: Iterable[str]) -> set[str]:
     return found
 
 
-def _verdict_item(section: str, event: Any) -> Item:
+def _verdict_item(session: Any, section: str, event: Any) -> Item:
+    from cairn.core.listing import named
+
+    entity, note = named(session, event.entity)
     return Item(
         section=section,
         kind=str(event.type.value if hasattr(event.type, "value") else event.type),
-        entity=event.entity,
+        entity=entity,
         date=day(event.when),
         id=event.id,
         reason=first_sentence(event.reasoning),
         alternative=event.alternative or "",
+        note=note,
     )
+
+
+def _review_item(session: Any, event: Any, reason: str) -> Item:
+    from cairn.core.listing import named
+
+    entity, note = named(session, event.entity)
+    return Item("branch", "review", entity, day(event.when), event.id, reason, note=note)
 
 
 def branch_items(session: Any, entities: set[str], today: date | None = None) -> list[Item]:
@@ -218,7 +232,7 @@ def branch_items(session: Any, entities: set[str], today: date | None = None) ->
         for verdict in status.open_verdicts:
             if verdict.id not in seen and not quiet(verdict):
                 seen.add(verdict.id)
-                items.append(_verdict_item("branch", verdict))
+                items.append(_verdict_item(session, "branch", verdict))
         for change in session.store.events_of(status.conflicts):  # their reasoning too
             if change.id not in seen:
                 seen.add(change.id)
@@ -233,9 +247,7 @@ def branch_items(session: Any, entities: set[str], today: date | None = None) ->
                 seen.add(event.id)
                 due = f"review due {review.due}: " if review.due else "review due: "
                 reason = due + first_sentence(event.reasoning)
-                items.append(
-                    Item("branch", "review", event.entity, day(event.when), event.id, reason)
-                )
+                items.append(_review_item(session, event, reason))
     items.sort(key=lambda i: i.date, reverse=True)
     return items
 
@@ -268,7 +280,7 @@ def build_digest(
         ]
         for verdict in recent:
             if verdict.id not in seen:
-                items.append(_verdict_item("recent", verdict))
+                items.append(_verdict_item(session, "recent", verdict))
     digest = Digest(base=base, files=files, entities=len(entities))
     digest.items, digest.text, digest.omitted = layout(items, len(files), max_chars)
     return digest

@@ -15,8 +15,9 @@ from cairn.cli._common import CairnError, emit_json, json_option, key_option
 
 
 def register(group: click.Group) -> None:
-    """Add `annotate` to the root group."""
+    """Add `annotate` and `link-commit` to the root group."""
     group.add_command(annotate_cmd)
+    group.add_command(link_commit_cmd)
 
 
 @click.command("annotate")
@@ -69,4 +70,45 @@ def annotate_cmd(event_id: str, reason: str | None, author: str, key: str, as_js
         f"{done} note on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
         f"  (annotates {target.type.value} {_short(target.id)})"
         + (f"  (key {esc(key.strip())}: nothing written)" if result.replayed else "")
+    )
+
+
+@click.command("link-commit")
+@click.argument("rev", default="HEAD")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing when all went well (hooks).")
+@json_option
+def link_commit_cmd(rev: str, quiet: bool, as_json: bool) -> None:
+    """Link the decisions commit REV added to the log to REV (default HEAD).
+
+    The post-commit hook `cairn setup` writes runs this after every commit: each
+    decision that landed gets a note naming its commit (nothing is rewritten), and
+    `status`, `history`, the hover and the site show the commit. Running it again
+    writes nothing.
+    """
+    from cairn.cli.store_cmds import _short, open_session
+    from cairn.core.commits import LinkError, link_commit
+
+    with open_session() as session:
+        try:
+            result = link_commit(session, rev)
+        except LinkError as exc:
+            raise CairnError(str(exc)) from None
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    if not result.log_tracked:
+        # The one case worth a line even from a hook: nothing will ever be linked.
+        click.echo(
+            f"cairn: commit {result.commit[:12]} does not hold the decision log; commit "
+            ".cairn/decisions.jsonl so decisions travel (and link) with the code",
+            err=True,
+        )
+        return
+    if quiet:
+        return
+    linked = ", ".join(_short(i) for i in result.linked)
+    click.echo(
+        f"linked {len(result.linked)} decision(s) to commit {result.commit[:12]}"
+        + (f": {linked}" if linked else "")
+        + (f" ({len(result.already)} already linked)" if result.already else "")
     )

@@ -77,6 +77,14 @@ def register(group: click.Group) -> None:
     help="Fail when the change re-introduces an entity whose status is removed "
     "(default: a notice, exit 0).",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "sarif", "github", "gitlab"]),
+    default=None,
+    help="Output: text (default), json (as --json), sarif (SARIF 2.1.0, code scanning), "
+    "github (Actions annotations), gitlab (Code Quality JSON).",
+)
 @json_option
 def check(
     paths: tuple[Path, ...],
@@ -85,6 +93,7 @@ def check(
     stdin_name: Path | None,
     threshold: float | None,
     strict_removed: bool,
+    fmt: str | None,
     as_json: bool,
 ) -> None:
     """Fail (exit 1) when the code re-introduces an entity with an open revert or reject.
@@ -96,7 +105,11 @@ def check(
     cairn check --staged                  only staged added/changed lines (pre-commit)
     cairn check --diff origin/main        lines changed since a branch (CI)
     cairn check --stdin-filename F < new  a proposed edit of F (agent hooks)
+    cairn check --diff origin/main --format github   annotations on a pull request
     """
+    if as_json and fmt not in (None, "json"):
+        raise CairnError(f"--json and --format {fmt} are exclusive: pick one")
+    fmt = "json" if as_json else (fmt or "text")
     if rev is not None and staged:
         raise CairnError("--diff and --staged are exclusive: pick one")
     if stdin_name is not None and (rev is not None or staged or paths):
@@ -111,7 +124,7 @@ def check(
         report = check_paths(paths, threshold)
     if strict_removed:
         report.make_removed_blocking()
-    emit(report, as_json)
+    emit(report, fmt)
     if report.blocking:
         sys.exit(1)
 
@@ -399,6 +412,17 @@ def check_stdin(
     return analyse(project, [target], threshold, session)
 
 
+def _repo_prefix() -> str:
+    """The project's folder within its git repository ("" at the top, "sub/dir/"):
+    CI systems place findings by repository-relative path."""
+    project = _project()
+    try:
+        proc = gitcmd.run(project.root, "rev-parse", "--show-prefix")
+    except OSError:
+        return ""
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+
+
 def _read_at_most(path: Path, limit: int) -> bytes:
     """Up to `limit` bytes of a file (a file growing meanwhile cannot exhaust memory)."""
     with open(path, "rb") as handle:
@@ -408,11 +432,22 @@ def _read_at_most(path: Path, limit: int) -> bytes:
 # --- output ----------------------------------------------------------------------------
 
 
-def emit(report: Report, as_json: bool) -> None:
-    """A compiler-style report for people, or one JSON document for machines."""
-    if as_json:
+def emit(report: Report, fmt: str) -> None:
+    """A compiler-style report for people, one JSON document for machines, or a CI
+    system's own format (`cairn.core.ci_formats`)."""
+    if fmt == "json":
         emit_json(report.to_dict())
         return
+    if fmt in ("sarif", "github", "gitlab"):
+        from importlib.metadata import version
+
+        from cairn.core.ci_formats import render
+
+        text = render(fmt, report.findings, version("cairn-lsp"), _repo_prefix())
+        if text:
+            click.echo(text)
+        if fmt != "github":
+            return  # a document: nothing else on stdout
     for f in report.findings:
         say(finding_line(f))
     files = plural(report.files_checked, "file")

@@ -26,6 +26,10 @@ def _as_folder(prefix: str) -> str | None:
     return prefix + "/" if parsed.kind is EntityKind.DIRECTORY else None
 
 
+def _under(prefix: str, folder: str | None, entity: str, covers: Any) -> bool:
+    return bool(covers(prefix, entity)) or (folder is not None and bool(covers(folder, entity)))
+
+
 def register(group: click.Group) -> None:
     """Add `ls` to the root group."""
     group.add_command(ls_cmd)
@@ -49,35 +53,35 @@ def ls_cmd(prefix: str, wanted: tuple[str, ...], as_json: bool) -> None:
     cairn ls deps/ --status rejected
     cairn ls users --json         users and its columns, for machines
     """
-    from cairn.cli.store_cmds import STATUS_STYLE, _console, _did_you_mean, esc, open_store
+    from cairn.cli.store_cmds import STATUS_STYLE, _console, _did_you_mean, esc, open_session
+    from cairn.core.listing import listing
     from cairn.store.paths import EntityPathError, covers
 
-    with open_store() as store:
-        paths = store.entities()
+    with open_session() as session:
+        found = listing(session)
         if prefix:
+            folder = _as_folder(prefix)
             try:
-                covered = {p for p in paths if covers(prefix, p)}
+                found = [r for r in found if _under(prefix, folder, r.entity, covers)]
             except EntityPathError as exc:
                 raise CairnError(f"invalid PREFIX {prefix!r}: {exc}") from None
-            folder = _as_folder(prefix)
-            if folder is not None:
-                covered |= {p for p in paths if covers(folder, p)}
-            paths = [p for p in paths if p in covered]
-        statuses = store.status_many(paths)
         rows: list[dict[str, Any]] = [
             {
-                "entity": path,
-                "status": statuses[path].status.value,
-                "events": statuses[path].event_count,
-                "open_verdicts": len(statuses[path].open_verdicts),
+                "entity": r.entity,
+                "status": r.status.status.value,
+                "events": r.status.event_count,
+                "open_verdicts": len(r.status.open_verdicts),
+                "formerly": list(r.formerly),
+                "file_removed": r.file_removed,
             }
-            for path in paths
+            for r in found
         ]
+        states = {r.entity: r.state for r in found}
         if wanted:
             keep = {w.lower() for w in wanted}
             rows = [r for r in rows if r["status"] in keep]
-        if prefix and not paths:
-            _did_you_mean(store, prefix)
+        if prefix and not found:
+            _did_you_mean(session.store, prefix)
     if as_json:
         emit_json(rows)
         return
@@ -93,7 +97,10 @@ def ls_cmd(prefix: str, wanted: tuple[str, ...], as_json: bool) -> None:
         counts = plural(r["events"], "decision")
         if r["open_verdicts"]:
             counts += f", {plural(r['open_verdicts'], 'open verdict')}"
+        if r["formerly"]:
+            counts += " · formerly " + ", ".join(r["formerly"])
+        state = states[r["entity"]]
         console.print(
-            f"[cyan]{esc(r['entity']).ljust(width)}[/]  [{style}]{r['status']:<8}[/]  {counts}"
+            f"[cyan]{esc(r['entity']).ljust(width)}[/]  [{style}]{state:<8}[/]  {esc(counts)}"
         )
     console.print(f"[dim]{plural(len(rows), 'entity', 'entities')}[/]")

@@ -21,6 +21,7 @@ from cairn.cli._common import (
     plural,
     warn_if_damaged,
 )
+from cairn.core.commits import commits_of, linked_commit
 from cairn.core.present import logged, no_decisions_hint, short_id, who
 from cairn.core.session import Session, did_you_mean
 from cairn.store import (
@@ -340,16 +341,33 @@ def _enclosing_project(root: Path) -> Path | None:
 # --- reading ----------------------------------------------------------------------------
 
 
-def _verdict_line(e: Event) -> str:
+def _verdict_line(e: Event, commit: str = "") -> str:
     what = f"{e.type.value}"
     if e.alternative:
         what += f" of “{e.alternative}”"
     name = esc(_who(e))
-    return f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}: {body(e.reasoning)}"
+    return (
+        f"  [red]{esc(what)}[/] {_day(e.when)} {_short(e.id)} by {name}{_in_commit(commit)}: "
+        f"{body(e.reasoning)}"
+    )
 
 
-def _print_status(st: EntityStatus, conflicts: list[Event]) -> None:
-    """`cairn status`: `conflicts` are `st.conflicts` whole (`Store.events_of`)."""
+def _in_commit(commit: str | None) -> str:
+    """` in commit 862741c8792d` (the commit that landed an event), or nothing."""
+    return f" in commit {_short(commit)}" if commit else ""
+
+
+def _print_status(
+    st: EntityStatus,
+    conflicts: list[Event],
+    commits: dict[str, str] | None = None,
+    latest: Event | None = None,
+) -> None:
+    """`cairn status`: `conflicts` are `st.conflicts` whole (`Store.events_of`);
+    `commits` the commit that landed each event (`commits_of`); `latest` the newest
+    decision (default `st.latest`)."""
+    commits = commits or {}
+    latest = latest or st.latest
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
@@ -361,7 +379,7 @@ def _print_status(st: EntityStatus, conflicts: list[Event]) -> None:
     if st.open_verdicts:
         console.print("open verdicts:")
         for v in st.open_verdicts:
-            console.print(_verdict_line(v))
+            console.print(_verdict_line(v, commits.get(v.id, "")))
     if conflicts:
         console.print("re-applied without a supersede:")
         for c in conflicts:
@@ -370,9 +388,12 @@ def _print_status(st: EntityStatus, conflicts: list[Event]) -> None:
             )
     for verdict, by in st.reopened.items():
         console.print(f"  re-opened: {_short(verdict)} by {_short(by)}")
-    if st.latest is not None:
-        e = st.latest
-        console.print(f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}: {body(e.reasoning)}")
+    if latest is not None:
+        e = latest
+        console.print(
+            f"latest: {e.type.value} {_day(e.when)} {_short(e.id)}"
+            f"{_in_commit(commits.get(e.id))}: {body(e.reasoning)}"
+        )
     for review in st.due_reviews:
         e = review.event
         since = f" since {review.due}" if review.due else ""
@@ -425,10 +446,14 @@ def status_cmd(entity: str, as_json: bool) -> None:
         conflicts = session.store.events_of(st.conflicts)
         unknown = st.event_count == 0 and not st.rollup
         suggestions = _did_you_mean(session.store, entity) if unknown else []
+        events = session.history(entity) if st.event_count else []
+        commits = commits_of(events)
+        # A commit link is no decision: the latest shown is the newest event that is not one.
+        latest = next((e for e in reversed(events) if not linked_commit(e)), st.latest)
     if as_json:
-        emit_json({**st.to_dict(), "did_you_mean": suggestions})
+        emit_json({**st.to_dict(), "commits": commits, "did_you_mean": suggestions})
     else:
-        _print_status(st, conflicts)
+        _print_status(st, conflicts, commits, latest)
 
 
 @click.command("history")
@@ -460,6 +485,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
     if formerly:  # the events of its former paths are shown with the path they were on
         console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in formerly))
     plain, notes = split_notes(events)
+    commits = commits_of(events)
     for e in plain:
         when = _day(e.recorded_at)
         if e.occurred_at and _day(e.occurred_at) != when:
@@ -471,6 +497,7 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             links += f" reverts {_short(e.reverts)}"
         if annotated_id(e):
             links += f" annotates {_short(annotated_id(e))}"
+        links += _in_commit(commits.get(e.id))
         how = e.metadata.get("found_by") if isinstance(e.metadata, dict) else None
         if how:  # how an imported revert was recognised
             share = e.metadata.get("share")
@@ -484,6 +511,8 @@ def history_cmd(entity: str, as_of: str | None, children: bool, as_json: bool) -
             console.print(f"    alternative: {esc(e.alternative)}")
         console.print(f"    {body(e.reasoning) if not e.redacted else '[dim](redacted)[/]'}")
         for n in notes.get(e.id, ()):
+            if linked_commit(n):
+                continue  # shown as the event's commit
             name = esc(_who(n))
             console.print(
                 f"    [yellow]note[/] {_day(n.recorded_at)} {_short(n.id)} by {name}: "

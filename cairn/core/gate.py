@@ -410,18 +410,28 @@ def _bring_backs(
         candidate_lines,
         match_prints,
         match_removals,
+        print_words,
     )
 
-    prints = session.revert_prints()
+    numbered_per_file: list[tuple[Target, list[Symbol], list[tuple[int, str]]]] = []
+    for target, _symbols, all_symbols in per_file:
+        lines = target.text.split("\n")
+        numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
+        numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        numbered_per_file.append((target, all_symbols, numbered))
+    # Only reverts that hold one of these lines' hashes can match: found by hash.
+    prints = session.revert_prints_for(
+        print_words(
+            (text for _t, _s, numbered in numbered_per_file for _n, text in numbered),
+            (line for target, _s, _a in per_file for line in target.removed),
+        )
+    )
     share = DEFAULT_THRESHOLD if threshold is None else threshold
     wanted = all_hashes(prints)
     found: list[BringBack] = []
     if wanted:
         added: list[AddedLine] = []
-        for target, _symbols, all_symbols in per_file:
-            lines = target.text.split("\n")
-            numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
-            numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        for target, all_symbols, numbered in numbered_per_file:
             added += candidate_lines(target.relpath, numbered, all_symbols, wanted)
         found += match_prints(added, prints, share)
     # A re-removal: the lines a revert put back, taken out again. Where they were is

@@ -20,6 +20,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
+from cairn.core.commits import commits_of, linked_commit
+
 if TYPE_CHECKING:
     from cairn.store.model import EntityStatus, Event, Status
 
@@ -167,12 +169,13 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
     verdicts = status.open_verdicts
     conflicts = status.conflicts
     notes: dict[str, list[Event]] = {}  # notes (`cairn annotate`) shown with their event
+    commits = commits_of(newest)  # commit links are shown as the commit, not as a note
     for event in newest:
-        if annotated_id(event):
+        if annotated_id(event) and not linked_commit(event):
             notes.setdefault(annotated_id(event), []).append(event)
     newest = [e for e in newest if not annotated_id(e)]
     for verdict in verdicts[:MAX_VERDICTS]:
-        lines.extend(_verdict_lines(verdict, entity))
+        lines.extend(_verdict_lines(verdict, entity, commits.get(verdict.id, "")))
         lines.extend(
             f"> *Note{by(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
         )
@@ -205,7 +208,8 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
         for n in notes.get(event.id, ())[-1:]:
             reason += f" · *note:* {clip(n.reasoning, 90)}"
         lines.append(
-            f"- {when(event)} **{event.type}**{by(event)}" + (f": {reason}" if reason else "")
+            f"- {when(event)} **{event.type}**{by(event)}{commit_note(commits.get(event.id))}"
+            + (f": {reason}" if reason else "")
         )
     blocks = _paragraphs(lines)
     link = command_link("Full history", "cairn.history", history)
@@ -317,14 +321,19 @@ def history_markdown(entity: str, events: Sequence[Event]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _verdict_lines(verdict: Event, entity: str = "") -> list[str]:
+def commit_note(commit: str | None) -> str:
+    """` · commit `862741c8792d`` (the commit that landed an event), or nothing."""
+    return f" · commit `{short_id(commit)}`" if commit else ""
+
+
+def _verdict_lines(verdict: Event, entity: str = "", commit: str = "") -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
     if str(verdict.type) == "reject" and entity:
         # The entity is what was rejected (and what the gate blocks): say so in words.
         label = f"{entity} was rejected"
     alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
     head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
-    head += found_by(verdict)
+    head += found_by(verdict) + commit_note(commit or verdict.commit)
     reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
     return [head, f"> {reason}"]
 

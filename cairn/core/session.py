@@ -123,6 +123,18 @@ class Session:
         """The newest name of canonical `entity`, when it was renamed or moved."""
         return self._aliases(self._current()).renamed_to(entity)
 
+    def later_names(self, entity: str) -> list[str]:
+        """The names `entity` had after it, oldest first (`Aliases.later`)."""
+        from cairn.store.paths import EntityPathError, canonicalise
+
+        aliases = self._aliases(self._current())
+        if not aliases:
+            return []
+        try:
+            return aliases.later(canonicalise(entity))
+        except EntityPathError:
+            return []
+
     def history(
         self, entity: str, *, as_of: str | None = None, include_children: bool = False
     ) -> list[Event]:
@@ -213,17 +225,33 @@ class Session:
 
         version = self._current()
         if version.prints is None:
-            prints = prints_from_reverts(self.store.open_reverts(carrying=(PRINT_KEY,)))
-            aliases = self._aliases(version)
-            if aliases:
-                # A small match counts inside the reverted entity: under its later names too.
-                for rp in prints:
-                    for entity, hashes in list(rp.per_entity.items()):
-                        for name in aliases.later(entity):
-                            rp.per_entity.setdefault(name, set()).update(hashes)
-                            rp.entities.setdefault(name, rp.entities[entity])
-            version.prints = prints
+            events = self.store.open_reverts(carrying=(PRINT_KEY,))
+            version.prints = self._later_names(version, prints_from_reverts(events))
         return version.prints
+
+    def revert_prints_for(self, words: Iterable[str]) -> list[RevertPrint]:
+        """The open reverts' fingerprints that hold one of `words` (line hashes as a
+        fingerprint writes them: `cairn.fingerprints.print_words`), whole: what a change
+        made of those lines can match, found by hash, so a one-file check does not read
+        every open revert of a long history. `revert_prints` when already read."""
+        from cairn.fingerprints import prints_from_reverts
+
+        version = self._current()
+        if version.prints is not None:
+            return version.prints
+        events = self.store.open_reverts_printing(set(words))
+        return self._later_names(version, prints_from_reverts(events))
+
+    def _later_names(self, version: _Version, prints: list[RevertPrint]) -> list[RevertPrint]:
+        aliases = self._aliases(version)
+        if aliases:
+            # A small match counts inside the reverted entity: under its later names too.
+            for rp in prints:
+                for entity, hashes in list(rp.per_entity.items()):
+                    for name in aliases.later(entity):
+                        rp.per_entity.setdefault(name, set()).update(hashes)
+                        rp.entities.setdefault(name, rp.entities[entity])
+        return prints
 
     def cached_revert_prints(self) -> list[RevertPrint] | None:
         """`revert_prints` if cached for the current log version, else None."""

@@ -297,7 +297,11 @@ def run_import(
                 report.skipped.append(item)
                 continue
             if item.source_key in existing or item.source_key in keys_seen:
-                report.already += item.source_key in existing
+                # Once per key: a source may propose one event twice (a dependency bumped
+                # in two manifests by one commit), which a first run writes once.
+                if item.source_key not in keys_seen:
+                    keys_seen.add(item.source_key)
+                    report.already += 1
                 continue
             missing = [
                 k for k in (item.supersedes_key, item.reverts_key) if k and not resolve(item, k)

@@ -446,7 +446,7 @@ def _walk(
             continue
         from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
         from cairn.importers.git_deps import about
-        from cairn.significance import mark
+        from cairn.significance import mark, notes
 
         ents = about(ents, c, original, diffs.get(f.original or "", {}))
         if not ents:
@@ -467,6 +467,8 @@ def _walk(
                 meta[SIGNIFICANCE] = TRIVIAL
             elif not ent.whole:
                 meta["part"] = "body"  # lines inside an entity that stayed
+            if ent.file and notes(ent.file):
+                meta[SIGNIFICANCE] = TRIVIAL  # a changelog line follows the code back
             if ent.before and ent.after and ent.before != ent.after:
                 meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
             prints = fingerprint(ent.lines) or fingerprint(ent.imports)
@@ -661,15 +663,21 @@ def _removed_entities(
     in_tree: set[str] = set()
     for tree in trees or ():
         in_tree.update(tree.files)
+        lone = not tree.path.endswith("/")  # a generated file that makes no tree
         out[tree.path] = Entity(
-            tree.path, "directory", file=tree.path, tree=tree.kind, files=len(tree.files)
+            tree.path,
+            "file" if lone else "directory",
+            file=tree.path,
+            tree=tree.kind,
+            files=len(tree.files),
         )
-        skipped.append(
-            Note(
-                f"{label} {tree.path}",
-                f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+        if not lone:
+            skipped.append(
+                Note(
+                    f"{label} {tree.path}",
+                    f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+                )
             )
-        )
     for path, fd in sorted(diff.items()):
         if (f.files is not None and path not in f.files) or path in in_tree:
             continue

@@ -242,9 +242,14 @@ def _ident(value: bytes) -> tuple[str, str, str]:
     name, email = text[:lt].strip(), text[lt + 1 : gt].strip()
     stamp = text[gt + 1 :].split()
     when = ""
-    if len(stamp) == 2 and stamp[0].isdigit() and re.fullmatch(r"[+-]\d{4}", stamp[1]):
-        sign = -1 if stamp[1][0] == "-" else 1
-        offset = timedelta(hours=int(stamp[1][1:3]), minutes=int(stamp[1][3:5])) * sign
+    if stamp and stamp[0].isdigit():
+        # The seconds are UTC; the offset only says how to show them. Old tools wrote
+        # offsets git itself tolerates (psf/requests has `+051800`): read those as UTC
+        # rather than lose the commit's date.
+        offset = timedelta(0)
+        if len(stamp) == 2 and re.fullmatch(r"[+-]\d{4}", stamp[1]):
+            sign = -1 if stamp[1][0] == "-" else 1
+            offset = timedelta(hours=int(stamp[1][1:3]), minutes=int(stamp[1][3:5])) * sign
         with contextlib.suppress(OverflowError, ValueError, OSError):
             when = datetime.fromtimestamp(int(stamp[0]), timezone(offset)).isoformat()
     return name, email, when

@@ -17,10 +17,16 @@ A file belongs to a tree when:
   the one below it (`static/vendor/sdk/`), so two SDKs stay two decisions;
 - it is a translation catalog (`.po`, `.mo`, `.pot`): generated, and the tree is its
   `locale/` directory (one per app), when that directory holds nothing else;
+- it is a test snapshot: Jest's `__snapshots__/` (the tree is that directory, which
+  Jest writes whole), or a `.snap` / `.golden` file elsewhere (generated, grouped like
+  an asset): a test's recorded output follows the code it tests back;
 - it is minified (`*.min.js`, `*-min.css`, source maps) or a font or image: the tree
   is its directory, when the revert touches at least `MIN_GROUP` such files there and
   every file in that directory is of a tree (an event on a directory covers all of
   it); otherwise they stay file events.
+
+A generated or vendored file that makes no tree (one alone, or beside hand-written
+files) is still nobody's decision: it is a tree of one, an event on the file.
 """
 
 from __future__ import annotations
@@ -50,6 +56,9 @@ ASSET_SUFFIXES = frozenset(
         ".map",  # source maps
     }
 )  # fmt: skip
+# Test snapshots: Jest writes `__snapshots__/` whole; `.snap` and `.golden` elsewhere.
+SNAPSHOT_DIRS = frozenset({"__snapshots__"})
+SNAPSHOT_SUFFIXES = frozenset({".snap", ".golden"})
 _MINIFIED = re.compile(r"[.-]min\.(js|mjs|css)$", re.I)
 # Translation catalogs: written by `makemessages` and a translation service's sync
 # ("Fetch new translations from Transifex" puts hundreds back to older versions).
@@ -65,7 +74,7 @@ Runner = Callable[[list[str], bytes], str]  # git args, stdin -> stdout ("" on f
 class Tree:
     """One tree a revert touched: its directory and the files of it the revert changed."""
 
-    path: str  # the directory, ending in `/`
+    path: str  # the directory, ending in `/`; or a generated file that makes no tree
     kind: str  # vendored | generated | asset
     files: list[str] = field(default_factory=list)
 
@@ -103,7 +112,12 @@ def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
         if part.lower() in VENDOR_DIRS:
             depth = i + 2 if i + 2 < len(parts) else i + 1  # `vendor/<name>/`
             return "/".join(parts[:depth]) + "/", attr or "vendored"
+    for i, part in enumerate(parts[:-1]):
+        if part in SNAPSHOT_DIRS:
+            return "/".join(parts[: i + 1]) + "/", "generated"
     parent = "/".join(parts[:-1]) + "/" if len(parts) > 1 else ""
+    if pure.suffix.lower() in SNAPSHOT_SUFFIXES:
+        return parent, "generated"
     if pure.suffix.lower() in CATALOG_SUFFIXES:
         for i in range(len(parts) - 2, -1, -1):  # the innermost: `wagtail/locales/` is an app
             if parts[i].lower() in LOCALE_DIRS:
@@ -148,10 +162,14 @@ def trees_of(
         return whole[directory, kind]
 
     for tree in groups.values():
-        by_root = any(p.lower() in VENDOR_DIRS for p in PurePosixPath(tree.path).parts)
+        by_root = _rooted(tree.path)
         few = tree.kind == "asset" and len(tree.files) < MIN_GROUP
         if not by_root and (few or not wholly(tree.path, tree.kind)):
-            rest.extend(tree.files)
+            if tree.kind == "asset":
+                rest.extend(tree.files)  # an image beside code may be a choice
+            else:
+                for path in tree.files:
+                    out[path] = Tree(path, tree.kind, [path])
             continue
         if not by_root and said.get(tree.files[0]) in ("vendored", "generated"):
             # A generated tree spans many directories (`sdk/**` in .gitattributes):
@@ -167,6 +185,13 @@ def trees_of(
     return sorted(out.values(), key=lambda t: t.path), rest
 
 
+def _rooted(directory: str) -> bool:
+    """A tree by where it is (a vendor root, a snapshot directory), whatever it holds."""
+    return any(
+        p.lower() in VENDOR_DIRS or p in SNAPSHOT_DIRS for p in PurePosixPath(directory).parts
+    )
+
+
 def _wholly_tree(run: Runner, rev: str, directory: str, kind: str) -> bool:
     """Every file under `directory` at `rev` is of a `kind` tree by its own attribute or
     name (none under a vendor root, which is a tree of its own)."""
@@ -179,8 +204,6 @@ def _wholly_tree(run: Runner, rev: str, directory: str, kind: str) -> bool:
         return False
     said = attributes(run, listed)
     return all(
-        (hit := _rule(n, said)) is not None
-        and hit[1] == kind
-        and not any(p.lower() in VENDOR_DIRS for p in PurePosixPath(hit[0]).parts)
+        (hit := _rule(n, said)) is not None and hit[1] == kind and not _rooted(hit[0])
         for n in listed
     )

@@ -105,6 +105,24 @@ def test_second_run_adds_nothing_and_dry_run_writes_nothing(project: Path) -> No
     assert log.stat().st_size == size
 
 
+def test_a_second_run_counts_each_event_once(project: Path) -> None:
+    """A dependency bumped in two manifests by one commit is one event, written once and
+    counted once as already imported (it was counted twice: the second run's summary
+    differed from the first's; seen on HackSoftware/Django-Styleguide-Example)."""
+    two = {
+        "requirements/base.txt": "whitenoise==5.1.0\n",
+        "requirements/prod.txt": "whitenoise==5.1.0\n",
+    }
+    commit(project, "Add whitenoise for static files", "2023-01-01T10:00:00Z", two)
+    bumped = {name: "whitenoise==5.3.0\n" for name in two}
+    commit(project, "Bump whitenoise from 5.1.0 to 5.3.0", "2023-02-01T10:00:00Z", bumped)
+    first = cairn_json(project, "import", "git")
+    keys = [e["source_key"] for e in first["events"]]
+    assert len(keys) == len(set(keys)) and any(":deps/whitenoise" in k for k in keys)
+    again = cairn_json(project, "import", "git")
+    assert (again["imported"], again["already_imported"]) == (0, first["imported"])
+
+
 def test_dry_run_says_what_the_log_would_refuse_as_the_real_run_does(project: Path) -> None:
     shas = build_history(project)
     git(project, "checkout", "-q", shas["revert"])  # history as it stood after the revert

@@ -349,42 +349,89 @@ def test_a_manifest_with_two_thousand_dependencies_and_a_licence_in_every_file_i
     assert code == 0, blocking(report)
 
 
-GUIDE = """\
-# Panels
+PANEL = """\
+class FieldRowPanel(Panel):
+    template = "panels/field_row.html"
 
-Use of FieldRowPanel helps reduce the snow-blindness of seeing many fields at once.
+    def classes(self):
+        base = ["field-row", self.css_class]
+        base.extend(f"col{n}" for n in self.column_spans)
+        columns = self.columns or len(self.children)
+        base.append(f"columns-{columns}")
+        return base
 
-By default the row is divided into equal-width columns, overridden by col class names.
-Classes col1 to col12 set how many of the twelve grid columns each child spans.
-
-## Children
+    def children_html(self):
+        return render_children(self.children)
 """
 
 
 def test_a_hand_made_revert_that_only_puts_lines_back_is_a_re_removal_print(
     project: Path,
 ) -> None:
-    commit(project, "Guide", "2024-01-01T10:00:00Z", {"docs/panels.md": GUIDE})
-    trimmed = "".join(line for line in GUIDE.splitlines(True) if "col" not in line)
-    commit(project, "Trim the panels guide", "2024-01-02T10:00:00Z", {"docs/panels.md": trimmed})
-    # Put back by hand, with a heading reworded: no blob matches, only the message says.
-    restored = GUIDE.replace("## Children", "## Child panels")
+    commit(project, "Panels", "2024-01-01T10:00:00Z", {"panels/row.py": PANEL})
+    trimmed = "".join(line for line in PANEL.splitlines(True) if "col" not in line)
+    commit(project, "Trim the row panel", "2024-01-02T10:00:00Z", {"panels/row.py": trimmed})
+    # Put back by hand, with a method renamed: no blob matches, only the message says.
+    restored = PANEL.replace("children_html", "child_panels_html")
     commit(
         project,
-        "Revert FieldRowPanel documentation removal, clarifying differences",
+        "Revert FieldRowPanel column classes removal, clarifying differences",
         "2024-01-03T10:00:00Z",
-        {"docs/panels.md": restored},
+        {"panels/row.py": restored},
     )
     cairn_json(project, "import", "git")
     [event] = reverts(project)
-    assert event.entity == "docs/panels.md"
-    # the lines it put back that "Trim" took out (the reworded heading is new work)
-    assert event.metadata["fingerprint"].count("+") == 2
-    # Trimming the guide again takes out what the revert put back: caught.
-    (project / "docs" / "panels.md").write_text(trimmed.replace("## Children", "## Child panels"))
+    assert event.entity == "panels/row.py::FieldRowPanel.classes"
+    # the lines it put back that "Trim" took out (the renamed method is new work)
+    assert event.metadata["fingerprint"].count("+") == 3
+    # Trimming the panel again takes out what the revert put back: caught.
+    (project / "panels" / "row.py").write_text(
+        trimmed.replace("children_html", "child_panels_html")
+    )
     code, report = check_diff(project)
     assert code == 1
-    assert "takes out again 2 of the 2 lines" in blocking(report)[0]["message"]
+    assert "takes out again 3 of the 3 lines" in blocking(report)[0]["message"]
+
+
+def test_a_revert_of_release_notes_and_docs_is_recorded_but_never_blocks(project: Path) -> None:
+    """A changelog line, a release note and a docs page follow the code back: history,
+    quiet; the code itself still blocks."""
+    commit(
+        project,
+        "Base",
+        "2024-01-01T10:00:00Z",
+        {
+            "shop/prices.py": MODULE,
+            "CHANGELOG.txt": "Changelog\n=========\n",
+            "docs/releases/2.1.rst": "Wagtail 2.1 release notes\n",
+        },
+    )
+    real = MODULE.replace("item.name.title()", "item.name.title() + ' (' + item.sku + ')'")
+    change = {
+        "shop/prices.py": real,
+        "CHANGELOG.txt": "Changelog\n=========\n * Show the SKU in every price label (Ann)\n",
+        "docs/releases/2.1.rst": "Release notes\n\nLabels now show the SKU of each item.\n",
+        "docs/topics/labels.md": "# Labels\n\nEvery label shows the item's SKU after its name.\n",
+    }
+    commit(project, "Show the SKU in labels", "2024-01-02T10:00:00Z", change)
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = {e.entity: e.metadata.get("significance") for e in reverts(project)}
+    assert events["CHANGELOG.txt"] == "trivial"
+    assert events["docs/releases/2.1.rst"] == "trivial"
+    assert events["docs/topics/labels.md"] == "trivial"
+    assert [p for p, s in events.items() if s is None] == ["shop/prices.py::label"]
+    # The notes and the page alone coming back: nothing blocks.
+    for path in ("CHANGELOG.txt", "docs/releases/2.1.rst", "docs/topics/labels.md"):
+        (project / path).parent.mkdir(parents=True, exist_ok=True)
+        (project / path).write_text(change[path])
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+    # With the code: only the code blocks.
+    (project / "shop" / "prices.py").write_text(real)
+    code, report = check_diff(project)
+    assert code == 1
+    assert {f["entity"] for f in blocking(report)} == {"shop/prices.py::label"}
 
 
 def test_a_module_swapped_back_in_the_imports_is_the_change(project: Path) -> None:

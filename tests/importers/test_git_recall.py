@@ -7,6 +7,7 @@ reverted change back in the working tree and asks the real `cairn check --diff H
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from cairn.store import Store
@@ -14,6 +15,7 @@ from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json
+import subprocess
 
 
 class JWTManager:
@@ -481,3 +483,27 @@ def test_reinstating_part_of_a_reverted_change_reopens_only_that_part(project: P
     code, report = check_diff(project)
     assert code == 1
     assert {f["entity"] for f in report["findings"] if f["blocking"]} == {"b.py::b"}
+
+
+def test_a_commit_with_a_malformed_time_zone_keeps_its_date(project: Path) -> None:
+    """Old tools wrote offsets like `+051800` (psf/requests, 2011); git accepts them.
+    One such commit must not stop the import: its seconds are read as UTC."""
+    commit(project, "JWT manager", "2024-01-10T10:00:00Z", {"src/jwt.py": JWT_V1})
+    commit(project, "Add crit header", "2024-02-01T10:00:00Z", {"src/jwt.py": JWT_V2})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-02T10:00:00Z")
+    raw = git(project, "cat-file", "commit", "HEAD")
+    bad = raw.replace(" +0000\n", " +051800\n")
+    assert bad.count("+051800") == 2  # author and committer
+    written = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "--literally", "-w", "--stdin"],
+        cwd=project,
+        input=bad + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(project, "update-ref", "HEAD", written)
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.entity == "src/jwt.py::JWTManager.encode"
+    assert event.occurred_at.startswith("2024-02-02T10:00:00")

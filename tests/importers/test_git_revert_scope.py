@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn_json, commit, git
+from importers.cli_helpers import cairn, cairn_json, commit, git
 from importers.test_git_recall import reverts
 
 BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"
@@ -171,6 +171,54 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     # the summary says what was grouped
     notes = [n["note"] for n in report["notes"]]
     assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
+
+
+def test_test_snapshots_and_lone_generated_files_are_quiet_trees(project: Path) -> None:
+    """Jest's `__snapshots__/` is one generated tree each; a golden file or a file
+    `.gitattributes` marks generated, alone beside hand-written code, is a tree of one:
+    recorded, quiet, never blocking. The code they follow still blocks."""
+
+    def files(sep: str) -> dict[str, str | None]:
+        out: dict[str, str | None] = {
+            ".gitattributes": "api/schema.json linguist-generated\n",
+            "src/printer.js": (
+                f"function printArrow(node) {{\n  return join('{sep}', node.parts);\n}}\n"
+            ),
+            "api/schema.json": f'{{"separator": "{sep}"}}\n',
+            "api/views.py": "def schema():\n    return load_schema_file()\n",
+            "testdata/arrow.golden": f"a {sep} b {sep} c\n",
+            "testdata/arrow_test.go": 'func TestArrow(t *testing.T) { golden(t, "arrow") }\n',
+        }
+        for name in ("arrows", "flow/annot", "binary-expressions"):
+            out[f"tests/{name}/__snapshots__/jsfmt.spec.js.snap"] = (
+                f"exports[`{name} 1`] = `\nconst f = (a{sep}b) => a + b;\n`;\n"
+            )
+        return out
+
+    commit(project, "Base", "2024-01-01T10:00:00Z", files(", "))
+    commit(project, "Pipe arrow chains", "2024-01-02T10:00:00Z", files(" | "))
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = {e.entity: e for e in reverts(project)}
+    quiet = {p for p, e in events.items() if e.metadata.get("significance") == "trivial"}
+    assert quiet == {
+        "tests/arrows/__snapshots__/",
+        "tests/flow/annot/__snapshots__/",
+        "tests/binary-expressions/__snapshots__/",
+        "testdata/arrow.golden",
+        "api/schema.json",
+    }
+    assert set(events) - quiet == {"src/printer.js::printArrow"}
+    assert events["testdata/arrow.golden"].entity_kind == "file"
+    assert events["tests/arrows/__snapshots__/"].metadata["tree"] == "generated"
+    # The snapshots and the golden file coming back alone: nothing blocks.
+    after = files(" | ")
+    for path, text in after.items():
+        if path != "src/printer.js" and text is not None:
+            (project / path).write_text(text)
+    assert cairn(project, "check", "--diff", "HEAD").returncode == 0
+    (project / "src" / "printer.js").write_text(str(after["src/printer.js"]))
+    assert cairn(project, "check", "--diff", "HEAD").returncode == 1
 
 
 def test_one_revert_writes_at_most_the_cap_and_says_so(project: Path) -> None:

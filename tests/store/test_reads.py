@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
 from cairn.store import EventDraft, Store, ValidationError
-from cairn.store.index import id_key
+from cairn.store.index import id_key, remove_index
 
 
 def put(store: Store, type_: str, entity: str, reasoning: str, when: str, **kw: str):
@@ -185,6 +186,39 @@ def test_open_reverts_carrying_a_key_are_only_those_whose_metadata_has_it(store:
     assert len(store.open_reverts()) == 3
 
 
+def test_open_reverts_printing_are_found_by_line_hash_with_their_whole_change(
+    store: Store, cairn_dir: Path
+) -> None:
+    # The gate's lookup: only reverts holding one of the asked hashes, plus the other
+    # events of the same commit (a print spans them all), open ones only; a rebuild of
+    # the index from the log finds the same.
+    fp = "fingerprint"
+    a = put(store, "revert", "a.py::f", "x", "2026-01-01", commit="c1c1", metadata={fp: "0000000a"})
+    b = put(store, "revert", "b.py::g", "x", "2026-01-02", commit="c1c1", metadata={fp: "0000000b"})
+    c = put(
+        store, "revert", "c.py::h", "x", "2026-01-03", commit="c2c2", metadata={fp: "+0000000a"}
+    )
+    d = put(store, "revert", "d.py::k", "x", "2026-01-04", metadata={fp: "0000000d BAD"})
+    put(store, "supersede", "d.py::k", "back", "2026-01-05", supersedes=d.id)
+    e = put(store, "revert", "e.py::m", "x", "2026-01-06", metadata={fp: "0000000e"})
+
+    def found() -> list[list[str]]:
+        asks = [["0000000a"], ["0000000b"], ["+0000000a"], ["0000000d"], ["0000000e", "BAD"]]
+        return [[x.id for x in store.open_reverts_printing(words)] for words in asks]
+
+    expected = [[a.id, b.id], [a.id, b.id], [c.id], [], [e.id]]
+    assert found() == expected
+    assert store.open_reverts_printing(["ffffffff", "", "+"]) == []
+    # every open fingerprinted revert is the same whether found by hash or by reading all
+    everything = ["0000000a", "0000000b", "+0000000a", "0000000d", "0000000e"]
+    assert store.open_reverts_printing(everything) == store.open_reverts(carrying=(fp,))
+    store.close()
+    remove_index(cairn_dir)
+    with Store.open(cairn_dir) as reopened:
+        store = reopened
+        assert found() == expected
+
+
 def test_the_index_finds_marked_rows_without_reading_the_log(store: Store) -> None:
     # Rename links and fingerprinted reverts are marked at ingest: asking for them by key
     # gives only their rows, and a rebuild marks the same.
@@ -214,3 +248,26 @@ def test_renames_carrying_link_keys_skip_renames_that_link_nothing(store: Store)
     keys = ("renamed_to", "renamed_from")
     assert [e.id for e in store.renames(carrying=keys)] == [to.id, back.id]
     assert len(store.renames()) == 3
+
+
+def test_a_move_is_never_a_conflict(store: Store) -> None:
+    """A file reverted, then moved: the rename on its old path re-applies nothing, so
+    the status stays `reverted` (written linearly, as `advance` sees it, and rebuilt, as
+    `derive` does), while a real change after the verdict still conflicts."""
+    put(store, "revert", "src/auth.py", "token format undone", "2026-01-01")
+    meta = {"renamed_to": "src/session.py"}
+    put(store, "rename", "src/auth.py", "moved", "2026-01-02", metadata=meta)
+    put(store, "revert", "src/b.py", "undone", "2026-01-01")
+    put(store, "rename", "src/b.py", "moved", "2026-01-02", metadata={"renamed_to": "src/c.py"})
+    put(store, "modify", "src/b.py", "back again", "2026-01-03")
+    cairn_dir = store.cairn_dir
+    store.close()
+    for rebuilt in (False, True):
+        if rebuilt:
+            Store.rebuild(cairn_dir)
+        with Store.open(cairn_dir) as fresh:
+            found = fresh.status_many(["src/auth.py", "src/b.py"])
+            assert found["src/auth.py"].status.value == "reverted"
+            assert found["src/b.py"].status.value == "conflict"
+            assert fresh.status("src/auth.py").status.value == "reverted"
+            assert [c.type.value for c in fresh.status("src/b.py").conflicts] == ["modify"]
