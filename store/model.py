@@ -143,7 +143,7 @@ class EventDraft:
     supersedes: str = ""
     # An idempotency key: a second write with the same key and the same request writes
     # nothing and returns the first event (a retry after a crash cannot duplicate).
-    # Kept in `metadata.idempotency` (see cairn.store.write.idempotency), not a header.
+    # Kept in `metadata.idempotency` (see cairn.store.idempotency), not a header.
     key: str = ""
 
 
