@@ -31,14 +31,16 @@ test: venv
 	$(BIN)/pytest -q -p no:cacheprovider
 
 # Property-based fuzzing of the CLI, the language server and log files
-# (tests/hardening/test_fuzz.py), 20x the budget `make test` gives it, in rounds with
-# fresh seeds until FUZZ_SECONDS have passed; stops at the first finding.
+# (tests/hardening/test_fuzz.py), and of what a hostile repository ships besides its
+# log: the Claude Code hook's input and migration/ADR files for the importers
+# (tests/hardening/test_fuzz_sources.py); 20x the budget `make test` gives them, in
+# rounds with fresh seeds until FUZZ_SECONDS have passed; stops at the first finding.
 FUZZ_SECONDS ?= 600
 fuzz: venv
 	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); round=0; \
 	while [ $$(date +%s) -lt $$end ]; do \
 	  round=$$((round + 1)); echo "fuzz round $$round"; \
-	  CAIRN_FUZZ_SCALE=20 $(BIN)/pytest -q -p no:cacheprovider -x tests/hardening/test_fuzz.py \
+	  CAIRN_FUZZ_SCALE=20 $(BIN)/pytest -q -p no:cacheprovider -x tests/hardening/test_fuzz.py tests/hardening/test_fuzz_sources.py \
 	    --hypothesis-seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') || exit 1; \
 	done; echo "fuzz: $$round rounds, no finding"
 

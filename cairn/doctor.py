@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cairn import git as gitcmd
 from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
@@ -62,8 +63,11 @@ class Check:
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=False, timeout=30
+    # through cairn.git: doctor runs in a cloned repository whose config may name
+    # programs (core.fsmonitor runs on check-attr's and ls-files' index refresh)
+    done = gitcmd.run(root, *args, timeout=30)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode("utf-8", "replace"), ""
     )
 
 

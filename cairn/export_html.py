@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.core.commits import commits_of
+from cairn.site.timeline import Decisions, page_name, section
+from cairn.site_search import ranking_data
 from cairn.store import EntityStatus, Event, EventType, Review, Store
 from cairn.store.paths import EntityKind, parse
 from cairn.store.verify import VerifyReport
@@ -117,6 +119,7 @@ class _Links:
     which supersede re-opened a verdict, which redact event erased an event."""
 
     owner: dict[str, _Entity] = field(default_factory=dict)
+    decisions: Decisions = field(default_factory=Decisions)
     reopened_by: dict[str, str] = field(default_factory=dict)
     redactions: dict[str, Event] = field(default_factory=dict)
 
@@ -170,10 +173,9 @@ def _history(session: Session, path: str) -> list[Event]:
 
 
 def _session(store: Store) -> Session:
-    from cairn.core.project import Project
     from cairn.core.session import Session
 
-    return Session(Project(store.root, store.cairn_dir), store)
+    return Session.of_store(store)
 
 
 def _collect(
@@ -202,6 +204,7 @@ def _collect(
         entity.hits, entity.searchable = _candidates(entity, limits)
         for event in events:
             links.owner[event.id] = entity
+            links.decisions.add(event, path, entity.page, _when(event), _who(event))
             if event.type == EventType.SUPERSEDE and event.supersedes:
                 links.reopened_by.setdefault(event.supersedes, event.id)
             if event.type == EventType.REDACT and isinstance(event.metadata, dict):
@@ -311,7 +314,9 @@ def _index_page(
     today: date,
     children: dict[str, list[str]],
     note: str = "",
+    decisions: Decisions | None = None,
 ) -> str:
+    decisions = decisions if decisions is not None else Decisions()
     counts = {name: 0 for name in FILTERS}
     for entity in entities.values():
         if entity.status.status.value in counts:
@@ -340,10 +345,13 @@ def _index_page(
             + ("" if entity.count == 1 else "s")
             + '</span><p class="snippet" hidden></p></li>'
         )
+    number, count, first = next(decisions.pages())
     main = f"""<h1>Decisions of {esc(project)}</h1>
-<p class="lede">{len(entities)} entities · {sum(e.count for e in entities.values())} events ·
-reviews due as of {today.isoformat()}</p>
+<p class="lede">{len(decisions)} decisions · {len(entities)} entities ·
+{sum(e.count for e in entities.values())} events · reviews due as of {today.isoformat()} ·
+<a href="#tree">entity tree</a></p>
 {_integrity(report)}
+{section(first, number, count, "", _clip)}
 <section class="finder" aria-label="Search and filter">
 <label for="q">Search decisions</label>
 <input id="q" type="search" autocomplete="off" spellcheck="false"
@@ -355,7 +363,7 @@ reviews due as of {today.isoformat()}</p>
 {chr(10).join(rows)}
 </ul>
 </section>
-<section class="tree" aria-label="Entity tree">
+<section class="tree" id="tree" aria-label="Entity tree">
 <h2>Entity tree</h2>
 {_tree(entities, children)}
 </section>"""
@@ -812,10 +820,21 @@ def search_index(
         }
         for entity in entities.values()
     ]
+    # Ranked in the browser as `cairn search` ranks (`cairn.site_search`), over the
+    # text shipped here.
+    shared, per_doc = ranking_data([(p, "\n".join(e["text"] for e in chosen[p])) for p in entities])
+    for row, doc in zip(rows, per_doc, strict=True):
+        row.update(doc)
     searchable = sum(e.searchable for e in entities.values())
     indexed = sum(len(c) for c in chosen.values())
     coverage = {"events": searchable, "indexed": indexed, "clipped": clipped, "chars": spent}
-    return {"version": 2, "limits": _limits_json(limits), "coverage": coverage, "entities": rows}
+    return {
+        "version": 3,
+        "limits": _limits_json(limits),
+        "coverage": coverage,
+        "rank": shared,
+        "entities": rows,
+    }
 
 
 def _limits_json(limits: SearchLimits) -> dict[str, int]:
@@ -870,7 +889,13 @@ def iter_site(
     text = json.dumps(index, ensure_ascii=False, indent=None)
     note = coverage_note(index)
     del index  # the text is what is written; the structure is not needed twice
-    yield "index.html", _index_page(project, entities, report, day, children, note)
+    yield "index.html", _index_page(project, entities, report, day, children, note, links.decisions)
+    for number, count, entries in links.decisions.pages():
+        if number > 1:  # the older decisions, a page at a time
+            body = '<p class="crumbs"><a href="index.html">All decisions</a></p>' + section(
+                entries, number, count, "", _clip
+            )
+            yield page_name(number), _page(f"Decisions · {project}", project, body, root="")
     yield "search.json", text + "\n"
     # `<` escaped so that the data can never close a script element it is inlined in
     yield "search.js", f"window.CAIRN_INDEX = {text.replace('<', chr(92) + 'u003c')};\n"

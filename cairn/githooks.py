@@ -29,13 +29,14 @@ END = "# <<< cairn <<<"
 
 
 def cairn_executable() -> str:
-    """The full path of the `cairn` that is running (else the one on PATH)."""
+    """The full path of the `cairn` that is running (else the one on PATH). A symlink
+    is kept as it is: re-pointing `~/.local/bin/cairn` re-points the hooks too."""
     here = Path(sys.argv[0])
     if here.name == "cairn" and here.is_file():
-        return str(here.resolve())
+        return str(here.absolute())
     found = shutil.which("cairn")
     if found:
-        return str(Path(found).resolve())
+        return str(Path(found).absolute())
     # `python -m cairn`: the console script beside this interpreter
     return str(Path(sys.executable).parent / "cairn")
 

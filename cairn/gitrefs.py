@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cairn import git
+from cairn import git as gitcmd
 from cairn.store.author import AuthorLookup
 from cairn.store.log import LOG_NAME
 
@@ -32,18 +32,30 @@ def refs_holding(cairn_dir: Path) -> RefsHolding:
 def _on_other_refs(cairn_dir: Path, ids: list[str]) -> dict[str, str]:
     root = cairn_dir.parent
     try:
-        refs = _git(
-            root, 30, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes"
-        ).split()
+        refs = (
+            gitcmd.run(
+                root,
+                "for-each-ref",
+                "--format=%(refname:short)",
+                "refs/heads",
+                "refs/remotes",
+                timeout=30,
+            )
+            .stdout.decode("utf-8", "replace")
+            .split()
+        )
         if not refs or not ids:
             return {}
-        patterns = (x for i in ids for x in ("-e", i))
-        log = f"{cairn_dir.name}/{LOG_NAME}"
-        found = _git(root, 60, "grep", "-F", "-o", *patterns, *refs, "--", log)
+        args = ["grep", "-F", "-o", *(x for i in ids for x in ("-e", i)), *refs]
+        found = (
+            gitcmd.run(root, *args, "--", f"{cairn_dir.name}/{LOG_NAME}", timeout=60)
+            .stdout.decode("utf-8", "replace")
+            .splitlines()
+        )
     except (OSError, subprocess.SubprocessError):
         return {}
     where: dict[str, str] = {}
-    for line in found.splitlines():
+    for line in found:
         ref, _, rest = line.partition(":")
         where.setdefault(rest.rsplit(":", 1)[-1], ref)
     return where
@@ -64,16 +76,11 @@ def _git_author(root: str) -> str:
     values = []
     for key in ("user.name", "user.email"):
         try:
-            values.append(_git(Path(root), 5, "config", "--get", key).strip())
+            out = gitcmd.run(Path(root), "config", "--get", key, timeout=5)
         except (OSError, subprocess.SubprocessError):
             return ""
+        values.append(out.stdout.decode("utf-8", "replace").strip() if out.returncode == 0 else "")
     name, email = values
     if name and email:
         return f"{name} <{email}>"
     return name or email
-
-
-def _git(root: Path, timeout: float, *args: str) -> str:
-    """What git prints for ARGS in `root` ("" when it fails), through the one runner."""
-    done = git.run(root, *args, timeout=timeout)
-    return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else ""

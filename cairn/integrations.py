@@ -673,4 +673,6 @@ def wired(ctx: Context, integration: Integration) -> bool:
     }
     name, needle = probes[integration.name]
     path = ctx.repo / name
+    if integration.name == "lefthook" and not path.is_file():
+        path = ctx.repo / ".lefthook.yml"
     return path.is_file() and needle in path.read_text("utf-8", "replace")

@@ -159,6 +159,9 @@ _NOTE_DIRS = frozenset(
 _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 # Prose by its extension, anywhere; plain text only inside a documentation directory
 # (elsewhere `.txt` is a manifest: `requirements.txt`, `CMakeLists.txt`).
+# Sphinx's theme directories: code, but the documentation site's (a `docs/` holding
+# `.py` and `.html` of its own may be an app: djangoproject.com's is).
+_SPHINX_DIRS = frozenset({"_static", "_templates", "_themes"})
 _PROSE = frozenset({".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc", ".textile"})
 
 
@@ -169,20 +172,20 @@ def notes(path: str) -> bool:
 
     parts = path.lower().split("/")
     name = parts[-1]
-    if _NOTE_NAMES.match(name) and not is_code(path):
-        return True
     dot = name.rfind(".")
     suffix = name[dot:] if dot > 0 else ""
     if suffix in _PROSE:
         return True
+    # By name only as plain text: `release.yml` is a CI workflow, `history.json` data.
+    if _NOTE_NAMES.match(name) and suffix in ("", ".txt") and not is_code(path):
+        return True
     dirs = parts[:-1]
     if any(d in _NOTE_DIRS for d in dirs) and not is_code(path):
         return True
-    return (
-        any(d in _DOC_DIRS for d in dirs)
-        and suffix == ".txt"
-        and not name.startswith("requirements")
-    )
+    in_docs = [i for i, d in enumerate(dirs) if d in _DOC_DIRS]
+    if in_docs and any(d in _SPHINX_DIRS for d in dirs[in_docs[0] :]):
+        return True  # the docs site's own theme: `docs/_templates/`, `docs/_static/`
+    return bool(in_docs) and suffix == ".txt" and not name.startswith("requirements")
 
 
 def mark(meta: dict[str, object], files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:

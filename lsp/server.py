@@ -210,10 +210,14 @@ class CairnServer(LanguageServer):
         """Out-of-band errors (a malformed message, a failed notification) go to the log.
 
         pygls would pop a message up; a stray bad message is not the user's problem.
+        A message nested too deeply for JSON to be read (a 200,000-deep array) cannot be
+        answered, as its id is never read: it is dropped like any unreadable frame.
         """
-        self.client.log(
-            f"ignored a bad message or failed handler: {error}", types.MessageType.Warning
-        )
+        if isinstance(error, RecursionError):
+            message = "dropped a message nested deeper than its JSON can be read"
+        else:
+            message = f"ignored a bad message or failed handler: {error}"
+        self.client.log(message, types.MessageType.Warning)
 
     def _report_failure(self, message: str) -> None:
         self.client.log(message, types.MessageType.Error)

@@ -1,45 +1,199 @@
-"""What full-text search looks for, apart from SQL: a query's terms and their phrases.
+"""What full-text search looks for, apart from SQL: a query's terms, the words an
+event is indexed under, and the one rule that ranks them (docs/search.md).
 
-Search finds an event when each of the query's words is in the event's own text (its
-why and alternative) OR in its entity's path. The index keeps the two apart: the event
-text in `event_fts`, a contentless FTS5 table with `detail=none` (which document holds
-a word, not where: a quarter of the bytes of full detail), and each entity's path once
-in `entity_fts` (full detail: paths are few). A word that FTS5 splits into several
-tokens (`card_token`, `fn_2`) is a phrase: `entity_fts` matches it as one; `event_fts`
-cannot, so its tokens are looked up there and an event holding them all is
-checked here (`holds`) against its text read back from the log.
+A question in a person's words ("why did we revert the session cache?") is read as its
+meaningful words: stop words and the question's own scaffolding ("why", "did",
+"happened", "tried", "before") are dropped, and the rest are looked for with OR
+semantics, ranked by BM25 (FTS5's `bm25`) over four fields with weights
+(`FIELD_WEIGHTS`): the event's why, its alternative, the subjects of the commits an
+import names (the revert's and the reverted change's) and its entity's path split into
+words (`card_token` -> "card token", `OrderLineFilterSet` -> "order line filter set").
+Stemming is FTS5's porter tokenizer, so "retries" finds "retry".
+
+Two forms are kept from the keyword search: a quoted phrase, and a word that FTS5
+splits into several tokens (`card_token`; `users.email` is two words), must be found
+with its tokens next to each other (an FTS5 phrase); `word*` is a prefix.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
-__all__ = ["SearchTerm", "holds", "parse_query", "text_tokens"]
+__all__ = [
+    "FIELDS",
+    "FIELD_WEIGHTS",
+    "STOP_WORDS",
+    "SearchTerm",
+    "parse_query",
+    "path_words",
+    "search_fields",
+]
 
+# The indexed fields, in the FTS5 table's column order, and their BM25 weights: a
+# subject is a commit's one-line summary of the change, so its words count double; a
+# path word names what was changed. Tuned on bench/search.py (docs/search.md).
+FIELDS = ("why", "alt", "subjects", "path")
+FIELD_WEIGHTS = (1.0, 1.0, 2.0, 1.5)
+
+# Dropped from a query unless nothing else is left: English function words and the
+# words a question is built of, which say nothing about what it asks for. Kept short on
+# purpose: a word a decision could be about ("cache", "order", "change") is never here.
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "being",
+        "both",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "done",
+        "during",
+        "each",
+        "ever",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "just",
+        "me",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "of",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "our",
+        "ours",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "happen",
+        "happened",
+        "happens",
+        "tried",
+        "try",
+        "trying",
+        "attempt",
+        "attempted",
+        "earlier",
+        "previously",
+        "anything",
+        "something",
+        "someone",
+        "thing",
+        "things",
+        "us",
+        "let",
+        "lets",
+    ]
+)
+
+_QUOTED = re.compile(r'"([^"]*)"')
 _WORD = re.compile(r"[\w]+\*?", re.UNICODE)
+# A lower-case letter or digit followed by an upper-case one, or an acronym's last
+# capital followed by a capitalised word (`HTTPServer` -> HTTP Server).
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 @dataclass(frozen=True, slots=True)
 class SearchTerm:
-    """One word of a query: its tokens (as FTS5's unicode61 splits them) and whether
-    the last one is a prefix (`word*`)."""
+    """One word or quoted phrase of a query: its tokens (as FTS5's unicode61 splits
+    them) and whether the last one is a prefix (`word*`). A term of several tokens is
+    a phrase, which an event must hold to be found."""
 
     tokens: tuple[str, ...]
     prefix: bool
 
-    def phrase(self) -> str:
-        """The FTS5 form that matches the tokens next to each other (for `entity_fts`)."""
-        return f'"{" ".join(self.tokens)}"' + ("*" if self.prefix else "")
+    @property
+    def is_phrase(self) -> bool:
+        return len(self.tokens) > 1
 
-    def each_token(self) -> str:
-        """The FTS5 form that matches a document holding every token (for `event_fts`, whose
-        `detail=none` refuses phrases): `holds` checks they are next to each other."""
-        last = len(self.tokens) - 1
-        return " ".join(
-            f'"{t}"' + ("*" if self.prefix and i == last else "") for i, t in enumerate(self.tokens)
-        )
+    def match(self) -> str:
+        """The FTS5 form: the tokens as a phrase, the last a prefix for `word*`."""
+        return f'"{" ".join(self.tokens)}"' + ("*" if self.prefix else "")
 
 
 def _is_token_char(ch: str) -> bool:
@@ -75,32 +229,55 @@ def _fold(token: str) -> str:
 
 
 def parse_query(query: str) -> list[SearchTerm]:
-    """The words of a user query (`\\w+`, a trailing `*` for a prefix), each split into
-    its tokens; words with none (`_`) and repeated words are dropped."""
+    """The terms of a user query: each quoted phrase, then each word (`\\w+`, a trailing
+    `*` for a prefix) split into its tokens; stop words are dropped when some other
+    word is left, and so are words with no token (`_`) and repeats."""
     terms: list[SearchTerm] = []
-    for word in _WORD.findall(query):
-        star = word.endswith("*")
-        tokens = tuple(_split(word.rstrip("*")))
-        term = SearchTerm(tokens, star)
-        if tokens and term not in terms:
-            terms.append(term)
+    for phrase in _QUOTED.findall(query):
+        tokens = tuple(_split(phrase.rstrip("*")))
+        _add(terms, SearchTerm(tokens, phrase.endswith("*")))
+    words: list[SearchTerm] = []
+    for word in _WORD.findall(_QUOTED.sub(" ", query)):
+        _add(words, SearchTerm(tuple(_split(word.rstrip("*"))), word.endswith("*")))
+    meaningful = [
+        w for w in words if w.prefix or w.is_phrase or _fold(w.tokens[0]) not in STOP_WORDS
+    ]
+    for w in meaningful if (meaningful or terms) else words:
+        _add(terms, w)
     return terms
 
 
-def text_tokens(text: str) -> list[str]:
-    """The folded tokens of a text, in order (what `holds` compares phrases against)."""
-    return [_fold(t) for t in _split(text)]
+def _is_stop(word: SearchTerm) -> bool:
+    return _fold(word.tokens[0]) in STOP_WORDS
 
 
-def holds(tokens: list[str], term: SearchTerm) -> bool:
-    """True when the folded `tokens` of a text hold the term's tokens next to each
-    other (the last as a prefix for `word*`): what a phrase query would have matched."""
-    want = [_fold(t) for t in term.tokens]
-    head, last = want[:-1], want[-1]
-    width = len(want)
-    for i in range(len(tokens) - width + 1):
-        if tokens[i : i + width - 1] == head:
-            found = tokens[i + width - 1]
-            if found == last or (term.prefix and found.startswith(last)):
-                return True
-    return False
+def _add(terms: list[SearchTerm], term: SearchTerm) -> None:
+    if term.tokens and term not in terms:
+        terms.append(term)
+
+
+@lru_cache(maxsize=65536)
+def path_words(path: str) -> str:
+    """An entity path as words to search: the path itself (unicode61 splits it at `/`,
+    `.`, `_`, `::`) and, for each identifier in camel case, its words apart
+    (`OrderLineFilterSet` also as "Order Line Filter Set")."""
+    extra = [_CAMEL.sub(" ", w) for w in _WORD.findall(path) if _CAMEL.search(w)]
+    return " ".join([path, *extra])
+
+
+def search_fields(
+    reasoning: object, alternative: object, metadata: object, path: str
+) -> tuple[str, str, str, str]:
+    """What an event is indexed under, in `FIELDS` order: its why, its alternative, the
+    commit subjects an importer recorded (`revert_subject`, `original_subject`), and its
+    entity's path as words."""
+    subjects = ""
+    if isinstance(metadata, Mapping):
+        found = [metadata.get(k) for k in ("revert_subject", "original_subject")]
+        subjects = " ".join(s for s in found if isinstance(s, str) and s)
+    return (
+        reasoning if isinstance(reasoning, str) else "",
+        alternative if isinstance(alternative, str) else "",
+        subjects,
+        path_words(path),
+    )

@@ -20,7 +20,7 @@ import os
 from cairn.store.index_ingest import FLUSH_EVERY, Ingest
 from cairn.store.index_lines import Record
 from cairn.store.index_queries import COUNT_SHIFT, KIND_SHIFT, NO_KIND, STATUS_MASK, status_code
-from cairn.store.index_rows import Row, fts_body, id_key, names_a_summarised_change
+from cairn.store.index_rows import Row, id_key, names_a_summarised_change
 from cairn.store.index_schema import (
     DERIVED_TABLES,
     INDEX_NAME,
@@ -61,7 +61,6 @@ __all__ = [
     "Record",
     "Row",
     "Tracer",
-    "fts_body",
     "id_key",
     "index_files",
     "kind_code",
@@ -127,7 +126,6 @@ class Index(Ingest):
             self.db.execute(f"DELETE FROM {table}")
         # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
         self.db.execute("INSERT INTO event_fts(event_fts) VALUES('delete-all')")
-        self.db.execute("INSERT INTO entity_fts(entity_fts) VALUES('delete-all')")
         # `verified*` is verify's anchor: what it proved must outlive a rebuild, or a
         # truncated log re-indexed by any process would erase the evidence.
         self.db.execute("DELETE FROM meta WHERE k != 'schema' AND k NOT LIKE 'verified%'")

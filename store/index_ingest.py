@@ -12,21 +12,23 @@ from typing import Any
 
 from cairn.store import index_schema as schema
 from cairn.store.dag import ChainPos
+from cairn.store.fulltext import FIELDS, path_words, search_fields
 from cairn.store.gcpause import gc_paused
 from cairn.store.index_lines import Record
 from cairn.store.index_rows import (
     BY_KEY_SQL,
     KNOWN_SQL,
     change_code,
-    fts_body,
     id_key,
     print_code,
 )
 from cairn.store.index_schema import (
     CODE_OF_TYPE,
     KEY_SHIFT,
+    LINK_KEYS,
     MARKED_KEYS,
     PRINT_KEY,
+    RENAME_CODE,
     REVERT_CODE,
     TYPE_CODES,
     parsed_path,
@@ -58,6 +60,7 @@ _NULL = -(1 << 62)
 _EVENT_SQL = (
     f"INSERT INTO event VALUES (?, ?, ?, ?, ?, ?, nullif(?, {_NULL}), ?, nullif(?, {_NULL}), ?, ?)"
 )
+_FTS_SQL = f"INSERT INTO event_fts(rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)"
 # The span of the damaged line placed in the DAG under an id key.
 _PLACED_DAMAGE_SQL = (
     "SELECT line_offset, line_length FROM damage WHERE id_key = ? AND chain IS NOT NULL"
@@ -150,18 +153,15 @@ class Ingest(StatusRows):
                     rec, to_ms(e.occurred_at) if e.occurred_at else _NULL, off, size,
                 )
             )  # fmt: skip
-            # `fts_body`, inline: an event's text fields are strings ("" when absent).
-            reasoning, alternative = e.reasoning, e.alternative
-            if reasoning:
-                fts.append((seq, f"{reasoning} {alternative}" if alternative else reasoning))
-            elif alternative:
-                fts.append((seq, alternative))
+            fts.append((seq, *search_fields(e.reasoning, e.alternative, e.metadata, entity)))
             if e.revisit_after or e.expires_when:
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
                 _writer_keys(e.metadata, seq, batch)
                 if ty == REVERT_CODE and PRINT_KEY in e.metadata:
                     _print_rows(e.metadata[PRINT_KEY], e.commit or e.id, seq, batch)
+                elif ty == RENAME_CODE:
+                    _link_rows(e.metadata, entity, seq, batch)
             seq += 1
             off += length
             if seq == flush_at:
@@ -375,7 +375,11 @@ class Ingest(StatusRows):
                 _NULL if occurred is None else occurred, rec.off, rec.len,
             )
         )  # fmt: skip
-        _text_and_keys(raw, seq, batch)
+        _text_and_keys(raw, entity, seq, batch)
+        if ty == RENAME_CODE:
+            meta = get("metadata")
+            if meta and isinstance(meta, dict):
+                _link_rows(meta, entity, seq, batch)
         return key
 
     def _parents(
@@ -455,14 +459,13 @@ class Ingest(StatusRows):
         db = self.db
         if batch.ents:
             db.executemany("INSERT INTO entity(id, path) VALUES (?, ?)", batch.ents)
-            db.executemany("INSERT INTO entity_fts(rowid, path) VALUES (?, ?)", batch.ents)
         if batch.rows:
             db.executemany(_EVENT_SQL, batch.rows)
             self._list_keys(batch.rows[0][0])
         # The first event with an idempotency key keeps it (a union merge may bring a
         # second): hence OR IGNORE there.
         for sql, rows in (
-            ("INSERT INTO event_fts(rowid, body) VALUES (?, ?)", batch.fts),
+            (_FTS_SQL, batch.fts),
             ("INSERT INTO chain(id, start) VALUES (?, ?)", batch.chains),
             ("INSERT INTO merge(chain, pos, parents) VALUES (?, ?, ?)", batch.merges),
             ("INSERT INTO review VALUES (?, ?, ?)", batch.reviews),
@@ -471,6 +474,7 @@ class Ingest(StatusRows):
             ("INSERT OR IGNORE INTO marked_key VALUES (?, ?)", batch.marks),
             ("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints),
             ("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes),
+            ("INSERT INTO rename_link VALUES (?, ?, ?, ?)", batch.links),
             ("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage),
         ):
             if rows:
@@ -558,13 +562,16 @@ def _lenient(rec: Record) -> tuple[str, int, list[str], list[int]] | None:
     return eid, key, ids, keys
 
 
-def _text_and_keys(raw: dict[str, Any], seq: int, batch: _Batch) -> None:
-    """The rows of a line's searchable text, review dates and metadata keys."""
+def _text_and_keys(raw: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
+    """The rows of a line's searchable text, review dates and metadata keys (a redacted
+    event is found by its entity's path alone)."""
     get = raw.get
-    if not get("redacted"):
-        body = fts_body(get("reasoning"), get("alternative"))
-        if body:
-            batch.fts.append((seq, body))
+    if get("redacted"):
+        batch.fts.append((seq, "", "", "", path_words(entity)))
+    else:
+        batch.fts.append(
+            (seq, *search_fields(get("reasoning"), get("alternative"), get("metadata"), entity))
+        )
     revisit, expires = get("revisit_after"), get("expires_when")
     if revisit or expires:
         batch.reviews.append((seq, revisit, expires))
@@ -599,6 +606,20 @@ def _print_rows(fingerprint: object, change: object, seq: int, batch: _Batch) ->
             batch.prints.append((hashed, code))
 
 
+def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
+    """A rename's `rename_link` rows (`index_schema.LINK_KEYS`): a value that is not an
+    entity path links nothing."""
+    for key, forward in LINK_KEYS:
+        raw = meta.get(key)
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        parsed = parsed_path(raw)
+        if parsed is None:
+            continue
+        old, new = (entity, parsed.path) if forward else (parsed.path, entity)
+        batch.links.append((new, old, seq, int(forward)))
+
+
 @dataclass(slots=True)
 class _Batch:
     """Rows on their way into the database (flushed every FLUSH_EVERY events)."""
@@ -606,7 +627,7 @@ class _Batch:
     placed: dict[int, tuple[int, ChainPos]]
     ents: list[tuple[int, str]]
     rows: list[tuple[int, ...]]  # `event` rows, `_NULL` for a NULL (`_EVENT_SQL`)
-    fts: list[tuple[int, str]]
+    fts: list[tuple[int, str, str, str, str]]  # seq and `fulltext.FIELDS`
     chains: list[tuple[int, str]]
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]
@@ -615,6 +636,7 @@ class _Batch:
     marks: list[tuple[str, int]]
     prints: list[tuple[int, int]]  # `print_line` rows: (line hash, change)
     changes: list[tuple[int, int]]  # `print_change` rows: (change, seq)
+    links: list[tuple[str, str, int, int]]  # `rename_link` rows
     damage: list[tuple[Any, ...]]
     touched: set[int]  # chains whose tip moved
 
@@ -631,6 +653,7 @@ class _Batch:
         self.marks = []
         self.prints = []
         self.changes = []
+        self.links = []
         self.damage = []
         self.touched = set()
 

@@ -3,6 +3,7 @@ and by sequence, full-text search, and the maintenance of the file."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
@@ -10,18 +11,16 @@ from typing import Any
 
 import orjson
 
-from cairn.store.fulltext import SearchTerm, holds, text_tokens
+from cairn.store.fulltext import FIELD_WEIGHTS, SearchTerm
 from cairn.store.index_lines import LogLines
 from cairn.store.index_rows import (
     BY_KEY_RANGE_SQL,
     BY_PATHS_SQL,
     ROWS_OF_ENTITY_SQL,
     SELECT_EVENTS,
-    SEQS_OF_ENTITIES,
     STATUS_ROWS_SQL,
     Row,
     by_seq,
-    fts_body,
     print_code,
     row_of,
 )
@@ -37,7 +36,9 @@ from cairn.store.index_schema import (
 
 __all__ = ["COUNT_SHIFT", "KIND_SHIFT", "NO_KIND", "STATUS_MASK", "Queries", "status_code"]
 
-_FEW_EVENTS = 2000  # fewer events than this are checked one by one against `event_fts`
+# A query word held by at most this many events is rare: BM25 scores every event it
+# is given (about 20 µs each), so these bound a search's cost (docs/search.md).
+RARE = 1000
 
 # `status_table`: a row's status, kind and event count in one number (`status_code`),
 # `NO_KIND` for a row without a kind (it names no event); three lists in the order
@@ -141,6 +142,24 @@ class Queries(LogLines):
         for the log.
         """
         return self._typed_rows(REVERT_CODE, "entity, seq", marked)
+
+    def rename_links(self, paths: Collection[str], *, by_new: bool) -> list[tuple[str, str, int]]:
+        """(old path, new path, when in ms) of the rename links whose new path (or, without
+        `by_new`, old path) is one of `paths`, in the order `rename_rows` gives their
+        events (an event's `renamed_to` link before its `renamed_from`)."""
+        if not paths:
+            return []
+        end = "new" if by_new else "old"
+        sql = (
+            "SELECT l.old, l.new, ifnull(e.occurred_ms, e.recorded_ms) FROM rename_link l "
+            f"JOIN event e ON e.seq = l.seq WHERE l.{end} IN (SELECT value FROM json_each(?)) "
+            "ORDER BY l.seq, l.forward DESC"
+        )
+        return list(self.db.execute(sql, (json.dumps(sorted(paths)),)))
+
+    def has_rename_links(self) -> bool:
+        """Whether any rename links two paths."""
+        return self.db.execute("SELECT 1 FROM rename_link LIMIT 1").fetchone() is not None
 
     def printed_revert_rows(self, words: Collection[str]) -> list[Row]:
         """The reverts whose change fingerprint holds one of `words` (`print_code`), with
@@ -246,114 +265,73 @@ class Queries(LogLines):
     # --- full-text search ---------------------------------------------------------------
 
     def search(self, terms: Sequence[SearchTerm], limit: int) -> list[tuple[int, float]]:
-        """(seq, rank) of up to `limit` events matching every term in their own text
-        (why, alternative) or in their entity's path (`cairn.store.fulltext`), best
-        first: rank 0 for those whose own text holds every term, then rank 1 for those
-        that needed their entity's path; the newest logged first within a rank.
-        ValueError for a query FTS5 refuses."""
+        """(seq, score) of up to `limit` events that hold some of the terms, the best
+        first: the score is BM25 over the weighted fields (`fulltext.FIELD_WEIGHTS`;
+        higher is better); an event must hold every phrase (`fulltext`). ValueError for a
+        query FTS5 refuses.
+
+        BM25 scores every event it is given, so the events scored are bounded
+        (`RARE`): all that match when there are few; else those holding the query's
+        rarer words, which decide the rank anyway (a word in thousands of events weighs
+        next to nothing); else, when every word is that common, the newest events
+        holding every term, then the newest holding some, scored by how many terms
+        they hold (docs/search.md).
+        """
         if not terms or limit <= 0:
             return []
         try:
-            found = list(self._text_hits(terms, None, limit, set()))
-            if len(found) < limit:
-                ranked = set(found)
-                later = self._path_hits(terms, limit - len(found), ranked)
-                return [(s, 0.0) for s in found] + [(s, 1.0) for s in later]
+            return list(itertools.islice(self._candidates(terms), limit))
         except sqlite3.OperationalError as exc:
             raise ValueError(str(exc)) from None
-        return [(s, 0.0) for s in found]
 
-    def _path_hits(self, terms: Sequence[SearchTerm], want: int, skip: set[int]) -> list[int]:
-        """The newest `want` events not in `skip` that need their entity's path for some
-        terms: for each set of terms an entity's path holds, its events whose own text
-        holds the others."""
-        covers: dict[int, list[int]] = {}  # entity -> the terms its path holds
-        sql = "SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?"
-        # A term no event's own text holds can only be in the path: only entities whose
-        # path holds every such term can match (`src pkg011 ...` would otherwise group
-        # every entity under `src/`).
-        some = "SELECT 1 FROM event_fts WHERE event_fts MATCH ? LIMIT 1"
-        must = [
-            t.phrase() for t in terms if not self.db.execute(some, (t.each_token(),)).fetchone()
-        ]
-        for i, term in enumerate(terms):
-            for (ent,) in self.db.execute(sql, (" ".join([term.phrase(), *must]),)):
-                covers.setdefault(ent, []).append(i)
-        groups: dict[tuple[int, ...], list[int]] = {}
-        for ent, held in covers.items():
-            groups.setdefault(tuple(held), []).append(ent)
-        hits: list[int] = []
-        for key, ents in groups.items():
-            rest = [t for i, t in enumerate(terms) if i not in key]
-            hits.extend(self._text_hits(rest, sorted(ents), want, skip))
-        return sorted(set(hits), reverse=True)[:want]
+    def _candidates(self, terms: Sequence[SearchTerm]) -> Iterator[tuple[int, float]]:
+        phrases = [t for t in terms if t.is_phrase]
+        words = [t for t in terms if not t.is_phrase]
+        must = " AND ".join(t.match() for t in phrases)
 
-    def _text_hits(
-        self, terms: Sequence[SearchTerm], ents: list[int] | None, want: int, skip: set[int]
-    ) -> Iterator[int]:
-        """The newest `want` events, not in `skip`, of `ents` (None: any entity) whose
-        own text holds every term (none: all their events). A term of several tokens is
-        looked up token by token (`event_fts` keeps no positions) and checked against the
-        event's text read back from the log (`fulltext.holds`)."""
-        phrases = [t for t in terms if len(t.tokens) > 1]
-        match = " ".join(t.each_token() for t in terms)
-        n = 0
-        for seq, off, length in self._text_cursor(terms, ents, match):
-            if seq in skip:
-                continue
-            if phrases:
-                try:
-                    line = self.line(off, length)
-                except (ValueError, OSError):
-                    continue
-                tokens = text_tokens(fts_body(line.get("reasoning"), line.get("alternative")))
-                if not all(holds(tokens, t) for t in phrases):
-                    continue
-            yield seq
-            n += 1
-            if n >= want:
-                return
+        def match(some: Sequence[SearchTerm], need_one: bool) -> str:
+            """Every phrase and, when `need_one`, one of `some`; else `some` only rank
+            (an OR with the phrases themselves keeps them in bm25's sight)."""
+            any_of = " OR ".join(t.match() for t in some)
+            if not must or not any_of:
+                return must or any_of
+            return f"{must} AND ({any_of}{'' if need_one else f' OR ({must})'})"
 
-    def _text_cursor(
-        self, terms: Sequence[SearchTerm], ents: list[int] | None, match: str
-    ) -> Iterator[tuple[int, int, int]]:
-        """(seq, line span) of the events `_text_hits` considers, newest first."""
-        hit_columns = "f.rowid, v.line_offset, v.line_length"
-        if not terms:
-            assert ents is not None
-            sql = (
-                "SELECT seq, line_offset, line_length FROM event "
-                f"WHERE seq IN ({SEQS_OF_ENTITIES}) ORDER BY seq DESC"
-            )
-            return self.db.execute(sql, (json.dumps(ents),))
-        if ents is None:
-            sql = (
-                f"SELECT {hit_columns} FROM event_fts f JOIN event v ON v.seq = f.rowid "
-                "WHERE event_fts MATCH ?1 ORDER BY f.rowid DESC"
-            )
-            return self.db.execute(sql, (match,))
-        if self._event_count_of(ents) <= _FEW_EVENTS:
-            # Few events: each is looked up in the full-text index by its seq.
-            sql = (
-                "SELECT seq, line_offset, line_length FROM event v "
-                f"WHERE seq IN ({SEQS_OF_ENTITIES}) AND EXISTS "
-                "(SELECT 1 FROM event_fts WHERE event_fts MATCH ?2 AND rowid = v.seq) "
-                "ORDER BY seq DESC"
-            )
-            return self.db.execute(sql, (json.dumps(ents), match))
-        sql = (
-            f"SELECT {hit_columns} FROM event_fts f JOIN event v ON v.seq = f.rowid "
-            "WHERE event_fts MATCH ?1 AND v.entity IN (SELECT value FROM json_each(?2)) "
-            "ORDER BY f.rowid DESC"
-        )
-        return self.db.execute(sql, (match, json.dumps(ents)))
+        full = match(words, need_one=False)
+        if self._at_most(full, RARE):
+            return self._bm25(full)
+        rare = [t for t in words if self._at_most(t.match(), RARE)]
+        if not rare:
+            return self._newest(terms, full)
+        ranked = self._bm25(" OR ".join(t.match() for t in rare))
+        if not must:
+            return ranked
+        # bm25 would count a common phrase's events (a scan of them all); which of the
+        # few events ranked hold it is a lookup (FTS5 skips through its list to each).
+        sql = "SELECT rowid FROM event_fts WHERE event_fts MATCH ?"
+        holding = {s for (s,) in self.db.execute(sql, (match(rare, need_one=True),))}
+        return (hit for hit in ranked if hit[0] in holding)
 
-    def _event_count_of(self, ents: list[int]) -> int:
-        """How many events `ents` have, counted up to just past `_FEW_EVENTS`."""
-        if len(ents) > _FEW_EVENTS:
-            return len(ents)
-        sql = f"SELECT count(*) FROM ({SEQS_OF_ENTITIES} LIMIT ?2)"
-        return int(self.db.execute(sql, (json.dumps(ents), _FEW_EVENTS + 1)).fetchone()[0])
+    def _at_most(self, match: str, n: int) -> bool:
+        """Whether at most `n` events match (reads no more than n + 1 of them)."""
+        sql = "SELECT count(*) FROM (SELECT rowid FROM event_fts WHERE event_fts MATCH ? LIMIT ?)"
+        return int(self.db.execute(sql, (match, n + 1)).fetchone()[0]) <= n
+
+    def _bm25(self, match: str) -> Iterator[tuple[int, float]]:
+        rank = f"bm25(event_fts, {', '.join(map(str, FIELD_WEIGHTS))})"
+        sql = f"SELECT rowid, -{rank} FROM event_fts WHERE event_fts MATCH ? ORDER BY {rank}"
+        return self.db.execute(sql, (match,))
+
+    def _newest(self, terms: Sequence[SearchTerm], some: str) -> Iterator[tuple[int, float]]:
+        every = " AND ".join(t.match() for t in terms)
+        sql = "SELECT rowid FROM event_fts WHERE event_fts MATCH ? ORDER BY rowid DESC"
+        seen: set[int] = set()
+        for (seq,) in self.db.execute(sql, (every,)):
+            seen.add(seq)
+            yield seq, float(len(terms))
+        for (seq,) in self.db.execute(sql, (some,)):
+            if seq not in seen:
+                yield seq, 1.0
 
     # --- maintenance --------------------------------------------------------------------
 

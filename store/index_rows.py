@@ -110,12 +110,6 @@ ROWS_OF_ENTITY_SQL = (
     f"SELECT {_V_COLUMNS} FROM entity_events_recent s CROSS JOIN event v ON v.seq = s.seq "
     "WHERE s.entity = ?1"
 )
-# The seqs of several entities' events (?1: a JSON list of entity ids).
-SEQS_OF_ENTITIES = (
-    "SELECT seq FROM entity_events WHERE entity IN (SELECT value FROM json_each(?1)) "
-    "UNION ALL SELECT seq FROM entity_events_recent "
-    "WHERE entity IN (SELECT value FROM json_each(?1))"
-)
 # (path, event columns) for each event of the entities the query in {} names (path,
 # id): per path the full list's rows (older than any recent one) first, each list read
 # along its key, not sorted (see ROWS_OF_ENTITY_SQL); the entities are looked up once.
@@ -172,10 +166,3 @@ def names_a_summarised_change(rows: list[Row]) -> bool:
     the latest of its chain: earlier ones in that chain were folded away."""
     refs = {r.target_key for r in rows if r.type is EventType.REVERT and r.target_key is not None}
     return any(r.key in refs for r in rows if r.type.is_applied)
-
-
-def fts_body(reasoning: object, alternative: object) -> str:
-    """What full-text search indexes of an event's own text: its why and the approach
-    (its entity's path is indexed once, in `entity_fts`)."""
-    parts = [t for t in (reasoning, alternative) if t and isinstance(t, str)]
-    return " ".join(parts)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.store.errors import StoreError
+from cairn.store.fulltext import FIELDS
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityKind, EntityPath, parsed_or_none
@@ -39,7 +40,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "18"
+SCHEMA_VERSION = "19"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
@@ -82,9 +83,17 @@ MARKED_KEYS = frozenset({"renamed_to", "renamed_from", "fingerprint"})
 PRINT_KEY = "fingerprint"
 RESTORED_BIT = 1 << 32
 
+# A `rename` event's link (`metadata.renamed_to` on the old path, `renamed_from` on the
+# new; canonical paths) is listed in `rename_link` by both ends, so a command asking
+# about a few entities reads the links that name them, not every rename of the log.
+LINK_KEYS = (("renamed_to", True), ("renamed_from", False))
+
 # No decision text is stored: an event is a row of integers, and its text is read back
-# from the log at (line_offset, line_length). Full-text search is two contentless FTS5
-# tables: which events' own text holds a word, and which entities' paths do.
+# from the log at (line_offset, line_length). Full-text search is one contentless FTS5
+# table, a row an event, its columns the fields BM25 weighs (`fulltext.FIELDS`; the
+# entity's path is in every row so a path word counts in the event's rank), stemmed
+# by porter. `detail=full`: FTS5's bm25 scores 0 in a contentless table with less
+# detail, and positions answer phrases (`card_token`, "session cache") in the index.
 #
 # An entity's events, and the event of an id key, are listed in two tables each (the
 # full list and the recent one) rather than found through an index of `event`: an index
@@ -116,8 +125,8 @@ CREATE TABLE source_key(key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE idempotency_key(key TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE marked_key(key TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(key, seq))
   WITHOUT ROWID;
-CREATE VIRTUAL TABLE event_fts USING fts5(body, content='', detail=none, columnsize=0);
-CREATE VIRTUAL TABLE entity_fts USING fts5(path, content='', columnsize=0);
+CREATE VIRTUAL TABLE event_fts USING fts5({", ".join(FIELDS)}, content='',
+  tokenize='porter unicode61');
 CREATE TABLE entity_status(
   path TEXT PRIMARY KEY,
   status INTEGER NOT NULL,
@@ -148,12 +157,16 @@ CREATE TABLE print_line(hash INTEGER NOT NULL, change INTEGER NOT NULL,
   PRIMARY KEY(hash, change)) WITHOUT ROWID;
 CREATE TABLE print_change(change INTEGER NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY(change, seq)) WITHOUT ROWID;
+CREATE TABLE rename_link(new TEXT NOT NULL, old TEXT NOT NULL, seq INTEGER NOT NULL,
+  forward INTEGER NOT NULL);
+CREATE INDEX rename_link_by_new ON rename_link(new);
+CREATE INDEX rename_link_by_old ON rename_link(old);
 """
 # The tables a rebuild empties (the FTS5 tables are emptied their own way).
 DERIVED_TABLES = (
     "event", "entity", "chain", "merge", "review", "source_key", "idempotency_key",
     "entity_status", "damage", "marked_key", "entity_events", "entity_events_recent",
-    "key_events", "key_events_recent", "print_line", "print_change",
+    "key_events", "key_events_recent", "print_line", "print_change", "rename_link",
 )  # fmt: skip
 
 

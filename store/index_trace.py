@@ -9,7 +9,6 @@ tracing costs nothing when it is off.
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 from collections.abc import Callable, Iterable
 from time import perf_counter
@@ -20,12 +19,12 @@ __all__ = ["TracedConnection", "Tracer", "log_statement"]
 # (sql, parameters, seconds); for `executemany` the parameters are the whole sequence.
 Tracer = Callable[[str, Any, float], None]
 
-_log = logging.getLogger("cairn.store.sql")
-
 
 def log_statement(sql: str, params: Any, seconds: float) -> None:
     """The default tracer: one DEBUG line a statement on the `cairn.store.sql` logger."""
-    _log.debug("%.3f ms  %s", seconds * 1000, " ".join(sql.split()))
+    import logging  # only when tracing: every command opens the store, few trace it
+
+    logging.getLogger("cairn.store.sql").debug("%.3f ms  %s", seconds * 1000, " ".join(sql.split()))
 
 
 class TracedConnection:

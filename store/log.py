@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import time
@@ -157,8 +158,16 @@ class LogFile:
         fd = self._open_existing()
         try:
             offset = os.fstat(fd).st_size
-            _write_all(fd, data)
-            os.fsync(fd)
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            except OSError:
+                # A full disk (or quota) can take part of the lines: cut them off again
+                # (we hold the write lock, so nothing else was appended since), so the
+                # log never ends in half an event no command reported as written.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, offset)
+                raise
             wrote = os.fstat(fd)
         finally:
             os.close(fd)

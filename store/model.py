@@ -436,15 +436,32 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """A full-text match: the event and its rank (lower is better): 0 when its own text
-    holds every word of the query, 1 when some were only in its entity's path."""
+    """One decision a search found: its best-ranked event, the score (BM25 over the
+    weighted fields, higher is better; `cairn.store.fulltext`) and the other events of
+    the same decision (one revert commit's events on many entities: `same`)."""
 
     event: Event
     score: float
+    others: tuple[Event, ...] = ()
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return (self.event, *self.others)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"score": round(self.score, 4), **self.event.to_dict()}
+        """JSON-ready form: the event's, with every entity and id of the decision."""
+        return {
+            "score": round(self.score, 4),
+            **self.event.to_dict(),
+            "entities": [e.entity for e in self.events],
+            "ids": [e.id for e in self.events],
+        }
+
+
+def same_decision(event: Event) -> tuple[str, str, str, str]:
+    """What the events of one decision share: one revert commit or one recorded verdict
+    on several entities is one answer to a search, not one per entity."""
+    return (event.type.value, event.reasoning, event.alternative, event.commit or event.recorded_at)
 
 
 @dataclass(frozen=True, slots=True)

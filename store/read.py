@@ -42,6 +42,7 @@ from cairn.store.model import (
     Status,
     event_from_bytes,
     events_from_bytes,
+    same_decision,
 )
 from cairn.store.paths import EntityPathError, canonicalise, covers, prefix_upper_bound
 from cairn.store.status import derive
@@ -253,7 +254,7 @@ class Reader:
         self, path: str, formerly: Sequence[tuple[str, int]], linked: Collection[str] = ()
     ) -> EntityStatus:
         """See `Store.lineage_status`; the paths are canonical."""
-        rows = self.lineage_rows(path, formerly)
+        rows, held = self._lineage(path, formerly)
         # A rename links two names of one thing: history, not a re-application of it.
         # So is the `add`/`create` an importer writes on the new name (`renamed_from`).
         ents = {e for e in (self.index.ent_of(p) for p in linked) if e is not None}
@@ -266,12 +267,21 @@ class Reader:
         }
         deciding = [r for r in rows if r.type is not EventType.RENAME and r.seq not in halves]
         found = self._full_status(path, rows, deciding)
-        return struct_replace(found, formerly=tuple(f for f, _ in formerly))
+        # Only the former paths something was logged on (a decision, or the rename that
+        # names it): a path a file's or a class's rename merely covers may never have
+        # existed (a method added after the file was renamed), so it is not shown.
+        return struct_replace(found, formerly=tuple(f for f, _ in formerly if f in held))
 
     def lineage_rows(self, path: str, formerly: Sequence[tuple[str, int]]) -> list[Row]:
         """The rows of `path` and of each former path up to its rename (`until` in epoch
         ms, by when the event happened), once each, in ingest order. A later supersede
         of a verdict kept here counts too: it names that verdict, whatever its date."""
+        return self._lineage(path, formerly)[0]
+
+    def _lineage(
+        self, path: str, formerly: Sequence[tuple[str, int]]
+    ) -> tuple[list[Row], set[str]]:
+        """`lineage_rows`, and the former paths that hold any of them."""
         until = dict(formerly)
         full = self.index.rows_for_paths([path, *until])
         rows: dict[int, Row] = {}
@@ -286,7 +296,8 @@ class Reader:
                     later.append(r)
         kept = {r.key for r in rows.values()}
         rows.update((r.seq, r) for r in later if r.target_key in kept)
-        return sorted(rows.values(), key=_seq)
+        held = {p for p, found in full.items() if p in until and any(r.seq in rows for r in found)}
+        return sorted(rows.values(), key=_seq), held
 
     def renames(self, carrying: tuple[str, ...] = ()) -> list[Event]:
         """See `Store.renames`."""
@@ -357,11 +368,21 @@ class Reader:
     def search(self, query: str, terms: list[SearchTerm], limit: int) -> list[SearchHit]:
         """See `Store.search`; `terms` are the words of `query` (`fulltext.parse_query`)."""
         try:
-            hits = self.index.search(terms, limit)
+            # More events than hits: one decision's events on many entities are one hit.
+            hits = self.index.search(terms, limit * 5 + 50)
         except ValueError as exc:
             raise ValidationError(f"invalid search query {query!r}: {exc}") from None
         rows = self.index.rows_by_seq([h[0] for h in hits])
-        return [SearchHit(self.event(rows[seq]), score) for seq, score in hits if seq in rows]
+        groups: dict[tuple[str, str, str, str], tuple[Event, float, list[Event]]] = {}
+        for seq, score in hits:
+            if seq in rows:
+                event = self.event(rows[seq])
+                key = same_decision(event)
+                if key in groups:
+                    groups[key][2].append(event)
+                elif len(groups) < limit:
+                    groups[key] = (event, score, [])
+        return [SearchHit(e, score, tuple(more)) for e, score, more in groups.values()]
 
     def recent_verdicts(self, limit: int) -> list[Event]:
         """See `Store.recent_verdicts`. Walks verdict rows newest first and keeps those the

@@ -390,9 +390,10 @@ class Store:
             )
 
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        """Events each of whose query words is in their own text (reasoning,
-        alternative) or their entity's path: those whose own text holds every word
-        first, the newest first within each (`Index.search`)."""
+        """Up to `limit` decisions that answer a query, best first: its meaningful
+        words ranked by BM25 over the events' why, alternative, commit subjects and
+        entity path (`cairn.store.fulltext`); one decision's events on several entities
+        are one hit (`SearchHit.others`)."""
         terms = parse_query(query)
         if not terms:
             raise ValidationError("search query has no words to look for")
@@ -420,6 +421,22 @@ class Store:
         with self._lock:
             self.refresh()
             return self._reader.open_reverts(carrying)
+
+    def rename_links(self, paths: Collection[str], *, by_new: bool) -> list[tuple[str, str, int]]:
+        """(old path, new path, when in epoch ms) of each link a `rename` event makes
+        (`renamed_to` on the old path, `renamed_from` on the new) whose new path, or
+        without `by_new` old path, is one of `paths` (canonical), in the order `renames`
+        gives the events. What a command asking about a few entities follows renames
+        by (`cairn.core.aliases`), without reading every rename."""
+        with self._lock:
+            self.refresh()
+            return self.index.rename_links(paths, by_new=by_new)
+
+    def has_rename_links(self) -> bool:
+        """Whether any `rename` event links two paths."""
+        with self._lock:
+            self.refresh()
+            return self.index.has_rename_links()
 
     def open_reverts_printing(self, words: Collection[str]) -> list[Event]:
         """The open reverts whose `metadata.fingerprint` holds one of `words` (line

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn import git as gitcmd
-from cairn.core.present import clip, day, short_id
+from cairn.core.present import clip, day, md_text, short_id
 from cairn.core.project import Project
 from cairn.significance import quiet
 
@@ -53,9 +53,11 @@ class Item:
         """`- users.email_verified: revert 2026-04-02 1a2b3c4d: Bounced mail broke signup.`"""
         what = self.kind
         if self.alternative:
-            what += f" of “{clip(self.alternative, 60)}”"
+            what += f" of “{md_text(clip(self.alternative, 60))}”"
         where = f"{self.entity} ({self.note})" if self.note else self.entity
-        return f"- {where}: {what} {self.date} {short_id(self.id)}: {self.reason}"
+        # the host injects this as Markdown: the stored words go in as inert text
+        # (entities are checked entity paths and ids hex by the time they get here)
+        return f"- {where}: {what} {self.date} {short_id(self.id)}: {md_text(self.reason)}"
 
     def to_dict(self) -> dict[str, str]:
         """JSON-ready form (the full id, the first sentence of the reason)."""

@@ -12,10 +12,16 @@ id, so one is minted per connection).
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
@@ -112,38 +118,141 @@ def build_server(tools: AgentTools, session_id: str | None = None) -> Server[Any
     )
 
 
+# What a request whose id MCP does not allow is handed to the SDK as: a line that fails
+# its validation, so it comes back to `screen` as an error, in order with the others.
+_BAD_ID_KEY = "cairn-invalid-request-id"
+_BAD_ID_LINE = json.dumps({_BAD_ID_KEY: True}) + "\n"
+
+
+def _screened(line: str) -> str:
+    """`line`, or `_BAD_ID_LINE` for a request whose id is not a string or an integer.
+
+    MCP ids are strings or integers, never null; the SDK's parser reads a request with
+    an object, array, bool, null or fractional id as a notification and drops it, so
+    the client waited for an answer that never came. JSON-RPC wants -32600 for it."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return line  # the SDK answers what is not JSON (or nests too deep for us)
+    if isinstance(data, dict) and "method" in data and "id" in data:
+        ident = data["id"]
+        if isinstance(ident, bool) or not isinstance(ident, (str, int)):
+            return _BAD_ID_LINE
+    return line
+
+
+class _ScreenedLines:
+    """The client's lines for the SDK's reader (which only iterates), each `_screened`.
+
+    Read from a non-blocking descriptor on the event loop, never in a worker thread:
+    when the client stops reading our answers, the server must be able to stop, and a
+    thread blocked in `readline` on a silent client cannot be cancelled."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._buffer = bytearray()
+        self._eof = False
+
+    def __aiter__(self) -> _ScreenedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or (self._eof and self._buffer):
+                cut = end + 1 if end >= 0 else len(self._buffer)
+                line = bytes(self._buffer[:cut])
+                del self._buffer[:cut]
+                return _screened(line.decode("utf-8", "replace"))
+            if self._eof:
+                raise StopAsyncIteration
+            await anyio.wait_readable(self._fd)
+            try:
+                chunk = os.read(self._fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            self._eof = not chunk
+            self._buffer += chunk
+
+
+@contextmanager
+def _wire_stdin() -> Iterator[int]:
+    """The client's stdin as a private non-blocking descriptor, with fd 0 on the null
+    device while serving (as the SDK does when it reads stdin itself): a tool's git
+    child must never read the client's messages."""
+    private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    flags = fcntl.fcntl(private, fcntl.F_GETFL)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    fcntl.fcntl(private, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+    try:
+        yield private
+    finally:
+        # the flag is on the open file, which a terminal shares with the shell
+        fcntl.fcntl(private, fcntl.F_SETFL, flags)
+        os.dup2(private, 0)
+        os.close(private)
+
+
 def _rejection(exc: Exception) -> SessionMessage:
     """The JSON-RPC error for a line that is not a message (the SDK drops such lines
     silently; a client deserves to hear why nothing came back)."""
     text = str(exc)
     invalid_json = "json_invalid" in text or "Invalid JSON" in text
+    message = "Parse error: not JSON" if invalid_json else "Invalid Request: not JSON-RPC 2.0"
+    if _BAD_ID_KEY in text:
+        message = "Invalid Request: an MCP request id is a string or an integer"
     error = types.ErrorData(
-        code=types.PARSE_ERROR if invalid_json else types.INVALID_REQUEST,
-        message="Parse error: not JSON" if invalid_json else "Invalid Request: not JSON-RPC 2.0",
+        code=types.PARSE_ERROR if invalid_json else types.INVALID_REQUEST, message=message
     )
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
 
 
+def client_gone(exc: BaseException) -> bool:
+    """Whether `exc` (a task group's, possibly nested) only says the client went away:
+    its end of our stdout closed, so the next answer met a broken pipe."""
+    inner = getattr(exc, "exceptions", None)  # an exception group (3.10 has no builtin)
+    if isinstance(inner, (list, tuple)):
+        return bool(inner) and all(client_gone(e) for e in inner)
+    gone = (BrokenPipeError, ConnectionResetError)
+    return isinstance(exc, (*gone, anyio.BrokenResourceError, anyio.ClosedResourceError))
+
+
 async def serve_stdio(start: Path | None = None) -> None:
-    """Serve one client on stdin/stdout until it disconnects."""
+    """Serve one client on stdin/stdout until it disconnects: it closes our stdin (the
+    end of the session) or its end of our stdout (an answer then meets a broken pipe);
+    either is a normal end, not an error."""
     tools = AgentTools(start)
     server = build_server(tools)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            inbound, outbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-
-            async def screen() -> None:
-                async with inbound:
-                    async for item in read_stream:
-                        if isinstance(item, Exception):
-                            await write_stream.send(_rejection(item))
-                        else:
-                            await inbound.send(item)
-
-            async with anyio.create_task_group() as group:
-                group.start_soon(screen)
-                options = server.create_initialization_options()
-                await server.run(outbound, write_stream, options)
-                group.cancel_scope.cancel()
+        with _wire_stdin() as wire:
+            await _serve(server, cast("anyio.AsyncFile[str]", _ScreenedLines(wire)))
+    except BaseException as exc:
+        if not client_gone(exc):
+            raise
+        # Nobody is left to read; the interpreter's last flush of stdout must not fail.
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
     finally:
         tools.close()
+
+
+async def _serve(server: Server[Any], stdin: anyio.AsyncFile[str]) -> None:
+    async with stdio_server(stdin=stdin) as (read_stream, write_stream):
+        inbound, outbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def screen() -> None:
+            async with inbound:
+                async for item in read_stream:
+                    if isinstance(item, Exception):
+                        await write_stream.send(_rejection(item))
+                    else:
+                        await inbound.send(item)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(screen)
+            options = server.create_initialization_options()
+            await server.run(outbound, write_stream, options)
+            group.cancel_scope.cancel()

@@ -27,6 +27,7 @@ from cairn.core.present import (
     finding_line,
     in_mcp_terms,
     logged,
+    more_entities,
     no_decisions_hint,
     plural,
     short_id,
@@ -292,10 +293,18 @@ class AgentTools:
             e = hit.event
             extra = f" (alternative: {clip(e.alternative, 80)})" if e.alternative else ""
             lines.append(
-                f"{e.entity} {e.type.value} {day(e.when)} {short_id(e.id)}: "
-                f"{clip(e.reasoning, 240)}{extra}"
+                f"{e.entity}{more_entities(hit)} {e.type.value} {day(e.when)} "
+                f"{short_id(e.id)}: {clip(e.reasoning, 240)}{extra}"
             )
-            records.append(_event_dict(e))
+            # One decision on several entities is one hit; every id and entity is kept.
+            records.append(
+                _event_dict(e)
+                | {
+                    "score": round(hit.score, 4),
+                    "entities": [x.entity for x in hit.events],
+                    "ids": [x.id for x in hit.events],
+                }
+            )
         text = "\n".join(lines) if lines else f"no decisions match {clip(query, 80)!r}"
         return Answer(text, {"hits": records})
 

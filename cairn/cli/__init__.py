@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "prior-attempts": "cairn.cli.store_cmds",
     "search": "cairn.cli.store_cmds",
     "review": "cairn.cli.store_cmds",
+    "rename": "cairn.cli.rename_cmd",
     "ls": "cairn.cli.ls_cmd",
     "which": "cairn.cli.which_cmd",
     "show": "cairn.cli.show_cmd",

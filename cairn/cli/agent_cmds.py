@@ -9,9 +9,11 @@ import click
 
 from cairn.cli._common import CairnError, current_project, emit_json, json_option, say
 
+# Cairn is on no package index, so the command names the git URL ($CAIRN_GIT: the URL
+# Cairn is cloned from, as the README's Install says); tests/usability runs it.
 MCP_MISSING = (
     "`cairn mcp` needs the MCP SDK, which is an optional extra: "
-    "pip install 'cairn-lsp[mcp]' (in a checkout: make venv)"
+    'pip install "cairn-lsp[mcp] @ git+$CAIRN_GIT" (in a checkout: make venv)'
 )
 
 

@@ -4,6 +4,7 @@ the one place an error becomes a one-line message and an exit code.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sqlite3
@@ -80,6 +81,15 @@ def exit_for(error: BaseException) -> NoReturn:
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            # a full disk is not a permission problem: say what it is and that the write
+            # was taken back (appends truncate, exports write a temporary file first)
+            on = f" writing {exc.filename}" if exc.filename else ""
+            report_error(
+                f"the disk is full{on} ({exc.strerror or exc}); nothing was written: "
+                "free some space and run the command again"
+            )
+            sys.exit(2)
         # Permissions, a read-only disk, a folder where a file should be: the user's to fix.
         where = f" {exc.filename}" if exc.filename else ""
         report_error(

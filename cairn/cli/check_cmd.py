@@ -29,7 +29,16 @@ from cairn.cli._common import (
     say,
     warn_if_damaged,
 )
-from cairn.core.gate import EditRefused, Report, Target, changed_lines, edit_target
+from cairn.core.gate import (
+    EditRefused,
+    OutsideProject,
+    Report,
+    Target,
+    changed_lines,
+    edit_target,
+    refusal,
+    relpath_in,
+)
 from cairn.core.present import finding_line, next_step
 from cairn.core.project import Project
 from cairn.gitrev import RevisionError, verify_range
@@ -139,11 +148,21 @@ def _project() -> Project:
 
 
 def _relpath(project: Project, path: Path) -> str:
-    absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
     try:
-        return absolute.relative_to(project.root.resolve()).as_posix()
-    except ValueError:
-        raise CairnError(f"{path} is outside the project at {project.root}") from None
+        return relpath_in(project, path)
+    except OutsideProject as exc:
+        raise CairnError(str(exc)) from None
+
+
+def _readable(rel: str, data: bytes, skipped: list[dict[str, str]] | None) -> str | None:
+    """A named or changed file's text, or None (binary or over the size limit). One
+    over the limit is named in `skipped`, for the report to say: a file the gate passes
+    unread must not pass in silence. It does not fail the gate by itself (generated
+    files are often that big; docs/threat-model.md says so)."""
+    if len(data) > MAX_FILE_BYTES and skipped is not None:
+        reason = f"over the {MAX_FILE_BYTES:,}-byte limit: not checked"
+        skipped.append({"file": rel, "reason": reason})
+    return _decode(data)
 
 
 def _decode(data: bytes) -> str | None:
@@ -188,8 +207,11 @@ def _walk(directory: Path) -> list[Path]:
     return found
 
 
-def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
-    """Every line of the named files (directories are walked)."""
+def collect_paths(
+    project: Project, paths: tuple[Path, ...], skipped: list[dict[str, str]] | None = None
+) -> list[Target]:
+    """Every line of the named files (directories are walked); files over the size
+    limit are added to `skipped`."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -201,8 +223,10 @@ def collect_paths(project: Project, paths: tuple[Path, ...]) -> list[Target]:
     targets: dict[str, Target] = {}
     for file in files:
         rel = _relpath(project, file)
-        text = _decode(_read_at_most(file, MAX_FILE_BYTES + 1))  # over the limit: skipped
-        if text is not None and rel not in targets:
+        if rel in targets:
+            continue
+        text = _readable(rel, _read_at_most(file, MAX_FILE_BYTES + 1), skipped)
+        if text is not None:
             targets[rel] = Target(rel, text, None)
     return list(targets.values())
 
@@ -269,9 +293,14 @@ def _new_side(rev: str | None, staged: bool) -> str | None:
 
 
 def collect_diff(
-    project: Project, rev: str | None, staged: bool, paths: tuple[Path, ...]
+    project: Project,
+    rev: str | None,
+    staged: bool,
+    paths: tuple[Path, ...],
+    skipped: list[dict[str, str]] | None = None,
 ) -> list[Target]:
-    """Added and changed lines of a diff, with each file's new content."""
+    """Added and changed lines of a diff, with each file's new content; files over the
+    size limit are added to `skipped`."""
     top = Path(_git(["rev-parse", "--show-toplevel"], Path.cwd()).strip())
     # Deletions too: a file taken out again is a re-removal's lines (`Target.removed`).
     args = ["diff", "-U0", "--no-color", "--no-ext-diff", "-M", "--diff-filter=ACDMRT"]
@@ -303,7 +332,7 @@ def collect_diff(
             data = _read_at_most(absolute, MAX_FILE_BYTES + 1) if absolute.is_file() else b""
         else:
             data = gitcmd.run(top, "show", "--end-of-options", f"{side}{name}").stdout
-        text = _decode(data)
+        text = _readable(rel, data, skipped)
         if text is not None:
             targets.append(Target(rel, text, frozenset(lines), removed=taken_out))
     return _not_the_log(project, targets)
@@ -312,8 +341,18 @@ def collect_diff(
 def _not_the_log(project: Project, targets: list[Target]) -> list[Target]:
     """The log itself (`.cairn/`) is Cairn's data, not code to judge: a commit that
     records a decision with the change it explains checks only the change."""
-    own = project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
+    own = _own_prefix(project)
     return [t for t in targets if not t.relpath.startswith(own)]
+
+
+def _not_the_log_skipped(project: Project, skipped: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The skipped files, less the log's own (a long log is not code left unchecked)."""
+    own = _own_prefix(project)
+    return [s for s in skipped if not s["file"].startswith(own)]
+
+
+def _own_prefix(project: Project) -> str:
+    return project.cairn_dir.resolve().relative_to(project.root.resolve()).as_posix() + "/"
 
 
 # --- checking --------------------------------------------------------------------------
@@ -333,7 +372,7 @@ def analyse(
     try:
         report = gate_check(project, targets, session, threshold=threshold)
     except StoreError as exc:  # do not pass silently
-        raise CairnError(f"cannot read the decision log: {exc}") from None
+        raise CairnError(refusal(exc)) from None
     warn_if_damaged(report.damage)
     return report
 
@@ -341,7 +380,10 @@ def analyse(
 def check_paths(paths: tuple[Path, ...], threshold: float | None = None) -> Report:
     """`cairn check PATH...`."""
     project = _project()
-    return analyse(project, collect_paths(project, paths), threshold)
+    skipped: list[dict[str, str]] = []
+    report = analyse(project, collect_paths(project, paths, skipped), threshold)
+    report.skipped = skipped
+    return report
 
 
 def check_diff(
@@ -349,7 +391,10 @@ def check_diff(
 ) -> Report:
     """`cairn check --diff REV` / `--staged`."""
     project = _project()
-    return analyse(project, collect_diff(project, rev, staged, paths), threshold)
+    skipped: list[dict[str, str]] = []
+    report = analyse(project, collect_diff(project, rev, staged, paths, skipped), threshold)
+    report.skipped = _not_the_log_skipped(project, skipped)
+    return report
 
 
 def check_worktree(threshold: float | None = None) -> Report:
@@ -374,7 +419,8 @@ def check_worktree(threshold: float | None = None) -> Report:
         ).returncode
         == 0
     )
-    targets = collect_diff(project, "HEAD", False, ()) if has_head else []
+    skipped: list[dict[str, str]] = []
+    targets = collect_diff(project, "HEAD", False, (), skipped) if has_head else []
     seen = {t.relpath for t in targets}
     # Before the first commit everything tracked is new as well.
     listing = ["ls-files", "-z", "--others", "--exclude-standard"]
@@ -389,10 +435,14 @@ def check_worktree(threshold: float | None = None) -> Report:
             rel = absolute.resolve().relative_to(project.root.resolve()).as_posix()
         except ValueError:
             continue
-        text = _decode(_read_at_most(absolute, MAX_FILE_BYTES + 1))
-        if text is not None and rel not in seen:
+        if rel in seen:
+            continue
+        text = _readable(rel, _read_at_most(absolute, MAX_FILE_BYTES + 1), skipped)
+        if text is not None:
             targets.append(Target(rel, text, None))
-    return analyse(project, _not_the_log(project, targets), threshold)
+    report = analyse(project, _not_the_log(project, targets), threshold)
+    report.skipped = _not_the_log_skipped(project, skipped)
+    return report
 
 
 def check_stdin(
@@ -450,15 +500,19 @@ def emit(report: Report, fmt: str) -> None:
             return  # a document: nothing else on stdout
     for f in report.findings:
         say(finding_line(f))
+    for s in report.skipped:
+        say(f"{s['file']}: skipped: {s['reason']}")
     files = plural(report.files_checked, "file")
+    unread = f" ({plural(len(report.skipped), 'file')} skipped, named above)"
+    unread = unread if report.skipped else ""
     blocking = report.blocking
     if not blocking:
         extra = f" ({len(report.findings)} informational)" if report.findings else ""
-        say(f"cairn check: ok, {files} checked{extra}")
+        say(f"cairn check: ok, {files} checked{extra}{unread}")
         return
     entities = sorted({f["entity"] for f in blocking})
     say(
-        f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}: "
+        f"cairn check: {plural(len(blocking), 'blocking finding')} in {files}{unread}: "
         f"the change re-introduces {', '.join(entities)}."
     )
     say(next_step(blocking))

@@ -28,10 +28,11 @@ def register(group: click.Group) -> None:
     help="Wire only this tool (repeatable), detected or not. `cairn setup --list` names them.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the changes as a diff; write nothing.")
+@click.option("--ask", is_flag=True, help="Ask about each tool, also with --only.")
 @click.option(
     "--list", "list_only", is_flag=True, help="List the tools and whether each is detected."
 )
-def setup_cmd(yes: bool, only: tuple[str, ...], dry_run: bool, list_only: bool) -> None:
+def setup_cmd(yes: bool, only: tuple[str, ...], dry_run: bool, ask: bool, list_only: bool) -> None:
     """Wire Cairn into git hooks, agents, editors and CI: the gate before commits and
     agent edits, decisions linked to commits, the MCP server, the check on pull requests.
 
@@ -60,7 +61,7 @@ def setup_cmd(yes: bool, only: tuple[str, ...], dry_run: bool, list_only: bool) 
     if not chosen:
         say("cairn setup: no tool detected; `cairn setup --list` names them, --only NAME wires one")
         return
-    if not (yes or only or dry_run):
+    if ask or not (yes or only or dry_run):
         if not sys.stdin.isatty():
             raise CairnError("cairn setup asks before it writes; pass --yes (or --only NAME)")
         chosen = [i for i in chosen if click.confirm(f"Wire {i.name} ({i.what})?", default=True)]

@@ -22,7 +22,7 @@ from cairn.cli._common import (
     warn_if_damaged,
 )
 from cairn.core.commits import commits_of, linked_commit
-from cairn.core.present import logged, no_decisions_hint, short_id, who
+from cairn.core.present import logged, more_entities, no_decisions_hint, short_id, who
 from cairn.core.session import Session, did_you_mean
 from cairn.store import (
     AmbiguousTarget,
@@ -57,7 +57,7 @@ def open_session() -> Iterator[Session]:
     """The current project's session; store errors become one-line CLI errors."""
     project = current_project()
     try:
-        with Session.open(project) as session:
+        with Session.open(project, few=True) as session:  # one command: a few questions
             if session.store.degraded:
                 warn_if_damaged(f"answering without the index: {session.store.degraded}")
             warn_if_damaged(session.damage())
@@ -576,7 +576,11 @@ def prior_attempts_cmd(entity: str, include_all: bool, children: bool, as_json: 
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 1000))
 @json_option
 def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
-    """Full-text search over reasoning, alternatives and entity paths (best first)."""
+    """Search decisions with a question or keywords, best first (docs/search.md).
+
+    Ranks by the meaningful words of QUERY over each decision's reasoning, alternative,
+    commit subjects and entity path; "quoted phrases" must match whole; word* is a prefix.
+    """
     text = " ".join(query)
     if not any(ch.isalnum() for ch in text):
         raise CairnError(
@@ -595,8 +599,8 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         e = h.event
         extra = f" (alternative: {e.alternative})" if e.alternative else ""
         console.print(
-            f"[cyan]{esc(e.entity)}[/] {e.type.value} {_day(e.when)} {_short(e.id)}: "
-            + body(e.reasoning + extra)
+            f"[cyan]{esc(e.entity)}[/]{esc(more_entities(h))} {e.type.value} {_day(e.when)} "
+            f"{_short(e.id)}: " + body(e.reasoning + extra)
         )
 
 

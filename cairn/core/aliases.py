@@ -10,7 +10,9 @@ the new one with `metadata.renamed_from` (importers write both; either is enough
 link renames everything its old path covers: `src/auth.py -> src/session.py` makes
 `src/auth.py::login` a former path of `src/session.py::login`, and a table rename
 carries its columns. Chains are followed (a -> b -> c gives c the formers b and a),
-cycles are harmless, and at most MAX_FORMERS paths come back, at most MAX_DEPTH
+cycles are harmless; where links at several levels cover a path (a class renamed with
+its file: `Old.java::Old -> New.java::New` and `Old.java -> New.java`), the most
+specific one says what it was. At most MAX_FORMERS paths come back, at most MAX_DEPTH
 renames deep, so a pathological log cannot make a hover slow.
 
 A former path counts only up to the rename (`until_ms`: when the rename happened, the
@@ -21,9 +23,9 @@ and its history is not the renamed one's.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from cairn.store.paths import EntityPathError, canonicalise, covers
 from cairn.store.times import to_ms
@@ -58,19 +60,40 @@ class Former:
 LINK_KEYS = ("renamed_to", "renamed_from")
 
 
-class Aliases:
-    """The rename links of one log version, indexed by their new path."""
+class LinkSource(Protocol):
+    """Where `Aliases.reading` asks for links (`cairn.store.Store` answers this)."""
 
-    def __init__(self, links: Iterable[Link]) -> None:
+    def rename_links(
+        self, paths: Collection[str], *, by_new: bool
+    ) -> list[tuple[str, str, int]]: ...
+
+    def has_rename_links(self) -> bool: ...
+
+
+class Aliases:
+    """The rename links of one log version, indexed by their new path (and old).
+
+    Built from every link (`from_events`: the language server, which asks about whole
+    files for as long as the log stays), or read as asked (`reading`: a command asking
+    about a few entities reads the links of the paths it meets, not every rename of a
+    long history). The same answers either way: a path's links are read all at once
+    and ordered alike.
+    """
+
+    def __init__(self, links: Iterable[Link], source: LinkSource | None = None) -> None:
         self._by_new: dict[str, list[Link]] = {}
         self._by_old: dict[str, list[Link]] = {}
-        seen: set[tuple[str, str]] = set()
-        for link in sorted(links, key=lambda k: -k.at_ms):  # the newest rename first
-            if link.old == link.new or (link.old, link.new) in seen:
-                continue
-            seen.add((link.old, link.new))
+        self._source = source
+        self._any: bool | None = None
+        self._asked: dict[bool, set[str]] = {True: set(), False: set()}  # by_new -> paths
+        for link in _newest_first(links):
             self._by_new.setdefault(link.new, []).append(link)
             self._by_old.setdefault(link.old, []).append(link)
+
+    @classmethod
+    def reading(cls, source: LinkSource) -> Aliases:
+        """Links read from `source` as paths are asked about."""
+        return cls((), source)
 
     @classmethod
     def from_events(cls, events: Iterable[Event]) -> Aliases:
@@ -88,11 +111,15 @@ class Aliases:
         return cls(links)
 
     def __bool__(self) -> bool:
-        return bool(self._by_new)
+        if self._source is None:
+            return bool(self._by_new)
+        if self._any is None:
+            self._any = self._source.has_rename_links()
+        return self._any
 
     def formerly(self, entity: str) -> tuple[Former, ...]:
         """The former paths of canonical `entity`, nearest first (bounded, cycle-safe)."""
-        if not self._by_new:
+        if not self:
             return ()
         out: list[Former] = []
         seen = {entity}
@@ -101,7 +128,9 @@ class Aliases:
             path, until, depth = queue.popleft()
             if depth >= MAX_DEPTH:
                 continue
-            for new in self._covering(path):
+            # Only the most specific link: a class renamed with its file has a link of
+            # its own, and the file's would carry its members to paths that never were.
+            for new in self._covering(path)[:1]:
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
                     former = link.old + suffix
@@ -116,11 +145,13 @@ class Aliases:
     def linked(self, paths: Iterable[str]) -> list[str]:
         """Those of `paths` that a rename named as its new path (where importers write
         the rename's other half, an `add`/`create` with `renamed_from`)."""
-        return [p for p in paths if p in self._by_new]
+        wanted = list(paths)
+        table = self._table(wanted, by_new=True)
+        return [p for p in wanted if p in table]
 
     def renamed_to(self, entity: str) -> str | None:
         """The newest name of canonical `entity` when it (or what covers it) was renamed."""
-        for old in self._covering(entity, self._by_old):
+        for old in self._covering(entity, by_new=False):
             return self._by_old[old][0].new + entity[len(old) :]
         return None
 
@@ -137,10 +168,9 @@ class Aliases:
             out.append(current)
         return out
 
-    def _covering(self, path: str, table: dict[str, list[Link]] | None = None) -> list[str]:
+    def _covering(self, path: str, *, by_new: bool = True) -> list[str]:
         """Linked paths that name `path` or cover it (a file its symbols, a table its
         columns, a directory what is below it), the most specific first."""
-        table = self._by_new if table is None else table
         candidates = [path]
         for i in range(len(path) - 1, 0, -1):
             ch = path[i]
@@ -148,7 +178,38 @@ class Aliases:
                 candidates.append(path[: i + 1])
             elif ch == "." or (ch == ":" and path[i - 1] == ":"):
                 candidates.append(path[: i - 1] if ch == ":" else path[:i])
+        table = self._table(candidates, by_new=by_new)
         return [c for c in candidates if c in table and covers(c, path)]
+
+    def _table(self, paths: Iterable[str], *, by_new: bool) -> dict[str, list[Link]]:
+        """The links by new (or old) path, those of `paths` read first when reading."""
+        table = self._by_new if by_new else self._by_old
+        if self._source is None:
+            return table
+        asked = self._asked[by_new]
+        wanted = set(paths) - asked
+        if wanted:
+            asked |= wanted
+            found: dict[str, list[Link]] = {}
+            for old, new, when_ms in self._source.rename_links(wanted, by_new=by_new):
+                found.setdefault(new if by_new else old, []).append(Link(old, new, _end(when_ms)))
+            for path, links in found.items():
+                kept = _newest_first(links)
+                if kept:
+                    table[path] = kept
+        return table
+
+
+def _newest_first(links: Iterable[Link]) -> list[Link]:
+    """The newest rename first, one link per (old, new), none from a path to itself."""
+    out: list[Link] = []
+    seen: set[tuple[str, str]] = set()
+    for link in sorted(links, key=lambda k: -k.at_ms):
+        if link.old == link.new or (link.old, link.new) in seen:
+            continue
+        seen.add((link.old, link.new))
+        out.append(link)
+    return out
 
 
 _FOREVER = 2**62
@@ -164,12 +225,17 @@ def _canonical(raw: object) -> str | None:
 
 
 def _ms(ts: str) -> int:
-    """The end of the second `ts` falls in: commit dates and file times have whole
-    seconds, so what was logged within the rename's second still counts as before it."""
+    """The end of the second `ts` falls in (`_end`)."""
     try:
-        return to_ms(ts) // 1000 * 1000 + 999
+        return _end(to_ms(ts))
     except ValueError:
         return _FOREVER
+
+
+def _end(ms: int) -> int:
+    """The end of the second `ms` falls in: commit dates and file times have whole
+    seconds, so what was logged within the rename's second still counts as before it."""
+    return ms // 1000 * 1000 + 999
 
 
 def rename_drafts(

@@ -16,6 +16,10 @@ card only when its history matters:
 - for a table (or any parent), a child whose status is not plain: a column that was
   reverted, rejected, removed, re-opened or is in conflict.
 
+A dependency (`deps/NAME`) is quieter still: its version bumps are history, not
+attention, so only an open verdict, a conflict or a due review earn it a lens (on a
+15-line requirements.txt every line had "many decisions").
+
 Everything else is quiet: no lens, and a one-line hover. `quiet=False` (a setting in
 every editor) gives every entity with history its lens, as before.
 """
@@ -108,8 +112,8 @@ def needs_history(status: EntityStatus, policy: AttentionPolicy = AttentionPolic
     if not policy.quiet:
         return False
     count = status.event_count
-    if count < 2 or count > policy.busy_after:
-        return False
+    if count < 2 or count > policy.busy_after or _is_dependency(status.entity):
+        return False  # a dependency's events can add nothing it keeps (`_DEPENDENCY_REASONS`)
     return not _status_reasons(status)
 
 
@@ -135,9 +139,22 @@ def attention(
     rollup += [v.value for v in status.rollup.values()]
     if any(state in _NOT_PLAIN for state in rollup):
         reasons.append(Reason.CHILDREN)
+    if policy.quiet and _is_dependency(status.entity):
+        reasons = [r for r in reasons if r in _DEPENDENCY_REASONS]
     if not policy.quiet and not reasons and count:
         reasons.append(Reason.HISTORY)
     return Attention(tuple(reasons))
+
+
+# What earns a dependency attention: a verdict or a conflict someone must act on, or a
+# review someone asked for; never its bumps, its removal or how busy it is.
+_DEPENDENCY_REASONS = frozenset({Reason.OPEN_VERDICT, Reason.CONFLICT, Reason.REVIEW_DUE})
+
+
+def _is_dependency(entity: str) -> bool:
+    from cairn.store.paths import DEPS_PREFIX
+
+    return entity.startswith(DEPS_PREFIX)
 
 
 def _status_reasons(status: EntityStatus) -> list[Reason]:

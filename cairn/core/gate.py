@@ -21,6 +21,7 @@ import bisect
 import difflib
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.core.present import blocked_explanation
@@ -50,6 +51,8 @@ class Report:
     files_checked: int
     findings: list[dict[str, Any]] = field(default_factory=list)
     damage: str = ""  # what is wrong with the log (lines verification rejects), for a warning
+    # files named or changed but not read: [{"file", "reason"}] (over the size limit)
+    skipped: list[dict[str, str]] = field(default_factory=list)
 
     def make_removed_blocking(self) -> None:
         """`--strict-removed`: re-introducing a removed entity fails the gate too
@@ -70,6 +73,8 @@ class Report:
             "files_checked": self.files_checked,
             "findings": self.findings,
         }
+        if self.skipped:
+            out["files_skipped"] = self.skipped
         if self.blocking:
             # What the Claude Code hook shows (it imports no Cairn, so it takes the words)
             out["explanation"] = blocked_explanation(self.findings, "cli")
@@ -130,6 +135,40 @@ def edit_target(project: Project, relpath: str, data: bytes) -> Target:
         if old is not None:
             lines, taken_out = edit(old, text)  # one diff for both
     return Target(relpath, text, lines, removed=taken_out)
+
+
+class OutsideProject(ValueError):
+    """A file that is not under the project's root: no decision log of it governs it."""
+
+
+def relpath_in(project: Project, path: Path) -> str:
+    """`path` (absolute, or relative to the current directory) relative to the project's
+    root; `OutsideProject` when it is not under it."""
+    absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path.resolve()
+    try:
+        return absolute.relative_to(project.root.resolve()).as_posix()
+    except ValueError:
+        raise OutsideProject(f"{path} is outside the project at {project.root}") from None
+
+
+def check_edit(path: Path, data: bytes, start: Path) -> Report:
+    """`cairn check --stdin-filename PATH` in one call, for a caller that is no command
+    line (the Claude Code hook, in its own process): the project is the one `start` (a
+    folder) is in. Raises what that command reports as an error (`refusal` words it):
+    `ProjectNotFound`, `OutsideProject`, `EditRefused`, the store's errors."""
+    from cairn.core.project import find_project
+
+    project = find_project(start)
+    return check(project, [edit_target(project, relpath_in(project, path), data)])
+
+
+def refusal(error: Exception) -> str:
+    """The one line `cairn check` reports for an error of a check (the hook's words too)."""
+    from cairn.store.errors import StoreError
+
+    if isinstance(error, StoreError):
+        return f"cannot read the decision log: {error}"
+    return str(error) or type(error).__name__
 
 
 # difflib's matcher without its junk heuristic is cubic on repetitive text (a file of
@@ -271,7 +310,7 @@ def check(
     if session is None:
         from cairn.core.session import Session
 
-        with Session.open(project) as opened:
+        with Session.open(project, few=True) as opened:
             _judge(opened, report, per_file, entities, threshold)
     else:
         _judge(session, report, per_file, entities, threshold)

@@ -23,7 +23,7 @@ from urllib.parse import quote
 from cairn.core.commits import commits_of, linked_commit
 
 if TYPE_CHECKING:
-    from cairn.store.model import EntityStatus, Event, Status
+    from cairn.store.model import EntityStatus, Event, SearchHit, Status
 
 SHORT_ID = 12  # hex characters: unambiguous at a million events (8 was not, reliably)
 
@@ -86,6 +86,12 @@ def day(value: object) -> str:
     return text[:10] if len(text) >= 10 and text[4] == "-" else text
 
 
+def more_entities(hit: SearchHit) -> str:
+    """What a search hit on one decision's several entities adds to its first entity."""
+    more = len(hit.others)
+    return f" (+{plural(more, 'more entity', 'more entities')})" if more else ""
+
+
 def plural(count: int, noun: str, many: str = "") -> str:
     """`1 decision`, `2 decisions`, `0 entities` (with `many` for irregular nouns)."""
     return f"{count} {noun if count == 1 else (many or noun + 's')}"
@@ -97,13 +103,53 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
-_COMMAND_LINK = re.compile(r"\[([^\]]*)\]\(command:[^)]*\)")
+_COMMAND_LINK = re.compile(r"(?<!\\)\[([^\]]*)\]\(command:[^)]*\)")
+_MD_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def plain_links(markdown: str) -> str:
     """Markdown with each editor command link (`[Full history](command:…)`) reduced to
-    its label, for a terminal, where the command cannot run."""
-    return _COMMAND_LINK.sub(r"\1", markdown)
+    its label and stored text unescaped, for a terminal, where nothing is rendered."""
+    return _MD_ESCAPED.sub(r"\1", _COMMAND_LINK.sub(r"\1", markdown))
+
+
+# --- stored text inside Markdown ----------------------------------------------------------
+# Reasons, authors, alternatives and imported names are written by anyone who can
+# commit to the log (or a migration file, an ADR, a commit message). Rendered raw, a
+# reason can plant `[Full history](command:cairn.supersede?…)` beside Cairn's own link,
+# an `<img onerror>` or a heading. Every stored string goes into Markdown through these
+# two, so links and markup appear only where Cairn makes them.
+
+# Characters that open or close an inline construct, plus the `:` of `https://` and
+# the `.` of `www.` (GFM autolinks). Backslash escapes work for any ASCII punctuation.
+# `_` between two letters or digits cannot start or end emphasis (CommonMark), so
+# `email_verified` stays as it is written.
+_MD_INLINE = re.compile(
+    r"[\\`*\[\]()<>#!|~&]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|:(?=//)|(?<=www)\."
+)
+# Block markers a line can start with: lists (`-`, `+`, `1.`) and setext underlines (`=`).
+_MD_LINE_START = re.compile(r"^([ \t]*)([-+=]|\d+(?=\.))", re.MULTILINE)
+
+
+def md_text(value: object) -> str:
+    """`value` as inert Markdown text: it renders as the characters it holds."""
+    text = _MD_INLINE.sub(lambda m: "\\" + m.group(), str(value))
+
+    def line_start(m: re.Match[str]) -> str:
+        marker = m.group(2)
+        # `1.` stays a number: its full stop is what would make the list
+        return m.group(1) + (marker + "\\" if marker[0].isdigit() else "\\" + marker)
+
+    return _MD_LINE_START.sub(line_start, text)
+
+
+def md_code(value: object) -> str:
+    """`value` as one inline code span whose fence no backtick inside it can close."""
+    text = " ".join(str(value).splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def clip(text: str | None, limit: int = 160) -> str:
@@ -162,9 +208,9 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
     count = status.event_count
     noun = "decision" if count == 1 else "decisions"
     if count:
-        lines = [f"**`{entity}`** · {state} · {count} {noun}"]
+        lines = [f"**{md_code(entity)}** · {state} · {count} {noun}"]
     else:  # a table known only through its columns' decisions
-        lines = [f"**`{entity}`** · no decisions of its own"]
+        lines = [f"**{md_code(entity)}** · no decisions of its own"]
     lines[0] += formerly_note(status)
     verdicts = status.open_verdicts
     conflicts = status.conflicts
@@ -177,38 +223,40 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
     for verdict in verdicts[:MAX_VERDICTS]:
         lines.extend(_verdict_lines(verdict, entity, commits.get(verdict.id, "")))
         lines.extend(
-            f"> *Note{by(n)}:* {clip(n.reasoning, 160)}" for n in notes.get(verdict.id, ())
+            f"> *Note{_md_by(n)}:* {md_text(clip(n.reasoning, 160))}"
+            for n in notes.get(verdict.id, ())
         )
     if len(verdicts) > MAX_VERDICTS:
         lines.append(f"*…and {len(verdicts) - MAX_VERDICTS} more open verdicts*")
     for change in conflicts[:1]:
         lines.append(
-            f"⚠ **Re-applied without supersede** {when(change)}{by(change)} · "
-            f"`{short_id(change.id)}`"
+            f"⚠ **Re-applied without supersede** {_md_when(change)}{_md_by(change)} · "
+            f"{_md_id(change.id)}"
         )
     reopened = status.reopened
     history = {"entity": entity}
     for verdict_id, reopener in list(reopened.items())[:2]:
         lines.append(
-            f"↺ `{short_id(verdict_id)}` re-opened by "
-            + command_link(f"`{short_id(reopener)}`", "cairn.history", history)
+            f"↺ {_md_id(verdict_id)} re-opened by "
+            + command_link(_md_id(reopener), "cairn.history", history)
         )
     for review in status.due_reviews[:1]:
         event = review.event
         due = review.due or event.revisit_after
-        since = f" since {day(due)}" if due else ""
-        reason = clip(review.detail or event.reasoning, 100)
+        since = f" since {md_text(day(due))}" if due else ""
+        reason = md_text(clip(review.detail or event.reasoning, 100))
         lines.append(f"⏰ **Review due**{since}: {reason}")
     rollup = status.rollup
     if rollup:
         lines.append(rollup_line(entity, rollup))
     shown = {v.id for v in verdicts} | {c.id for c in conflicts}
     for event in [e for e in newest if e.id not in shown][:MAX_NEWEST]:
-        reason = clip(event.reasoning, 90) if event.reasoning else ""
+        reason = md_text(clip(event.reasoning, 90)) if event.reasoning else ""
         for n in notes.get(event.id, ())[-1:]:
-            reason += f" · *note:* {clip(n.reasoning, 90)}"
+            reason += f" · *note:* {md_text(clip(n.reasoning, 90))}"
+        commit = commit_note(commits.get(event.id))
         lines.append(
-            f"- {when(event)} **{event.type}**{by(event)}{commit_note(commits.get(event.id))}"
+            f"- {_md_when(event)} **{event.type}**{_md_by(event)}{commit}"
             + (f": {reason}" if reason else "")
         )
     blocks = _paragraphs(lines)
@@ -225,12 +273,15 @@ def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Eve
     rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
     count = status.event_count
     noun = "decision" if count == 1 else "decisions"
-    line = f"**`{entity}`** · {status.status.value} · {count} {noun}"
+    line = f"**{md_code(entity)}** · {status.status.value} · {count} {noun}"
     line += formerly_note(status)
-    if newest:
-        event = newest[0]
-        reason = f": {clip(event.reasoning, 80)}" if event.reasoning else ""
-        line += f" · {when(event)} {event.type}{by(event)}{reason}"
+    # A commit link is written after every commit: it is the newest event, not a decision.
+    decisions = [e for e in newest if not linked_commit(e)]
+    if decisions:
+        event = decisions[0]
+        reason = f": {md_text(clip(event.reasoning, 80))}" if event.reasoning else ""
+        commit = commit_note(commits_of(newest).get(event.id))
+        line += f" · {_md_when(event)} {event.type}{_md_by(event)}{commit}{reason}"
     return line + " · " + command_link("history", "cairn.history", {"entity": entity})
 
 
@@ -240,13 +291,13 @@ def formerly_note(status: EntityStatus) -> str:
     if not formerly:
         return ""
     more = f" (+{len(formerly) - 2} more)" if len(formerly) > 2 else ""
-    return " · formerly " + ", ".join(f"`{f}`" for f in formerly[:2]) + more
+    return " · formerly " + ", ".join(md_code(f) for f in formerly[:2]) + more
 
 
 def no_decisions_markdown(entity: str) -> str:
     """The card for an entity without history (only when the setting asks for it)."""
     log = command_link("Log one", "cairn.log", {"entity": entity, "type": "modify"})
-    return f"**`{entity}`** · no decisions yet · {log}"
+    return f"**{md_code(entity)}** · no decisions yet · {log}"
 
 
 def rollup_line(entity: str, rollup: dict[str, Status]) -> str:
@@ -258,7 +309,7 @@ def rollup_line(entity: str, rollup: dict[str, Status]) -> str:
     for state in ("reverted", "rejected", "conflict", "reopened", "removed", "active"):
         if not counts.get(state):
             continue
-        names = [k.removeprefix(prefix) for k, s in rollup.items() if s.value == state]
+        names = [md_text(k.removeprefix(prefix)) for k, s in rollup.items() if s.value == state]
         detail = f" ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})"
         parts.append(f"{counts[state]} {state}" + (detail if state != "active" else ""))
     return f"{label}: " + (" · ".join(parts) if parts else "no decisions")
@@ -299,42 +350,45 @@ def lens_title(status: EntityStatus) -> str:
 
 def history_markdown(entity: str, events: Sequence[Event]) -> str:
     """The full history of an entity, newest first, for the history view."""
-    lines = [f"# History of `{entity}`", ""]
+    lines = [f"# History of {md_code(entity)}", ""]
     if not events:
         lines.append("No decisions recorded.")
     plain, notes = split_notes(events)
     for event in sorted(plain, key=lambda e: e.occurred_at or e.recorded_at, reverse=True):
-        head = f"## {when(event)} · {event.type}{by(event)} · `{short_id(event.id)}`"
+        head = f"## {_md_when(event)} · {event.type}{_md_by(event)} · {_md_id(event.id)}"
         lines.append(head + found_by(event))
         if event.entity != entity:
-            lines.append(f"*on `{event.entity}`*")
+            lines.append(f"*on {md_code(event.entity)}*")
         if event.alternative:
-            lines.append(f"**Rejected alternative:** {event.alternative}")
+            lines.append(f"**Rejected alternative:** {md_text(event.alternative)}")
         for target, label in ((event.supersedes, "Re-opens"), (event.reverts, "Undoes")):
             if target:
-                lines.append(f"**{label}:** `{short_id(target)}`")
-        lines += ["", event.reasoning or "*(no reasoning recorded)*", ""]
+                lines.append(f"**{label}:** {_md_id(target)}")
+        reasoning = md_text(event.reasoning) if event.reasoning else "*(no reasoning recorded)*"
+        lines += ["", reasoning, ""]
         for note in notes.get(event.id, ()):
-            lines += [f"> **Note** {when(note)}{by(note)} · `{short_id(note.id)}`  ", ""]
-            lines += [f"> {line}" if line else ">" for line in note.reasoning.splitlines()]
+            lines += [f"> **Note** {_md_when(note)}{_md_by(note)} · {_md_id(note.id)}  ", ""]
+            lines += [f"> {md_text(line)}" if line else ">" for line in note.reasoning.splitlines()]
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
 def commit_note(commit: str | None) -> str:
     """` · commit `862741c8792d`` (the commit that landed an event), or nothing."""
-    return f" · commit `{short_id(commit)}`" if commit else ""
+    return f" · commit {_md_id(commit)}" if commit else ""
 
 
 def _verdict_lines(verdict: Event, entity: str = "", commit: str = "") -> list[str]:
     label = VERDICT_LABEL.get(str(verdict.type), str(verdict.type))
     if str(verdict.type) == "reject" and entity:
         # The entity is what was rejected (and what the gate blocks): say so in words.
-        label = f"{entity} was rejected"
-    alternative = f" *{clip(verdict.alternative, 60)}*" if verdict.alternative else ""
-    head = f"⛔ **{label}**{alternative} {when(verdict)}{by(verdict)} · `{short_id(verdict.id)}`"
-    head += found_by(verdict) + commit_note(commit or verdict.commit)
-    reason = clip(verdict.reasoning, 200) if verdict.reasoning else "*(no reasoning recorded)*"
+        label = f"{md_text(entity)} was rejected"
+    alternative = f" *{md_text(clip(verdict.alternative, 60))}*" if verdict.alternative else ""
+    head = f"⛔ **{label}**{alternative} {_md_when(verdict)}{_md_by(verdict)}"
+    head += f" · {_md_id(verdict.id)}" + found_by(verdict) + commit_note(commit or verdict.commit)
+    reason = (
+        md_text(clip(verdict.reasoning, 200)) if verdict.reasoning else "*(no reasoning recorded)*"
+    )
     return [head, f"> {reason}"]
 
 
@@ -345,7 +399,22 @@ def found_by(event: Event) -> str:
     if not how:
         return ""
     share = meta.get("share")
-    return f" · found by {how}" + (f" ({share})" if share else "")
+    return f" · found by {md_text(how)}" + (f" ({md_text(share)})" if share else "")
+
+
+def _md_by(event: _Authored) -> str:
+    """` by alice` for Markdown, or nothing."""
+    name = who(event)
+    return f" by {md_text(name)}" if name else ""
+
+
+def _md_when(event: _Dated) -> str:
+    return md_text(when(event))
+
+
+def _md_id(event_id: object) -> str:
+    # an id is a hash in a valid log, but a forged line's id is any string
+    return md_code(short_id(event_id))
 
 
 def _height(blocks: list[str]) -> int:

@@ -64,18 +64,30 @@ class _Version:
 class Session:
     """One project's log, opened for reading and writing."""
 
-    def __init__(self, project: Project, store: Store) -> None:
+    def __init__(self, project: Project, store: Store, *, few: bool = False) -> None:
         self.project = project
         self.store = store
+        self._few = few
         self._version: _Version | None = None
 
     @classmethod
-    def open(cls, project: Project) -> Session:
-        """Open (and catch up) the project's store; raises the store's `StoreError`s."""
+    def open(cls, project: Project, *, few: bool = False) -> Session:
+        """Open (and catch up) the project's store; raises the store's `StoreError`s.
+
+        `few`: the session answers a few questions and closes (a command, the gate), so
+        renames are read for the paths it meets (`Aliases.reading`) instead of all at
+        once: a long history's thousands of renames were most of a one-file check."""
         from cairn.gitrefs import git_author
         from cairn.store import Store
 
-        return cls(project, Store.open(project.cairn_dir, author=git_author(project.root)))
+        store = Store.open(project.cairn_dir, author=git_author(project.root))
+        return cls(project, store, few=few)
+
+    @classmethod
+    def of_store(cls, store: Store) -> Session:
+        """A session over a store already open (an export given one); closing it closes
+        the store."""
+        return cls(Project(store.root, store.cairn_dir), store)
 
     def close(self) -> None:
         """Close the store."""
@@ -393,7 +405,10 @@ class Session:
         if version.aliases is None:
             from cairn.core.aliases import LINK_KEYS, Aliases
 
-            version.aliases = Aliases.from_events(self.store.renames(carrying=LINK_KEYS))
+            if self._few:
+                version.aliases = Aliases.reading(self.store)
+            else:
+                version.aliases = Aliases.from_events(self.store.renames(carrying=LINK_KEYS))
         return version.aliases
 
     def _formers_of(self, version: _Version, entity: str) -> tuple[Former, ...]:

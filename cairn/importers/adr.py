@@ -20,17 +20,21 @@ from pathlib import Path
 from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.dates import added_dates, file_author, file_date
 from cairn.importers.sql import relative
+from cairn.limits import LimitExceeded, Steps, read_source
 from cairn.store.paths import EntityKind, EntityPathError, parse
 
 SOURCE = "adr"
 MAX_REASONING = 4000  # the ADR itself stays the full record; the event carries the gist
 
 # Markdown has no parser in the dependency set; ADRs use a small, regular subset.
-_LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# Each pattern is linear in the text: a label cannot hold `[` (so a run of `[[[[` is
+# not rescanned from every bracket) and a link title stays on its line and is short.
+_LINK = re.compile(r"\[[^\[\]]*\]\(([^)\s]+)(?:[ \t]+\"[^\"\n]{0,300}\")?\)")
 _CODE = re.compile(r"`([^`\n]+)`")
 _NUMBER = re.compile(r"(?:adr[-_ ]?)?0*(\d+)", re.I)
 _SUPERSEDED_BY = re.compile(r"superseded\s+by\s+(?:\[)?(?:adr[-_ ]?)?0*(\d+)", re.I)
-_FIELD_LINE = re.compile(r"^\s*[*-]?\s*(status|date|deciders)\s*:\s*(.+?)\s*$", re.I)
+# matched against a stripped line (two `\s*` around an optional `-` were quadratic)
+_FIELD_LINE = re.compile(r"[*-]?[ \t]*(status|date|deciders)[ \t]*:(.*)", re.I)
 
 
 @dataclass
@@ -132,7 +136,9 @@ def read_adr(path: Path, root: Path) -> Adr | Skipped:
     """Parse one ADR file."""
     rel = relative(path, root)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_source(path)
+    except LimitExceeded as exc:
+        return Skipped(rel, f"skipped: {exc}")
     except (OSError, UnicodeDecodeError) as exc:
         return Skipped(rel, f"unreadable: {exc}")
     meta, body = _front_matter(text)
@@ -141,9 +147,9 @@ def read_adr(path: Path, root: Path) -> Adr | Skipped:
         return Skipped(rel, "no `# Title` heading; not an ADR")
     fields: dict[str, str] = {}
     for line in (sections.get("", "") + "\n" + body[:2000]).splitlines():
-        m = _FIELD_LINE.match(line)
-        if m and m.group(1).lower() not in fields:
-            fields[m.group(1).lower()] = m.group(2)
+        m = _FIELD_LINE.fullmatch(line.strip())
+        if m and m.group(2).strip() and m.group(1).lower() not in fields:
+            fields[m.group(1).lower()] = m.group(2).strip()
     status_text = str(meta.get("status") or "") or _first_line(_section(sections, "status"))
     status_text = status_text or fields.get("status", "")
     status = status_text.split()[0].strip(".,:*").lower() if status_text.split() else "unknown"
@@ -170,7 +176,10 @@ def read_adr(path: Path, root: Path) -> Adr | Skipped:
         m = _NUMBER.search(str(meta["id"]))
         number = int(m.group(1)) if m else None
     options = _list_items(_section(sections, "considered options", "options", "alternatives"))
-    entities, bad = _entities(meta, body, path, root)
+    try:
+        entities, bad = _entities(meta, body, path, root, Steps())
+    except LimitExceeded as exc:
+        return Skipped(rel, f"skipped: {exc}")
     notes.extend(bad)
     return Adr(
         path,
@@ -198,7 +207,7 @@ def _clean_title(title: str) -> str:
 
 
 def _entities(
-    meta: dict[str, object], body: str, path: Path, root: Path
+    meta: dict[str, object], body: str, path: Path, root: Path, steps: Steps
 ) -> tuple[list[str], list[str]]:
     found: list[str] = []
     bad: list[str] = []
@@ -209,6 +218,7 @@ def _entities(
         except EntityPathError as exc:
             bad.append(f"front matter entity {raw!r}: {exc}")
     for target in _LINK.findall(body):
+        steps.spend()  # each link may touch the file system
         if "://" in target or target.startswith(("#", "mailto:")):
             continue
         file_part = target.split("#", 1)[0]

@@ -22,6 +22,7 @@ from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
 from cairn.importers.dates import commit_reason, file_author, file_date, file_history
 from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative
+from cairn.limits import MAX_NESTING, LimitExceeded, Steps, nesting_within, read_source
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "alembic"
@@ -49,8 +50,13 @@ def _literal(node: ast.AST | None) -> Any:
 def read_revision(path: Path) -> Revision | Skipped:
     """Parse one revision file's identifiers (no code is executed)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        tree = ast.parse(read_source(path), filename=str(path))
+        nesting_within(tree, ast.iter_child_nodes)
+    except LimitExceeded as exc:
+        return Skipped(str(path), str(exc))
+    except (RecursionError, MemoryError):
+        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
         return Skipped(str(path), f"not readable Python: {exc}")
     values: dict[str, Any] = {}
     for node in tree.body:
@@ -146,12 +152,13 @@ def _callee(call: ast.Call) -> str:
     return ast.unparse(call.func)
 
 
-def upgrade_changes(rev: Revision) -> tuple[list[Change], list[str]]:
+def upgrade_changes(rev: Revision, steps: Steps | None = None) -> tuple[list[Change], list[str]]:
     """The schema changes in `upgrade()`, in execution order; plus calls not understood.
 
     Names bound to literals — at module level (`tables = ["a", "b"]`) or earlier in
     `upgrade()` — are substituted, and `for x in <literal list>:` loops are unrolled, so
-    `for table in tables: op.add_column(table, ...)` reads as one call per table."""
+    `for table in tables: op.add_column(table, ...)` reads as one call per table.
+    Unrolling spends `steps` (nested loops multiply): `LimitExceeded` past them."""
     fn = _func(rev.tree, "upgrade")
     if fn is None:
         return [], ["no upgrade() function"]
@@ -159,7 +166,9 @@ def upgrade_changes(rev: Revision) -> tuple[list[Change], list[str]]:
     unknown: list[str] = []
     batches: dict[str, str] = {}  # `with op.batch_alter_table("t") as batch_op` aliases
     env = _module_env(rev.tree)
-    for index, call in enumerate(_calls(fn.body, env, batches)):
+    budget = steps or Steps()
+    for index, call in enumerate(_calls(fn.body, env, batches, budget)):
+        budget.spend()  # a call is work too: one loop over a statement of 1,000 calls
         func = call.func
         if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
             continue
@@ -262,11 +271,12 @@ def _resolve(node: ast.AST, env: dict[str, Any]) -> Any:
 
 
 def _calls(
-    stmts: list[ast.stmt], env: dict[str, Any], batches: dict[str, str]
+    stmts: list[ast.stmt], env: dict[str, Any], batches: dict[str, str], steps: Steps
 ) -> Iterator[ast.Call]:
     """The calls `stmts` make, in execution order, with known names substituted and
-    loops over literal sequences unrolled."""
+    loops over literal sequences unrolled (each statement visited spends a step)."""
     for stmt in stmts:
+        steps.spend()
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue  # a nested helper runs only if called; its body is no statement here
         if isinstance(stmt, ast.For):
@@ -277,11 +287,11 @@ def _calls(
                 for value in values:
                     inner = dict(env)
                     if _bind_target(stmt.target, value, inner):
-                        yield from _calls(stmt.body, inner, batches)
+                        yield from _calls(stmt.body, inner, batches, steps)
                 continue
             yield from _expression_calls(stmt.iter, env)
-            yield from _calls(stmt.body, env, batches)
-            yield from _calls(stmt.orelse, env, batches)
+            yield from _calls(stmt.body, env, batches, steps)
+            yield from _calls(stmt.orelse, env, batches, steps)
             continue
         if isinstance(stmt, ast.With):
             for item in stmt.items:
@@ -295,19 +305,19 @@ def _calls(
                     if table:
                         batches[item.optional_vars.id] = table
                 yield from _expression_calls(item.context_expr, env)
-            yield from _calls(stmt.body, env, batches)
+            yield from _calls(stmt.body, env, batches, steps)
             continue
         if isinstance(stmt, (ast.If, ast.While)):
             yield from _expression_calls(stmt.test, env)
-            yield from _calls(stmt.body, env, batches)
-            yield from _calls(stmt.orelse, env, batches)
+            yield from _calls(stmt.body, env, batches, steps)
+            yield from _calls(stmt.orelse, env, batches, steps)
             continue
         if isinstance(stmt, ast.Try):
-            yield from _calls(stmt.body, env, batches)
+            yield from _calls(stmt.body, env, batches, steps)
             for handler in stmt.handlers:
-                yield from _calls(handler.body, env, batches)
-            yield from _calls(stmt.orelse, env, batches)
-            yield from _calls(stmt.finalbody, env, batches)
+                yield from _calls(handler.body, env, batches, steps)
+            yield from _calls(stmt.orelse, env, batches, steps)
+            yield from _calls(stmt.finalbody, env, batches, steps)
             continue
         yield from _expression_calls(stmt, env)
         _bind_assignment(stmt, env)
@@ -463,7 +473,14 @@ def import_alembic(
             when, origin = (
                 (rev.create_date, "Create Date") if rev.create_date else file_date(rev.path, dates)
             )
-            changes, unknown = upgrade_changes(rev)
+            try:
+                changes, unknown = upgrade_changes(rev)
+            except LimitExceeded as exc:
+                yield Skipped(rel, f"skipped: {exc}")
+                continue
+            except (RecursionError, MemoryError):
+                yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
+                continue
             yield from file_proposals(
                 changes,
                 unknown,

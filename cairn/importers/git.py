@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cairn import git as gitcmd
 from cairn.importers.base import Known, Note, Proposed, Skipped, SourceError, normalise_time
@@ -41,6 +39,7 @@ from cairn.importers.git_history import (
     read_diffs,
     read_history,
 )
+from cairn.importers.git_placement import Entity, capped, removed_entities, trees_by_revert
 from cairn.importers.git_reintroduced import Reintroduced, TakenOut, reintroductions
 from cairn.importers.git_renames import RenameTracker, file_renames
 from cairn.importers.git_reverts import (
@@ -54,23 +53,16 @@ from cairn.importers.git_reverts import (
     candidates_for,
     hinted,
 )
-from cairn.importers.trees import Tree, attributes, trees_of
-from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
+from cairn.importers.trees import Tree
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT
 from cairn.significance import KEY as SIGNIFICANCE
 from cairn.significance import TRIVIAL
-
-if TYPE_CHECKING:
-    from cairn.indexer import Symbol
 
 __all__ = ["DEFAULT_WINDOW", "SOURCE", "git", "import_git", "imported_counts", "since_arg"]
 
 SOURCE = "git"
 MAX_REASONING = 2000
 MAX_HINTED_FILES = 200  # files a hand-made revert may touch and still be line-matched
-# Events one revert may write. Beyond it the entities with the most lines taken out are
-# kept and the import's summary says how many were left out: a commit that touches
-# thousands of entities is one sweeping change, not thousands of decisions.
-MAX_EVENTS_PER_COMMIT = 100
 MAX_PATHSPEC = 1000  # files named to `git show` to leave a revert's trees unread
 
 # `--since` forms checked before git sees them: git reads any text as *some* date
@@ -99,23 +91,6 @@ def since_arg(raw: str) -> str:
             "or '<N> days|weeks|months|years ago'"
         ) from None
     return utc.replace("T", " ").replace("Z", " +0000")
-
-
-@dataclass
-class Entity:
-    """Where a revert took lines out: the entity and the removed lines inside it."""
-
-    path: str
-    kind: str
-    lines: list[str] = field(default_factory=list)
-    whole: bool = False  # the revert took out the entity itself (its name), not only lines
-    before: str = ""  # a dependency's version before the revert (what was undone)
-    after: str = ""  # and after it (what it went back to)
-    file: str = ""  # the file it was declared in
-    tree: str = ""  # a vendored/generated/asset tree: its kind (`cairn.importers.trees`)
-    files: int = 0  # and how many of its files the revert changed
-    restored: list[str] = field(default_factory=list)  # lines the revert put back in it
-    imports: list[str] = field(default_factory=list)  # its print when it has no other line
 
 
 def _check_repository(root: Path) -> None:
@@ -158,6 +133,8 @@ def import_git(
         return 0, iter(())  # a repository without commits has no reverts yet
     shallow = git(root, "rev-parse", "--is-shallow-repository", check=False).strip() == "true"
     commits = read_history(root, since_value, renames=True)
+    known = list(known)
+    known_deps = {e for e in known if e.startswith("deps/")}
     renames = RenameTracker(commits, file_renames(commits), known)
     done = imported or {}
     found = find_reverts(root, commits, window, done)
@@ -180,7 +157,7 @@ def import_git(
             # Dependencies added or dropped by commits that say why (not reverts).
             from cairn.importers.git_deps import dependency_changes
 
-            yield from dependency_changes(root, commits, blobs, skip=set(found))
+            yield from dependency_changes(root, commits, blobs, skip=set(found), known=known_deps)
             yield from renames.proposals(blobs)  # what carries those verdicts to new names
         finally:
             blobs.close()
@@ -325,7 +302,113 @@ def _walk(
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
     # Vendored, generated and asset trees: one event each, and their diffs never read.
-    trees = _trees(root, todo)
+    trees = trees_by_revert(root, todo)
+    diffs = _revert_diffs(root, todo, trees, by_sha)
+    entity_cache: dict[str, list[Entity]] = {}
+
+    def entities_of(f: Found) -> tuple[list[Entity], list[Skipped]]:
+        if f.revert.sha in entity_cache:
+            return entity_cache[f.revert.sha], []
+        in_trees = trees.get(f.revert.sha, ([], []))[0]
+        ents, skipped = removed_entities(f, diffs, blobs, in_trees)
+        ents, cut = capped(f, ents)
+        entity_cache[f.revert.sha] = ents
+        return ents, skipped + cut + _clipped(f, by_sha.get(f.original or ""))
+
+    for c in commits:
+        for hook in unit_done:
+            hook(1)
+        f = found.get(c.sha)
+        if f is None:
+            if REVERT_SUBJECT.match(c.subject):
+                yield Skipped(
+                    f"{c.sha[:10]} {c.subject}",
+                    "looks like a revert, but no earlier commit has that subject and "
+                    "the message names no commit",
+                )
+            continue
+        if c.sha in done:
+            yield Known(done[c.sha])
+            continue
+        original = by_sha.get(f.original or "") or (
+            _load_commit(root, f.original) if f.original else None
+        )
+        why = _unreadable(c, f, original)
+        if why:
+            yield Skipped(f"{c.sha[:10]} {c.subject}", why)
+            continue
+        # Otherwise a revert of a commit this repository lacks (a branch rebased or
+        # squash-merged after the revert was written) is read from its own diff: the
+        # lines it took out are the change it undid.
+        if original is not None and original.sha not in by_sha:
+            # Outside `--since`: still a revert itself when it carries git's marker.
+            by_sha[original.sha] = original
+            m = REVERTS_BODY.search(original.message)
+            if m and original.sha not in found:
+                found[original.sha] = Found(original, m.group(1), "marker")
+        chain = _chain(f, found, by_sha)
+        if chain % 2 == 0 and f.original in found:
+            # A revert of a revert puts the change back: re-open the earlier verdicts.
+            earlier = found[f.original]
+            ents = entity_cache.get(earlier.revert.sha)
+            if ents is None:
+                if earlier.revert.sha not in diffs:
+                    diffs.update(read_diffs(root, [earlier.revert.sha]))
+                ents, skipped = entities_of(earlier)
+                yield from skipped
+            yield from _reapplied(c, f, original, earlier, ents, taken)
+            continue
+        ents, skipped = entities_of(f)
+        yield from skipped
+        if not ents:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}", "the revert took out no lines Cairn can place"
+            )
+            continue
+        from cairn.importers.git_deps import about
+
+        ents = about(ents, c, original, diffs.get(f.original or "", {}))
+        if not ents:
+            yield Skipped(
+                f"{c.sha[:10]} {c.subject}",
+                "the revert restored a manifest, but names none of its dependencies and "
+                "its reverted commit changed none of them",
+            )
+            continue
+        yield from _revert_events(c, f, original, ents, diffs.get(c.sha, {}), taken)
+
+
+def _unreadable(c: Commit, f: Found, original: Commit | None) -> str:
+    """Why a found revert cannot be imported ("" when it can)."""
+    if f.branch_only:
+        return (
+            f"reverts {(f.original or '')[:10]}, a commit only on the branch this "
+            "squash merged: the revert happened inside the pull request"
+        )
+    if (
+        f.original is not None
+        and original is None
+        and (
+            not c.parents
+            or c.subject.startswith('Revert "Revert')
+            or not c.subject.lower().startswith("revert")
+        )
+    ):
+        # Without its parent (a shallow clone) there is no diff to read; a revert of
+        # a revert we cannot see might re-apply rather than undo; in a squash, only
+        # the reverted commit says which hunks were the revert.
+        return f"reverts {f.original[:10]}, which is not in this repository's history"
+    return ""
+
+
+def _revert_diffs(
+    root: Path,
+    todo: list[Found],
+    trees: dict[str, tuple[list[Tree], list[str]]],
+    by_sha: dict[str, Commit],
+) -> dict[str, dict[str, FileDiff]]:
+    """The diffs the reverts to import need: their own (without their trees' files),
+    and those of the commits that say which of their lines were the revert."""
     # The diffs of every revert to import (and of the originals of squashes, whose
     # lines say which hunks of the squash were the revert).
     need = {f.revert.sha for f in todo if f.revert.sha not in trees}
@@ -349,137 +432,72 @@ def _walk(
         named = sorted(rest) if len(rest) <= MAX_PATHSPEC else None
         if named != []:
             diffs.update(read_diffs(root, [sha], named))
-    entity_cache: dict[str, list[Entity]] = {}
+    return diffs
 
-    def entities_of(f: Found) -> tuple[list[Entity], list[Skipped]]:
-        if f.revert.sha in entity_cache:
-            return entity_cache[f.revert.sha], []
-        in_trees = trees.get(f.revert.sha, ([], []))[0]
-        ents, skipped = _removed_entities(f, diffs, blobs, in_trees)
-        ents, capped = _capped(f, ents)
-        entity_cache[f.revert.sha] = ents
-        return ents, skipped + capped
 
-    for c in commits:
-        for hook in unit_done:
-            hook(1)
-        f = found.get(c.sha)
-        if f is None:
-            if REVERT_SUBJECT.match(c.subject):
-                yield Skipped(
-                    f"{c.sha[:10]} {c.subject}",
-                    "looks like a revert, but no earlier commit has that subject and "
-                    "the message names no commit",
-                )
+def _reapplied(
+    c: Commit,
+    f: Found,
+    original: Commit | None,
+    earlier: Found,
+    ents: list[Entity],
+    taken: dict[tuple[str, str], TakenOut],
+) -> Iterator[Proposed]:
+    """A revert of a revert: `supersede` events re-opening the earlier verdicts. Only
+    what it puts back is re-opened: a commit that reinstates one file of a reverted
+    change leaves the rest of the revert standing."""
+    back = f.files if f.files is not None else {ch.path for ch in c.changes}
+    for ent in ents:
+        if ent.file and ent.file not in back:
             continue
-        if c.sha in done:
-            yield Known(done[c.sha])
-            continue
-        if f.branch_only:
-            yield Skipped(
-                f"{c.sha[:10]} {c.subject}",
-                f"reverts {(f.original or '')[:10]}, a commit only on the branch this "
-                "squash merged: the revert happened inside the pull request",
-            )
-            continue
-        original = by_sha.get(f.original or "") or (
-            _load_commit(root, f.original) if f.original else None
+        taken.pop((earlier.revert.sha, ent.path), None)
+        yield _proposal(
+            c,
+            original,
+            "supersede",
+            ent,
+            _metadata(f, original) | {"reapplies": True},
+            supersedes_key=f"{SOURCE}:{earlier.revert.sha}:{ent.path}",
         )
-        if (
-            f.original is not None
-            and original is None
-            and (
-                not c.parents
-                or c.subject.startswith('Revert "Revert')
-                or not c.subject.lower().startswith("revert")
-            )
-        ):
-            # Without its parent (a shallow clone) there is no diff to read; a revert of
-            # a revert we cannot see might re-apply rather than undo; in a squash, only
-            # the reverted commit says which hunks were the revert.
-            yield Skipped(
-                f"{c.sha[:10]} {c.subject}",
-                f"reverts {f.original[:10]}, which is not in this repository's history",
-            )
-            continue
-        # Otherwise a revert of a commit this repository lacks (a branch rebased or
-        # squash-merged after the revert was written) is read from its own diff: the
-        # lines it took out are the change it undid.
-        if original is not None and original.sha not in by_sha:
-            # Outside `--since`: still a revert itself when it carries git's marker.
-            by_sha[original.sha] = original
-            m = REVERTS_BODY.search(original.message)
-            if m and original.sha not in found:
-                found[original.sha] = Found(original, m.group(1), "marker")
-        chain = _chain(f, found, by_sha)
-        if chain % 2 == 0 and f.original in found:
-            # A revert of a revert puts the change back: re-open the earlier verdicts.
-            earlier = found[f.original]
-            ents = entity_cache.get(earlier.revert.sha)
-            if ents is None:
-                if earlier.revert.sha not in diffs:
-                    diffs.update(read_diffs(root, [earlier.revert.sha]))
-                ents, skipped = entities_of(earlier)
-                yield from skipped
-            # Only what it puts back is re-opened: a commit that reinstates one file of
-            # a reverted change leaves the rest of the revert standing.
-            back = f.files if f.files is not None else {ch.path for ch in c.changes}
-            for ent in ents:
-                if ent.file and ent.file not in back:
-                    continue
-                taken.pop((earlier.revert.sha, ent.path), None)
-                yield _proposal(
-                    c,
-                    original,
-                    "supersede",
-                    ent,
-                    _metadata(f, original) | {"reapplies": True},
-                    supersedes_key=f"{SOURCE}:{earlier.revert.sha}:{ent.path}",
-                )
-            continue
-        ents, skipped = entities_of(f)
-        yield from skipped
-        if not ents:
-            yield Skipped(
-                f"{c.sha[:10]} {c.subject}", "the revert took out no lines Cairn can place"
-            )
-            continue
-        from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
-        from cairn.importers.git_deps import about
-        from cairn.significance import mark, notes
 
-        ents = about(ents, c, original, diffs.get(f.original or "", {}))
-        if not ents:
-            yield Skipped(
-                f"{c.sha[:10]} {c.subject}",
-                "the revert restored a manifest, but names none of its dependencies and "
-                "its reverted commit changed none of them",
-            )
-            continue
-        cosmetic: dict[str, object] = {}
-        mark(cosmetic, _changed_lines(diffs.get(c.sha, {}), f.files))
-        for ent in ents:
-            meta = _metadata(f, original) | cosmetic
-            if ent.tree:
-                meta["tree"], meta["files"] = ent.tree, ent.files
-                # Nobody hand-edits a vendored, generated or asset tree: a real undo,
-                # history, but nothing to warn anyone of (`cairn.significance.quiet`).
-                meta[SIGNIFICANCE] = TRIVIAL
-            elif not ent.whole:
-                meta["part"] = "body"  # lines inside an entity that stayed
-            if ent.file and notes(ent.file):
-                meta[SIGNIFICANCE] = TRIVIAL  # a changelog line follows the code back
-            if ent.before and ent.after and ent.before != ent.after:
-                meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
-            prints = fingerprint(ent.lines) or fingerprint(ent.imports)
-            prints += [RESTORED + h for h in fingerprint(ent.restored)]
-            if prints:
-                meta[PRINT_KEY] = " ".join(prints)
-                if ent.file and not is_code(ent.file):
-                    meta[SCOPE_KEY] = "text"  # prose and data never block code
-            if ent.whole and ent.kind != "file" and ent.file:
-                taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
-            yield _proposal(c, original, "revert", ent, meta)
+
+def _revert_events(
+    c: Commit,
+    f: Found,
+    original: Commit | None,
+    ents: list[Entity],
+    diff: dict[str, FileDiff],
+    taken: dict[tuple[str, str], TakenOut],
+) -> Iterator[Proposed]:
+    """One revert's events: what each entity's verdict says (its tree, part, versions,
+    fingerprint) and whether it is quiet (`cairn.significance`)."""
+    from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
+    from cairn.significance import mark, notes
+
+    cosmetic: dict[str, object] = {}
+    mark(cosmetic, _changed_lines(diff, f.files))
+    for ent in ents:
+        meta = _metadata(f, original) | cosmetic
+        if ent.tree:
+            meta["tree"], meta["files"] = ent.tree, ent.files
+            # Nobody hand-edits a vendored, generated or asset tree: a real undo,
+            # history, but nothing to warn anyone of (`cairn.significance.quiet`).
+            meta[SIGNIFICANCE] = TRIVIAL
+        elif not ent.whole:
+            meta["part"] = "body"  # lines inside an entity that stayed
+        if ent.file and notes(ent.file):
+            meta[SIGNIFICANCE] = TRIVIAL  # a changelog line follows the code back
+        if ent.before and ent.after and ent.before != ent.after:
+            meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
+        prints = fingerprint(ent.lines) or fingerprint(ent.imports)
+        prints += [RESTORED + h for h in fingerprint(ent.restored)]
+        if prints:
+            meta[PRINT_KEY] = " ".join(prints)
+            if ent.file and not is_code(ent.file):
+                meta[SCOPE_KEY] = "text"  # prose and data never block code
+        if ent.whole and ent.kind != "file" and ent.file:
+            taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
+        yield _proposal(c, original, "revert", ent, meta)
 
 
 def _proposal(
@@ -581,232 +599,21 @@ def _metadata(f: Found, original: Commit | None) -> dict[str, object]:
     return meta
 
 
-def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
-    """git with input on stdin; "" when it fails (an attribute or listing is optional)."""
-    try:
-        out = gitcmd.run(root, *args, stdin=stdin)  # neutralised: `check-attr` may refresh
-    except OSError:
-        return ""
-    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
-
-
 def _has_commit(root: Path, sha: str) -> bool:
     return bool(git(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False))
 
 
-def _trees(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:
-    """revert sha -> (its vendored/generated/asset trees, its other files), for the
-    reverts that touch a tree (one `git check-attr` for every file of every revert)."""
-
-    def run(args: list[str], stdin: bytes) -> str:
-        return _git_in(root, args, stdin)
-
-    said = attributes(run, {ch.path for f in todo for ch in f.revert.changes})
-    out: dict[str, tuple[list[Tree], list[str]]] = {}
-    for f in todo:
-        paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
-        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said)
-        if found:
-            out[f.revert.sha] = (found, rest)
-    return out
-
-
-def _capped(f: Found, ents: list[Entity]) -> tuple[list[Entity], list[Skipped]]:
-    """At most MAX_EVENTS_PER_COMMIT entities: trees first, then those with the most
-    lines taken out; the summary says how many were left out."""
-    if len(ents) <= MAX_EVENTS_PER_COMMIT:
-        return ents, []
-    ranked = sorted(ents, key=lambda e: (not e.tree, -len(e.lines), e.path))
-    kept = ranked[:MAX_EVENTS_PER_COMMIT]
-    note = Note(
-        f"{f.revert.sha[:10]} {f.revert.subject}",
-        f"touches {len(ents)} entities: recorded the {MAX_EVENTS_PER_COMMIT} with the most "
-        f"lines taken out (at most {MAX_EVENTS_PER_COMMIT} events per commit)",
-    )
-    return kept, [note]
-
-
-def _removed_entities(
-    f: Found,
-    diffs: dict[str, dict[str, FileDiff]],
-    blobs: Blobs,
-    trees: list[Tree] | None = None,
-) -> tuple[list[Entity], list[Skipped]]:
-    """The entities whose lines the revert took out, each with those lines; a tree it
-    touched is one entity, its directory."""
-    from cairn.fingerprints import normalise, restores_mostly, row_kinds
-    from cairn.indexer import index_text
-    from cairn.indexer.enclosing import innermost_symbol
-    from cairn.store.paths import EntityPathError, canonicalise
-
-    diff = diffs.get(f.revert.sha, {})
-    keep_lines: set[str] | None = None
-    keep_restored: set[str] | None = None
-    undone = [diffs[s] for s in (f.original, *f.named) if s and s in diffs]
-    if (f.squash or f.narrow) and undone:
-        # Only the hunks that take out what the reverted commit(s) added.
-        keep_lines = {normalise(t) for d in undone for fd in d.values() for t in fd.added.values()}
-        keep_restored = {
-            normalise(t) for d in undone for fd in d.values() for t in fd.removed.values()
-        }
-    mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
-    # The lines it put back are a print too when the undone change was mostly a
-    # removal (taking them out again is that removal returning: a re-removal).
-    restoring = restores_mostly(
-        (t for fd in mine for t in fd.removed.values()),
-        (t for fd in mine for t in fd.added.values()),
-    )
-    out: dict[str, Entity] = {}
-    seen_files: set[str] = set()  # entities placed from earlier files (already settled)
-    skipped: list[Skipped] = []
-    label = f"{f.revert.sha[:10]}"
-    in_tree: set[str] = set()
-    for tree in trees or ():
-        in_tree.update(tree.files)
-        lone = not tree.path.endswith("/")  # a generated file that makes no tree
-        out[tree.path] = Entity(
-            tree.path,
-            "file" if lone else "directory",
-            file=tree.path,
-            tree=tree.kind,
-            files=len(tree.files),
+def _clipped(f: Found, original: Commit | None) -> list[Skipped]:
+    """The summary's word on each message of this revert that was cut to the limits."""
+    return [
+        Note(
+            f"{c.sha[:10]} {c.subject[:80]}",
+            f"its message is {c.clipped:,} characters: the log keeps the first "
+            f"{MAX_STORED_TEXT:,} (subject {MAX_SUBJECT:,}), marked as clipped",
         )
-        if not lone:
-            skipped.append(
-                Note(
-                    f"{label} {tree.path}",
-                    f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
-                )
-            )
-    for path, fd in sorted(diff.items()):
-        if (f.files is not None and path not in f.files) or path in in_tree:
-            continue
-        try:
-            file_entity = canonicalise(path)
-        except EntityPathError as exc:
-            skipped.append(Skipped(f"{label} {path}", str(exc)))
-            continue
-        if fd.binary or fd.huge:
-            reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
-            skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
-            out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
-            continue
-        removed = fd.removed
-        if f.lines is not None:
-            blamed = f.lines.get(path, frozenset())
-            removed = {n: t for n, t in removed.items() if n in blamed}
-        if keep_lines is not None:
-            removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
-        if restoring:
-            _place_restored(f, path, fd, blobs, keep_restored, out)
-        if not removed:
-            continue
-        symbols: list[Symbol] = []
-        blob = blobs.read(f"{f.revert.sha}^", path)
-        meaningful: set[int] = {n - 1 for n in removed}
-        imports: set[int] = set()
-        if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
-            symbols = index_text(blob, path)
-            # Only lines that carry meaning are fingerprinted: no comment, import,
-            # docstring or licence header (they still say where the revert was). An
-            # entity whose only lines are imports is fingerprinted by them: a module
-            # swapped for another is the whole change.
-            meaningful, imports = row_kinds(blob, path, meaningful)
-        by_name_line: dict[int, Symbol] = {}
-        for one in symbols:
-            if str(one.role) == "introduce":
-                by_name_line.setdefault(one.name_range.start_line, one)
-        file_lines: list[str] = []
-        file_quiet = False  # lines outside every symbol that say nothing (a header)
-        file_imports: list[str] = []
-        placed = False
-        for number, text in sorted(removed.items()):
-            named = by_name_line.get(number - 1)
-            sym = named or innermost_symbol(symbols, number - 1)
-            if sym is None:
-                if number - 1 in meaningful:
-                    file_lines.append(text)
-                else:
-                    file_quiet = True
-                    if number - 1 in imports:
-                        file_imports.append(text)
-                continue
-            placed = True
-            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
-            if number - 1 in meaningful:
-                ent.lines.append(text)
-            elif number - 1 in imports:
-                ent.imports.append(text)
-            ent.whole = ent.whole or named is not None
-            if sym.version:
-                ent.before = sym.version
-        # An entity whose name line was taken out but which the revert wrote back (a
-        # dependency pinned to another version, a signature changed back) stayed: only
-        # its lines were reverted. One more index, only for such files.
-        named_here = [e for e in out.values() if e.whole and e.path not in seen_files]
-        if named_here and not fd.deleted:
-            after = blobs.read(f.revert.sha, path)
-            if after is not None and len(after) <= MAX_FILE_BYTES and b"\0" not in after[:8000]:
-                still = {
-                    s.entity: s.version
-                    for s in index_text(after, path)
-                    if str(s.role) == "introduce"
-                }
-                for ent in named_here:
-                    if ent.path in still:
-                        ent.whole = False
-                        ent.after = still[ent.path]
-        seen_files.update(out)
-        from cairn.fingerprints import fingerprint
-
-        if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
-            ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
-            ent.lines.extend(file_lines)
-            ent.imports.extend(file_imports)
-            ent.whole = ent.whole or fd.deleted
-    return list(out.values()), skipped
-
-
-def _place_restored(
-    f: Found,
-    path: str,
-    fd: FileDiff,
-    blobs: Blobs,
-    keep: set[str] | None,
-    out: dict[str, Entity],
-) -> None:
-    """The meaningful lines a revert put back in one file, each on the innermost entity
-    of the file after the revert that holds it (`Entity.restored`)."""
-    from cairn.fingerprints import code_rows, normalise
-    from cairn.indexer import index_text
-    from cairn.indexer.enclosing import innermost_symbol
-    from cairn.store.paths import EntityPathError, canonicalise
-
-    added = fd.added
-    if keep is not None:
-        added = {n: t for n, t in added.items() if normalise(t) in keep}
-    if not added or fd.binary or fd.huge:
-        return
-    after = blobs.read(f.revert.sha, path)
-    if after is None or len(after) > MAX_FILE_BYTES or b"\0" in after[:8000]:
-        return
-    rows = code_rows(after, path, (n - 1 for n in added))
-    if not rows:
-        return
-    symbols = index_text(after, path)
-    for number, text in sorted(added.items()):
-        if number - 1 not in rows:
-            continue
-        sym = innermost_symbol(symbols, number - 1)
-        if sym is not None:
-            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
-        else:
-            try:
-                entity = canonicalise(path)
-            except EntityPathError:
-                return
-            ent = out.setdefault(entity, Entity(entity, "file", file=path))
-        ent.restored.append(text)
+        for c in (f.revert, original)
+        if c is not None and c.clipped
+    ]
 
 
 def reasoning(revert: Commit, original: Commit | None) -> str:

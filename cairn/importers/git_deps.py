@@ -197,9 +197,12 @@ def dependency_changes(
     commits: list[Commit],
     blobs: Blobs,
     skip: frozenset[str] | set[str] = frozenset(),
+    known: frozenset[str] | set[str] = frozenset(),
 ) -> Iterator[Proposed]:
     """`modify` proposals for version changes and `add`/`remove` proposals for the
-    dependencies the commits' messages explain."""
+    dependencies the commits' messages explain; then a `remove` for each dependency with
+    history (`known` to the log, or given an event here) that no manifest at HEAD
+    declares, on the commit that last took it out of one, whatever its message said."""
     todo = [
         c
         for c in commits
@@ -208,6 +211,9 @@ def dependency_changes(
     ]
     diffs = _manifest_diffs(root, todo)
     manifests = _Manifests(blobs)
+    left: dict[str, tuple[Commit, str]] = {}  # deps/NAME -> the newest commit taking it out
+    explained: set[tuple[str, str]] = set()  # (sha, deps/NAME) removals proposed above
+    with_history = set(known)
     for c in todo:
         message = c.message or c.subject
         for ch in c.changes:
@@ -221,10 +227,13 @@ def dependency_changes(
                 declared_before, ch.new, c.sha, ch.path, diffs.get(c.sha, {}).get(ch.path)
             )
             before, after = declared_before.versions, declared_after.versions
+            for entity in before.keys() - after.keys():
+                left[entity] = (c, ch.path)
             for entity in sorted(before.keys() & after.keys()):
                 old_v, new_v = before[entity], after[entity]
                 if old_v == new_v or not old_v or not new_v:
                     continue
+                with_history.add(entity)
                 # A version change is a `modify` whatever the message says: its from/to
                 # is the record a later downgrade (a revert) is read against.
                 yield Proposed(
@@ -244,6 +253,9 @@ def dependency_changes(
                 for entity in sorted(entities):
                     if not explains(message, entity):
                         continue
+                    with_history.add(entity)
+                    if kind == "remove":
+                        explained.add((c.sha, entity))
                     yield Proposed(
                         source_key=f"git:deps:{c.sha}:{entity}",
                         type=kind,
@@ -255,9 +267,39 @@ def dependency_changes(
                         metadata={"file": ch.path, "found_by": "dependency-change"},
                     )
 
+    gone = {e: at for e, at in left.items() if e in with_history}
+    if gone:
+        gone = {e: at for e, at in gone.items() if e not in _declared_at_head(root, manifests)}
+    for entity, (c, path) in sorted(gone.items()):
+        if (c.sha, entity) in explained:
+            continue
+        yield Proposed(
+            source_key=f"git:deps:{c.sha}:{entity}",
+            type="remove",
+            entity=entity,
+            reasoning=c.message or c.subject,
+            occurred_at=c.date,
+            author=c.author,
+            commit=c.sha,
+            metadata={"file": path, "found_by": "in-no-manifest"},
+        )
+
+
+def _declared_at_head(root: Path, manifests: _Manifests) -> set[str]:
+    """Every dependency some manifest at HEAD declares."""
+    from cairn.importers.git_history import git
+
+    out: set[str] = set()
+    for line in git(root, "ls-tree", "-r", "-z", "HEAD").split("\0"):
+        meta, _, path = line.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob" and is_manifest(path):
+            out.update(manifests.get(parts[2], "HEAD", path).versions)
+    return out
+
 
 class _Placed(Protocol):
-    """What `about` reads of a revert's entity (`cairn.importers.git.Entity`)."""
+    """What `about` reads of a revert's entity (`cairn.importers.git_placement.Entity`)."""
 
     path: str
     file: str

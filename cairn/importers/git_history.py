@@ -19,6 +19,7 @@ from pathlib import Path
 
 from cairn import git as gitcmd
 from cairn.importers.base import SourceError, normalise_time
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT, capped
 
 ZERO = "0" * 40
 _REC = "\x01commit "  # starts `git show`'s header line; no diff line can start with it
@@ -51,6 +52,7 @@ class Commit:
     message: str
     changes: list[FileChange] = field(default_factory=list)
     index: int = -1  # position in the history, oldest first
+    clipped: int = 0  # the message's length when it was over the limits and cut
 
 
 @dataclass(slots=True)
@@ -229,8 +231,11 @@ def _fill(commit: Commit, raw: bytes) -> None:
     commit.parents = parents
     commit.author = f"{name} <{email}>"
     commit.date = normalise_time(_ident(committer)[2] or when)
-    commit.subject = _subject(text)
-    commit.message = text.strip()
+    # A message is copied into every event a commit yields (a revert of 9 entities
+    # copied a 1 MB subject 9 times): kept within the limits, with a marker.
+    commit.subject, cut_subject = capped(_subject(text), MAX_SUBJECT)
+    commit.message, cut_message = capped(text.strip(), MAX_STORED_TEXT)
+    commit.clipped = len(text) if cut_subject or cut_message else 0
 
 
 def _ident(value: bytes) -> tuple[str, str, str]:

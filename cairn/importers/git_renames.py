@@ -5,43 +5,51 @@ is a `rename` on the old path (`metadata.renamed_to`) and one on the new path
 (`metadata.renamed_from`). A rename carries what its old path covers, so the symbols of
 a renamed file follow it too (`cairn.core.aliases`).
 
-**Symbol moves**: a symbol with a verdict that later disappears from its file while a
-symbol with the same body (the same fingerprint of its lines, its name line left out,
-`cairn.fingerprints`) appears in that commit — renamed in place, or moved to another
-file — gets a `rename` to its new path (`metadata.found_by = "body"`).
+**Element moves**: a symbol with history that later stops being declared in its file
+is matched across that commit with the declarations the commit added, here or in
+another file, by kind, name, container and token-level body similarity
+(`cairn.importers.declarations`): a rename with a body or signature change, a move, a
+class renamed with its file are each one `rename` to the new path, with
+`metadata.found_by = "declaration"` and `metadata.change` (`rename`, `move`,
+`container`, `signature`). A followed symbol still declared when its file is renamed
+gets its own link beside the file's, and a class renamed with its file gets one too
+(`Old.java::Old -> New.java::New`): the most specific link says what a path was
+(`cairn.core.aliases`), so no former path is one that never existed.
 
 Only what has history is followed, since a rename exists to carry it: files and symbols
-this import records verdicts on, and those the log already holds (`known`). A chain of
-renames is followed forward from them. Bounded: at most MAX_FOLLOWED symbols; one read
-of each file at the end of the history drops the symbols still there (most never
-moved); for the others a binary search over the commits that touch the file finds
-where the name left (about ten reads however often it was touched). Only there is
-anything parsed: the file before, and those of the commit's files (at most
-MAX_CANDIDATE_FILES) that hold the body's longest lines. MAX_READS file reads in all
-(the import says when it stopped there).
+this import records verdicts on, and those the log already holds (`known`), all of
+them. A chain of renames is followed forward from them. One read of each file at the
+end of the history drops the symbols it still declares (most never moved); for the
+others the file's versions are read newest first down to the last one that declares
+the name (one that lacks the name as a word is not parsed; a call site or a comment
+that keeps the old name does not count), and the commit after it is where it left.
+Only there are the commit's files parsed, those that hold the element's rarest words
+(at most MAX_CANDIDATE_FILES). MAX_READS file reads in all: the import says when it
+stopped there, how many symbols it did not follow, and how to raise the bound.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import PurePosixPath
 
-from cairn.importers.base import Known, Proposed, Skipped
+from cairn.importers.base import Known, Proposed, Skipped, SourceError
+from cairn.importers.declarations import Decl, best, declarations, similarity
 from cairn.importers.git_history import ZERO, Blobs, Commit
-
-if TYPE_CHECKING:
-    from cairn.indexer import Symbol
 
 __all__ = ["RenameTracker", "file_renames"]
 
-MAX_FOLLOWED = 500
 MAX_COMMITS = 500  # renames of one file followed to its last name
-MAX_READS = 10_000  # file reads per import, for all symbols
-MAX_CANDIDATE_FILES = 20
+# File reads per import, for all symbols; the import says when it stopped there and
+# how many it did not follow. CAIRN_RENAME_READS raises it for a history that needs more.
+MAX_READS = 20_000
+PARSED_KEPT = 16  # versions whose declarations are kept, newest last
+MAX_CANDIDATE_FILES = 50  # files parsed per commit, for one element that left
 MAX_FILE_BYTES = 1_000_000
 MIN_BODY_LINES = 2  # a body of one significant line says too little to be recognised
 
@@ -78,7 +86,10 @@ class RenameTracker:
         self._renames = renames
         self._files: dict[str, int] = {}  # file -> index of the first commit it has history
         self._symbols: dict[str, int] = {}  # file::name -> index of its first verdict
-        self._reads = 0  # file reads spent following symbols (bounded by MAX_READS)
+        self._reads = 0  # file reads spent following symbols (bounded by _max_reads)
+        self._max_reads = max_reads()
+        self._parsed: dict[tuple[str, str], dict[str, list[Decl]]] = {}
+        self._unfollowed = 0  # symbols left when MAX_READS stopped the walk
         for entity in known:
             self._note(entity, -1)
 
@@ -94,14 +105,16 @@ class RenameTracker:
     def proposals(self, blobs: Blobs) -> Iterator[Proposed | Skipped]:
         """The `rename` events: symbol moves, then file renames, each once."""
         moves = self._symbol_moves(blobs) if self._symbols else []
-        if self._reads >= MAX_READS:
+        if self._reads >= self._max_reads:
             yield Skipped(
                 "symbol moves",
-                f"stopped following moved symbols after {MAX_READS:,} file reads; "
-                "the file renames that carry verdicts are all recorded",
+                f"stopped following moved symbols after {self._max_reads:,} file reads, "
+                f"{self._unfollowed:,} of {len(self._symbols):,} not followed to the end; "
+                "the file renames that carry verdicts are all recorded; "
+                "CAIRN_RENAME_READS=<more> raises the bound",
             )
-        for c, old, new in moves:
-            yield from _pair(c, old, new, "symbol", "body")
+        for c, old, new, change in moves:
+            yield from _pair(c, old, new, "symbol", "declaration", change)
             self._files.setdefault(new.split("::", 1)[0], c.index)
         for r in sorted(self._renames, key=lambda r: r.commit.index):
             since = self._files.get(r.old)
@@ -113,7 +126,26 @@ class RenameTracker:
             if before is None or after is None or before == after:
                 continue
             yield from _pair(r.commit, before, after, "file", "git")
+            yield from self._class_with_file(r, before, after, blobs)
             self._files.setdefault(r.new, r.commit.index)
+
+    def _class_with_file(
+        self, r: FileRename, before: str, after: str, blobs: Blobs
+    ) -> Iterator[Proposed]:
+        """A class renamed together with its file (Java's rule: the file is named after
+        it) is one more link, `Old.java::Old -> New.java::New`. Without it the file's
+        link alone would carry `New.java::New.get` back to `Old.java::New.get`, a path
+        that never existed; the class's link is the more specific one, so it wins."""
+        old_stem, new_stem = PurePosixPath(r.old).stem, PurePosixPath(r.new).stem
+        if old_stem == new_stem or self._reads >= self._max_reads:
+            return
+        old = self._declared(self._object(blobs, _blob_of(r)[0]), r.old)
+        new = self._declared(self._object(blobs, _blob_of(r)[1]), r.new)
+        if old_stem in old and new_stem in new and old_stem not in new and new_stem not in old:
+            yield from _pair(
+                r.commit, f"{before}::{old_stem}", f"{after}::{new_stem}", "symbol",
+                "declaration", "rename",
+            )  # fmt: skip
 
     # --- symbols ------------------------------------------------------------------------
 
@@ -123,11 +155,11 @@ class RenameTracker:
         file, sep, _name = entity.partition("::")
         if "/" not in file and "." not in file:
             return  # a table: not a file git renames
-        if sep and (len(self._symbols) < MAX_FOLLOWED or entity in self._symbols):
+        if sep:
             self._symbols[entity] = min(index, self._symbols.get(entity, index))
         self._files[file] = min(index, self._files.get(file, index))
 
-    def _symbol_moves(self, blobs: Blobs) -> list[tuple[Commit, str, str]]:
+    def _symbol_moves(self, blobs: Blobs) -> list[tuple[Commit, str, str, str]]:
         """Each file with followed symbols is walked once over the commits that touch it
         (one read of the file per commit, for all its symbols)."""
         touched: dict[str, list[int]] = {}
@@ -142,13 +174,14 @@ class RenameTracker:
             file, _, name = entity.partition("::")
             pending.setdefault(file, {})[name] = since
         self._drop_still_there(pending, renamed, blobs)
-        out: list[tuple[Commit, str, str]] = []
+        out: list[tuple[Commit, str, str, str]] = []
         queue = deque(sorted(pending))
-        while queue and self._reads < MAX_READS:
+        while queue and self._reads < self._max_reads:
             path = queue.popleft()
             names = pending.pop(path, {})
             if names:
                 out.extend(self._walk_file(path, names, touched, renamed, pending, queue, blobs))
+        self._unfollowed = sum(len(n) for n in pending.values())
         return out
 
     def _walk_file(
@@ -160,66 +193,88 @@ class RenameTracker:
         pending: dict[str, dict[str, int]],
         queue: deque[str],
         blobs: Blobs,
-    ) -> Iterator[tuple[Commit, str, str]]:
-        """Where each name left `path`: a binary search over the commits that touch the
-        file (a name is taken to stay until it goes), so a file touched a thousand times
-        costs about ten reads per symbol."""
+    ) -> Iterator[tuple[Commit, str, str, str]]:
+        """Where each name left `path`, found by its declaration (a call site or a word
+        in a comment is not the element): the file's versions are read newest first
+        down to the last one that still declares it, so the commit that took it away is
+        the one right after, however late the name arrived in the file. A version that
+        lacks the name as a word is not parsed."""
         seq = [p for p in touched.get(path, ()) if p > min(names.values())]
         hop = next((i for i, p in enumerate(seq) if (p, path) in renamed), None)
         if hop is not None:
             seq = seq[: hop + 1]  # the file's life under this name ends at its rename
-        cache: dict[int, set[bytes]] = {}
-
-        def words_at(i: int) -> set[bytes]:
-            pos = seq[i]
-            if pos not in cache:
-                c = self._commits[pos]
-                change = next(ch for ch in c.changes if path in (ch.path, ch.old_path))
-                # At a rename, the text goes on under the new name.
-                gone = change.new == ZERO and change.old_path != path
-                cache[pos] = set() if gone else _words(self._read(blobs, c.sha, change.path))
-            return cache[pos]
-
-        todo = deque(names.items())
-        while todo and seq and self._reads < MAX_READS:
-            name, since = todo.popleft()
-            word = _last(name)
-            lo, hi = bisect_right(seq, since), len(seq) - 1
-            if lo > hi:
-                continue
-            if word in words_at(hi):
+        if not seq:
+            return
+        oids = [self._version(self._commits[p], path) for p in seq]
+        last: dict[str, int] = {}  # name -> index in seq of the last version declaring it
+        todo = dict(names)
+        for i in range(len(seq) - 1, -1, -1):
+            if not todo or self._reads >= self._max_reads:
+                break
+            here = [n for n, since in todo.items() if seq[i] > since]
+            if not here:
+                break
+            blob = self._object(blobs, oids[i]) if oids[i] != ZERO else None
+            words = _words(blob)
+            decls: dict[str, list[Decl]] | None = None
+            for name in here:
+                if _last(name) not in words:
+                    continue
+                if decls is None:
+                    decls = self._declared(blob, path)
+                if name in decls:
+                    last[name] = i
+                    del todo[name]
+        for name, since in names.items():
+            at = last.get(name)
+            if at == len(seq) - 1:
                 if hop is not None:  # still there when the file was renamed: go on there
                     target = renamed[(seq[hop], path)]
                     pending.setdefault(target, {})[name] = seq[hop]
                     queue.append(target)
+                    # Its own link too: the file's would also carry its later names
+                    # back to this file, where they never were (the most specific wins).
+                    yield self._commits[seq[hop]], f"{path}::{name}", f"{target}::{name}", "move"
                 continue
-            first = lo
-            while lo < hi:  # the first commit whose file no longer names it
-                mid = (lo + hi) // 2
-                if word in words_at(mid):
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo > first and word not in words_at(lo - 1):
-                continue  # not there since `since` at all: nothing moved
-            c = self._commits[seq[lo]]
-            moved = self._moved(c, path, name, blobs)
+            if at is None:
+                # Not declared after `since`: it left in the first commit after, if it
+                # was there at `since` at all.
+                if since < 0 or self._reads >= self._max_reads:
+                    continue
+                first = bisect_right(seq, since)
+                if first == len(seq):
+                    continue
+                before = self._read(blobs, self._commits[since].sha, path)
+                gone_decls = self._declared(before, path)
+                left = seq[first]
+            else:
+                blob = self._object(blobs, oids[at])
+                gone_decls = self._declared(blob, path)
+                left = seq[at + 1]
+            if name not in gone_decls:
+                continue
+            c = self._commits[left]
+            gone = max(gone_decls[name], key=lambda d: d.size)
+            moved = self._moved(c, path, gone, blobs)
             if moved is None:
                 continue  # gone, or changed beyond recognition: nothing to carry
-            yield c, f"{path}::{name}", moved
-            file, _, new_name = moved.partition("::")
+            new, change = moved
+            yield c, f"{path}::{name}", new, change
+            file, _, new_name = new.partition("::")
             if file == path:
-                todo.append((new_name, seq[lo]))
+                pending.setdefault(path, {})[new_name] = left
+                if path not in queue:
+                    queue.append(path)
             else:
-                pending.setdefault(file, {})[new_name] = seq[lo]
+                pending.setdefault(file, {})[new_name] = left
                 queue.append(file)
 
     def _drop_still_there(
         self, pending: dict[str, dict[str, int]], renamed: dict[tuple[int, str], str], blobs: Blobs
     ) -> None:
-        """Forget the symbols whose name the file (under its last name) still has at the
-        end of the history: most never moved, and one read per file says so."""
-        last = self._commits[-1].sha if self._commits else ""
+        """Forget the symbols the file (under its last name) still declares at the end of
+        the history: most never moved, and one read per file says so."""
+        last = self._commits[-1] if self._commits else None
         later: dict[str, list[tuple[int, str]]] = {}
         for (pos, old), new in renamed.items():
             later.setdefault(old, []).append((pos, new))
@@ -231,8 +286,13 @@ class RenameTracker:
                 if step is None:
                     break
                 after, path = step
-            words = _words(self._read(blobs, last, path))
-            for name in [n for n in names if _last(n) in words]:
+            if last is None:
+                continue
+            blob = self._read(blobs, last.sha, path)
+            words = _words(blob)
+            maybe = [n for n in names if _last(n) in words]
+            decls = self._declared(blob, path) if maybe else {}
+            for name in [n for n in maybe if n in decls]:
                 del names[name]
             if not names:
                 del pending[file]
@@ -241,49 +301,113 @@ class RenameTracker:
         self._reads += 1
         return blobs.read(rev, path)
 
-    def _moved(self, c: Commit, path: str, name: str, blobs: Blobs) -> str | None:
-        """The one symbol of commit `c` with the body `path::name` had before it left."""
-        from cairn.indexer import index_text
+    def _object(self, blobs: Blobs, oid: str) -> bytes | None:
+        self._reads += 1
+        return blobs.object(oid)
 
-        text = _text(self._read(blobs, f"{c.sha}^", path))
+    @staticmethod
+    def _version(c: Commit, path: str) -> str:
+        """The blob `path` has after commit `c` (at a rename, the text under its new
+        name; ZERO when the commit deleted it)."""
+        return next(ch.new for ch in c.changes if path in (ch.path, ch.old_path))
+
+    def _declared(self, blob: bytes | None, path: str) -> dict[str, list[Decl]]:
+        """What one version of `path` declares, by path inside the file (whatever name
+        the file has in that version: a renamed file keeps its elements' inner paths).
+        The last few are kept: the walk and the match ask for the same version."""
+        text = _text(blob)
         if text is None:
-            return None
-        entity = f"{path}::{name}"
-        lines = text.split("\n")
-        symbol = next(
-            (
-                s
-                for s in index_text(text, path)
-                if s.entity == entity and str(s.role) == "introduce"
-            ),
-            None,
+            return {}
+        key = (path, text)
+        found = self._parsed.get(key)
+        if found is None:
+            found = declarations(text, path)
+            if len(self._parsed) >= PARSED_KEPT:
+                del self._parsed[next(iter(self._parsed))]
+            self._parsed[key] = found
+        return found
+
+    def _moved(self, c: Commit, path: str, gone: Decl, blobs: Blobs) -> tuple[str, str] | None:
+        """The declaration commit `c` added that `gone` (of `path`, before `c`) became,
+        and the change type; declarations are matched, not lines (`declarations.best`)."""
+        target = next(
+            (ch.path for ch in c.changes if ch.old_path == path and ch.path != path), path
         )
-        wanted = _body(lines, symbol) if symbol is not None else frozenset()
-        if symbol is None or len(wanted) < MIN_BODY_LINES:
-            return None
-        keys = _keys(lines, symbol)
-        found: set[str] = set()
-        files = [ch.path for ch in c.changes if ch.new != ZERO][:MAX_CANDIDATE_FILES]
-        for file in files:
-            after = _text(self._read(blobs, c.sha, file))
-            if after is None:
+        keys = _keys(gone)
+        arrived: list[Decl] = []
+        parsed = 0
+        changes = sorted(
+            (ch for ch in c.changes if ch.new != ZERO),
+            key=lambda ch: ch.path not in (path, target),  # its own file first
+        )
+        for ch in changes:
+            if parsed >= MAX_CANDIDATE_FILES or self._reads >= self._max_reads:
+                break
+            after_blob = self._object(blobs, ch.new)
+            if after_blob is None:
                 continue
-            if not all(k in after for k in keys):
-                continue  # the body's longest lines are not in this file: no parse needed
-            lines = after.split("\n")
-            for sym in index_text(after, file):
-                if (
-                    sym.entity != entity
-                    and "::" in sym.entity
-                    and str(sym.role) == "introduce"
-                    and _body(lines, sym) == wanted
-                ):
-                    found.add(sym.entity)
-        return next(iter(found)) if len(found) == 1 else None  # look-alikes: say nothing
+            own = ch.path in (path, target)
+            # A file the commit added is where extracted code goes: always a candidate.
+            if not own and ch.old != ZERO and not _may_hold(after_blob, gone, keys):
+                continue  # the body's rarest words are not in this file: no parse needed
+            parsed += 1
+            after = self._declared(after_blob, ch.path)
+            kin = {q: ds for q, ds in after.items() if any(d.kind == gone.kind for d in ds)}
+            before_blob = self._object(blobs, ch.old) if ch.old != ZERO else None
+            # What the file had before is parsed only when a candidate's name is in it.
+            words = _words(before_blob)
+            if own or any(_last(q) in words for q in kin):
+                before = self._declared(before_blob, ch.old_path or ch.path)
+            else:
+                before = {}
+            arrived.extend(d for q, ds in kin.items() if q not in before for d in ds)
+            if own:
+                arrived.extend(_absorbed(gone, kin, before))
+        found = best(gone, arrived)
+        return (found[0].entity, found[1]) if found is not None else None
 
 
-def _pair(c: Commit, old: str, new: str, kind: str, how: str) -> Iterator[Proposed]:
-    """The two halves of one rename: on the old path and on the new one."""
+def _may_hold(blob: bytes, gone: Decl, keys: list[bytes]) -> bool:
+    """Whether a file may hold `gone` moved (maybe renamed and edited a little): all of
+    its rarest words, or its name and most of them. Most files of a big commit hold
+    neither and are not parsed."""
+    held = sum(k in blob for k in keys)
+    return held == len(keys) or (held >= len(keys) - 1 and gone.name.encode() in blob)
+
+
+def _absorbed(
+    gone: Decl, after: dict[str, list[Decl]], before: dict[str, list[Decl]]
+) -> Iterator[Decl]:
+    """The declarations of its own file that `gone` went into: they were there before,
+    and are now more like `gone` than like what they were (`run` inlined into the
+    `execute` it called, CodeTracker's rename)."""
+    for q, ds in after.items():
+        for d in ds if q in before and q != gone.qualified else ():
+            own = max(similarity(o.tokens, d.tokens) for o in before[q])
+            if similarity(gone.tokens, d.tokens) > own:
+                yield d
+
+
+def max_reads() -> int:
+    """MAX_READS, or CAIRN_RENAME_READS when set (SourceError when it is no count)."""
+    raw = os.environ.get("CAIRN_RENAME_READS", "").strip()
+    if not raw:
+        return MAX_READS
+    if not raw.isdigit() or int(raw) < 1:
+        raise SourceError(f"CAIRN_RENAME_READS={raw!r} must be a count of file reads, e.g. 50000")
+    return int(raw)
+
+
+def _blob_of(r: FileRename) -> tuple[str, str]:
+    """The file's blob before and after its rename."""
+    return next((ch.old, ch.new) for ch in r.commit.changes if ch.old_path == r.old)
+
+
+def _pair(
+    c: Commit, old: str, new: str, kind: str, how: str, change: str = ""
+) -> Iterator[Proposed]:
+    """The two halves of one rename: on the old path and on the new one; `change` is
+    what changed of an element (`cairn.importers.declarations.change_type`)."""
     what = "moved" if kind == "symbol" else "renamed"
     base = f"git:rename/{c.sha}:{old}>{new}"
     common = {"occurred_at": c.date, "author": c.author, "commit": c.sha, "entity_kind": kind}
@@ -292,7 +416,7 @@ def _pair(c: Commit, old: str, new: str, kind: str, how: str) -> Iterator[Propos
         type="rename",
         entity=old,
         reasoning=f"{what} to {new} in {c.sha[:10]}: {c.subject}",
-        metadata={"renamed_to": new, "found_by": how},
+        metadata={"renamed_to": new, "found_by": how} | ({"change": change} if change else {}),
         **common,
     )
     yield Proposed(
@@ -300,7 +424,7 @@ def _pair(c: Commit, old: str, new: str, kind: str, how: str) -> Iterator[Propos
         type="rename",
         entity=new,
         reasoning=f"{what} from {old} in {c.sha[:10]}: {c.subject}",
-        metadata={"renamed_from": old, "found_by": how},
+        metadata={"renamed_from": old, "found_by": how} | ({"change": change} if change else {}),
         **common,
     )
 
@@ -324,24 +448,11 @@ def _text(blob: bytes | None) -> str | None:
     return blob.decode("utf-8", "replace")
 
 
-def _body(lines: list[str], sym: Symbol) -> frozenset[str]:
-    """The fingerprint of a symbol's lines without its name line (a rename changes it)."""
-    from cairn.fingerprints import fingerprint
-
-    rng = sym.range
-    name_line = sym.name_range.start_line
-    own = lines[rng.start_line : rng.end_line + 1]
-    return frozenset(fingerprint(t for i, t in enumerate(own, rng.start_line) if i != name_line))
-
-
-def _keys(lines: list[str], sym: Symbol) -> list[str]:
-    """A body's three longest lines, stripped: text any file holding the body holds too
-    (re-indented or not), to skip parsing the files that do not."""
-    rng, name_line = sym.range, sym.name_range.start_line
-    own = lines[rng.start_line : rng.end_line + 1]
-    body = [t for i, t in enumerate(own, rng.start_line) if i != name_line]
-    stripped = sorted({t.strip().rstrip(",;") for t in body}, key=len, reverse=True)
-    return stripped[:3]
+def _keys(gone: Decl) -> list[bytes]:
+    """A declaration's three longest identifiers: a file holding its body (renamed or
+    edited a little) holds most of them too, so the others are not parsed."""
+    words = sorted((t for t in gone.tokens if len(t) > 3 and t[0].isalpha()), key=len)
+    return [w.encode() for w in words[-3:]]
 
 
 def _canonical(path: str) -> str | None:

@@ -21,6 +21,7 @@ from cairn.importers.base import Proposed, Skipped, SourceError
 from cairn.importers.dates import commit_reason, file_author, file_history
 from cairn.importers.ddl import Change, Emit, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative, stamp_date
+from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "rails"
@@ -134,6 +135,7 @@ def _block_body(call: Node) -> Node | None:
 def migration_changes(text: str) -> tuple[list[Change], list[str]]:
     """The schema changes a Rails migration's `change`/`up` makes, in source order."""
     root = _parser().parse(text.encode("utf-8")).root_node
+    nesting_within(root, lambda node: node.named_children)  # _walk below recurses
     methods = [n for n in _walk(root) if n.type == "method"]
     body = None
     for wanted in ("change", "up"):
@@ -300,11 +302,16 @@ def import_rails(
         for stamp, path, desc in files:
             rel = relative(path, root)
             try:
-                text = path.read_text(encoding="utf-8")
+                changes, unknown = migration_changes(read_source(path))
+            except LimitExceeded as exc:
+                yield Skipped(rel, f"skipped: {exc}")
+                continue
+            except (RecursionError, MemoryError):
+                yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
+                continue
             except (OSError, UnicodeDecodeError) as exc:
                 yield Skipped(rel, f"unreadable: {exc}")
                 continue
-            changes, unknown = migration_changes(text)
             yield from file_proposals(
                 changes,
                 unknown,

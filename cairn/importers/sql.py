@@ -24,6 +24,7 @@ from cairn.importers.dates import (
     file_history,
 )
 from cairn.importers.ddl import Change, parse_sql
+from cairn.limits import LimitExceeded, read_source
 
 SOURCE = "sql"
 
@@ -182,7 +183,10 @@ def import_sql(
         for m in migrations:
             rel = relative(m.path, root)
             try:
-                text = m.path.read_text(encoding="utf-8")
+                text = read_source(m.path)
+            except LimitExceeded as exc:
+                yield Skipped(rel, f"skipped: {exc}")
+                continue
             except (OSError, UnicodeDecodeError) as exc:
                 yield Skipped(rel, f"unreadable: {exc}")
                 continue

@@ -15,18 +15,24 @@ A file belongs to a tree when:
 - a directory on its path is a usual vendor root (`vendor/`, `third_party/`,
   `node_modules/`, `bower_components/`, `dist/`, ...): the tree is that directory and
   the one below it (`static/vendor/sdk/`), so two SDKs stay two decisions;
-- it is a translation catalog (`.po`, `.mo`, `.pot`): generated, and the tree is its
-  `locale/` directory (one per app), when that directory holds nothing else;
-- it is a test snapshot: Jest's `__snapshots__/` (the tree is that directory, which
-  Jest writes whole), or a `.snap` / `.golden` file elsewhere (generated, grouped like
-  an asset): a test's recorded output follows the code it tests back;
+- it is a translation catalog (`.po`, `.mo`, `.pot`, or a `.yml` / `.json` under a
+  `locale(s)/` directory, as Rails and JavaScript keep them): the tree is its
+  `locale/` directory (one per app), when that directory holds nothing else; the
+  strings of a reverted feature follow its code back;
+- it is a lock file (`Gemfile.lock`, `package-lock.json`, `yarn.lock`, `go.sum`, ...):
+  written by the package manager from the manifest, whose own lines carry the
+  dependency verdicts (`cairn.importers.git_deps`);
+- it is in a directory a tool writes whole: Jest's test snapshots (`__snapshots__/`),
+  an IDE's project files (`.idea/`); the tree is that directory. A `.snap` / `.golden`
+  file elsewhere is a test snapshot too (grouped like an asset): a test's recorded
+  output follows the code it tests back;
 - it is minified (`*.min.js`, `*-min.css`, source maps) or a font or image: the tree
   is its directory, when the revert touches at least `MIN_GROUP` such files there and
   every file in that directory is of a tree (an event on a directory covers all of
-  it); otherwise they stay file events.
+  it).
 
-A generated or vendored file that makes no tree (one alone, or beside hand-written
-files) is still nobody's decision: it is a tree of one, an event on the file.
+A file of a tree's kind that makes no tree (one alone, or beside hand-written files)
+is still nobody's decision: it is a tree of one, an event on the file.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ VENDOR_DIRS = frozenset(
         "vendor",
         "vendors",
         "vendored",
+        "_vendor",  # pip's
         "third_party",
         "third-party",
         "thirdparty",
@@ -56,14 +63,33 @@ ASSET_SUFFIXES = frozenset(
         ".map",  # source maps
     }
 )  # fmt: skip
-# Test snapshots: Jest writes `__snapshots__/` whole; `.snap` and `.golden` elsewhere.
-SNAPSHOT_DIRS = frozenset({"__snapshots__"})
+# Directories a tool writes whole: Jest's test snapshots, JetBrains' project files.
+GENERATED_DIRS = frozenset({"__snapshots__", ".idea"})
+# Test snapshots elsewhere.
 SNAPSHOT_SUFFIXES = frozenset({".snap", ".golden"})
 _MINIFIED = re.compile(r"[.-]min\.(js|mjs|css)$", re.I)
 # Translation catalogs: written by `makemessages` and a translation service's sync
 # ("Fetch new translations from Transifex" puts hundreds back to older versions).
 CATALOG_SUFFIXES = frozenset({".po", ".mo", ".pot"})
 LOCALE_DIRS = frozenset({"locale", "locales"})
+DATA_CATALOG_SUFFIXES = frozenset({".yml", ".yaml", ".json"})  # only inside a locale dir
+LOCK_FILES = frozenset(
+    {
+        "Gemfile.lock",
+        "package-lock.json",
+        "npm-shrinkwrap.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "go.sum",
+        "Cargo.lock",
+        "composer.lock",
+        "poetry.lock",
+        "Pipfile.lock",
+        "uv.lock",
+        "mix.lock",
+        "Podfile.lock",
+    }
+)
 MIN_GROUP = 2  # assets in one directory that make a tree of it
 ATTRIBUTES = ("linguist-vendored", "linguist-generated")
 
@@ -113,16 +139,20 @@ def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
             depth = i + 2 if i + 2 < len(parts) else i + 1  # `vendor/<name>/`
             return "/".join(parts[:depth]) + "/", attr or "vendored"
     for i, part in enumerate(parts[:-1]):
-        if part in SNAPSHOT_DIRS:
+        if part in GENERATED_DIRS:
             return "/".join(parts[: i + 1]) + "/", "generated"
     parent = "/".join(parts[:-1]) + "/" if len(parts) > 1 else ""
     if pure.suffix.lower() in SNAPSHOT_SUFFIXES:
         return parent, "generated"
-    if pure.suffix.lower() in CATALOG_SUFFIXES:
+    if pure.name in LOCK_FILES:
+        return parent, "generated"
+    suffix = pure.suffix.lower()
+    if suffix in CATALOG_SUFFIXES or suffix in DATA_CATALOG_SUFFIXES:
         for i in range(len(parts) - 2, -1, -1):  # the innermost: `wagtail/locales/` is an app
             if parts[i].lower() in LOCALE_DIRS:
                 return "/".join(parts[: i + 1]) + "/", "generated"  # `app/locale/`
-        return parent, "generated"
+        if suffix in CATALOG_SUFFIXES:
+            return parent, "generated"
     if attr in ("vendored", "generated"):
         return parent, attr
     if _MINIFIED.search(pure.name) or pure.suffix.lower() in ASSET_SUFFIXES:
@@ -141,19 +171,23 @@ def trees_of(
 
     A tree found by a file's own kind (an attribute, an asset) is its directory only
     when every file there is of a tree too, checked with `git ls-tree` at `rev`: an
-    event on a directory covers all of it, code included. A lone asset stays a file
-    (one file is no flood); so does everything at the repository's root.
+    event on a directory covers all of it, code included. A file of a tree's kind
+    that makes no tree (one image, a generated file beside code, anything at the
+    repository's root) is a tree of one: an event on the file, quiet all the same.
     """
     groups: dict[str, Tree] = {}
     rest: list[str] = []
+    out: dict[str, Tree] = {}
     for path in paths:
         hit = _rule(path, said)
-        if hit is None or not hit[0]:
+        if hit is None:
             rest.append(path)
+            continue
+        if not hit[0]:  # at the root: no directory tree, a file of its kind alone
+            out[path] = Tree(path, hit[1], [path])
             continue
         tree = groups.setdefault(hit[0], Tree(hit[0], hit[1]))
         tree.files.append(path)
-    out: dict[str, Tree] = {}
     whole: dict[tuple[str, str], bool] = {}
 
     def wholly(directory: str, kind: str) -> bool:
@@ -165,11 +199,8 @@ def trees_of(
         by_root = _rooted(tree.path)
         few = tree.kind == "asset" and len(tree.files) < MIN_GROUP
         if not by_root and (few or not wholly(tree.path, tree.kind)):
-            if tree.kind == "asset":
-                rest.extend(tree.files)  # an image beside code may be a choice
-            else:
-                for path in tree.files:
-                    out[path] = Tree(path, tree.kind, [path])
+            for path in tree.files:
+                out[path] = Tree(path, tree.kind, [path])
             continue
         if not by_root and said.get(tree.files[0]) in ("vendored", "generated"):
             # A generated tree spans many directories (`sdk/**` in .gitattributes):
@@ -186,9 +217,9 @@ def trees_of(
 
 
 def _rooted(directory: str) -> bool:
-    """A tree by where it is (a vendor root, a snapshot directory), whatever it holds."""
+    """A tree by where it is (a vendor root, a tool's directory), whatever it holds."""
     return any(
-        p.lower() in VENDOR_DIRS or p in SNAPSHOT_DIRS for p in PurePosixPath(directory).parts
+        p.lower() in VENDOR_DIRS or p in GENERATED_DIRS for p in PurePosixPath(directory).parts
     )
 
 

@@ -215,6 +215,8 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
             capture.but(kind="column", role=role, name=stored, name_node=node, table=table)
         )
 
+    if op == "RunSQL":
+        return _run_sql(capture, _argument(call, "sql", 0))
     model_node = _argument(call, "model_name", 0)
     if op in ("AddField", "RemoveField", "AlterField", "RenameField"):
         model = literal(model_node)
@@ -265,6 +267,33 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
     if op in _TABLE_OPTIONS:
         return _table_option(capture, call, app, model_node if literal(model_node) else name_node)
     return []
+
+
+def _run_sql(capture: Capture, sql: Node | None) -> list[Capture]:
+    """`RunSQL` with literal SQL (a string or a list of them; never `reverse_sql`): the
+    tables and columns the SQL reader finds in it, placed on the string, as the
+    migration importer reads the same SQL (`cairn.importers.django`)."""
+    from cairn.indexer.document import index_text
+
+    strings = sql.named_children if sql is not None and sql.type == "list" else [sql]
+    found: list[Capture] = []
+    for node in strings:
+        text = literal(node)
+        if node is None or not text:
+            continue
+        for symbol in index_text(text, "migration.sql"):
+            if symbol.kind == "table":
+                found.append(
+                    capture.but(kind="table", role=symbol.role, name=symbol.entity, name_node=node)
+                )
+            elif symbol.kind == "column" and "." in symbol.entity:
+                table, name = symbol.entity.rsplit(".", 1)
+                found.append(
+                    capture.but(
+                        kind="column", role=symbol.role, name=name, name_node=node, table=table
+                    )
+                )
+    return found
 
 
 def _table_option(capture: Capture, call: Node, app: str, node: Node | None) -> list[Capture]:

@@ -121,7 +121,7 @@
     "CreateModel" "DeleteModel" "RenameModel" "AlterModelTable"
     "AddField" "RemoveField" "AlterField" "RenameField"
     "AddIndex" "RemoveIndex" "RenameIndex" "AddConstraint" "RemoveConstraint"
-    "AlterUniqueTogether" "AlterIndexTogether" "AlterOrderWithRespectTo")
+    "AlterUniqueTogether" "AlterIndexTogether" "AlterOrderWithRespectTo" "RunSQL")
   (#set! files "[0-9][0-9][0-9][0-9]_*.py")
   (#set! resolver "django-migration"))
 

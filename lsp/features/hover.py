@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from cairn.core.position import has_history, rank
-from cairn.core.present import no_decisions_markdown
+from cairn.core.present import md_code, md_text, no_decisions_markdown
 from cairn.core.view import NEWEST, card_markdown, needs_events
 from cairn.lsp.context import Context
 from cairn.lsp.conversions import lsp_range
@@ -107,5 +107,5 @@ def _bring_back_at(doc: OpenDocument, line: int, symbol: Symbol | None) -> str |
             symbol.range.start_line <= n <= symbol.range.end_line for n in lines
         )
         if line in lines or inside:
-            return f"⚠ **{finding.message}** · `{finding.verdict_id[:8]}`"
+            return f"⚠ **{md_text(finding.message)}** · {md_code(finding.verdict_id[:8])}"
     return None

@@ -1,4 +1,5 @@
-"""workspace/symbol: full-text search over the decisions of every project in sight.
+"""workspace/symbol: search over the decisions of every project in sight, ranked as
+`cairn search` ranks them (`Store.search`): one symbol a decision, the best first.
 
 Each hit is located at its entity's definition when it can be found cheaply: an open
 document that introduces the entity, else (for files and code symbols) the file the
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from cairn.core.present import clip, day
+from cairn.core.present import clip, day, more_entities
 from cairn.core.project import Project
 from cairn.indexer import index_text
 from cairn.limits import MAX_FILE_BYTES
@@ -66,7 +67,7 @@ def register(server: CairnServer) -> None:
                     located[event.entity] = locate(ctx, project, event.entity)
                 out.append(
                     types.SymbolInformation(
-                        name=f"{event.entity} · {event.type} {day(event.when)}",
+                        name=f"{event.entity}{more_entities(hit)} · {event.type} {day(event.when)}",
                         kind=KIND.get(event.entity_kind, types.SymbolKind.Key),
                         location=located[event.entity],
                         container_name=clip(event.reasoning, 80) or None,

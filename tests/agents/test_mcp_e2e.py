@@ -323,5 +323,5 @@ def test_cairn_mcp_without_the_sdk_says_how_to_install_it(tmp_path: Path) -> Non
     assert out.returncode == 2
     assert out.stderr.strip() == (
         "cairn: error: `cairn mcp` needs the MCP SDK, which is an optional extra: "
-        "pip install 'cairn-lsp[mcp]' (in a checkout: make venv)"
+        'pip install "cairn-lsp[mcp] @ git+$CAIRN_GIT" (in a checkout: make venv)'
     )

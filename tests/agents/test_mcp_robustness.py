@@ -164,3 +164,27 @@ def test_huge_arguments_are_refused_without_writing(wire: Wire, tmp_path: Path) 
     assert "larger than 4 MB" in answers[1]["result"]["content"][0]["text"]
     assert log.read_bytes() == before
     _still_serving(wire)
+
+
+@pytest.mark.parametrize("ident", [{}, [1], True, False, None, 1.5])
+def test_a_request_id_mcp_does_not_allow_gets_invalid_request(wire: Wire, ident: object) -> None:
+    # The SDK read these as notifications and dropped them: the client waited for ever.
+    answer = wire.call({"jsonrpc": "2.0", "id": ident, "method": "tools/list"})
+    assert answer["id"] is None
+    assert answer["error"]["code"] == -32600
+    assert "id is a string or an integer" in answer["error"]["message"]
+    # a notification (no id at all) still gets no answer, and the server goes on
+    wire.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})
+    _still_serving(wire)
+    assert wire.close() == 0
+
+
+def test_a_client_that_stops_reading_ends_the_server_cleanly(wire: Wire) -> None:
+    assert wire.proc.stdout is not None and wire.proc.stdin is not None
+    wire.proc.stdout.close()  # the client closes its read end of our answers
+    wire.send(_tool(40, "cairn_why", {"entities": ["users.email_verified"]}))
+    code = wire.proc.wait(60)
+    assert code == 0
+    assert wire.proc.stderr is not None
+    err = wire.proc.stderr.read().decode()
+    assert "error" not in err and "Traceback" not in err

@@ -93,3 +93,42 @@ def test_a_form_is_not_a_table(tmp_path: Path) -> None:
     )
     kinds = {s["kind"] for s in json.loads(scan.stdout)}
     assert kinds == {"class"}
+
+
+RUN_SQL = """\
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    dependencies = [("accounts", "0001_initial")]
+
+    operations = [
+        migrations.RunSQL(
+            "ALTER TABLE accounts_user ADD COLUMN email_verified boolean DEFAULT false;",
+            reverse_sql="ALTER TABLE accounts_user DROP COLUMN email_verified;",
+        ),
+    ]
+"""
+
+
+def test_a_new_migration_re_adding_a_reverted_column_with_run_sql_fails_check(
+    tmp_path: Path,
+) -> None:
+    """RunSQL's SQL is read as the migration importer reads it: its ADD COLUMN re-adds
+    the reverted column; the same SQL only as `reverse_sql` re-adds nothing."""
+    root = _project(tmp_path)
+    new = root / "accounts" / "migrations" / "0002_raw.py"
+    new.write_text(RUN_SQL)
+    done = subprocess.run(
+        [CAIRN, "check", str(new.relative_to(root))], cwd=root, capture_output=True, text=True
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "accounts_user.email_verified was reverted" in done.stdout
+    assert "0002_raw.py:9:13" in done.stdout  # at the SQL string
+
+    only_reverse = RUN_SQL.replace('"ALTER TABLE accounts_user ADD COLUMN', '"SELECT 1; -- ')
+    new.write_text(only_reverse)
+    done = subprocess.run(
+        [CAIRN, "check", str(new.relative_to(root))], cwd=root, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -164,3 +164,64 @@ def test_supersede_through_the_new_name_reopens_the_verdict_where_it_was_decided
         assert session.status("accounts.flag").status.value == "reopened"
         with pytest.raises(AmbiguousTarget, match=r"2 open verdicts .*--of"):
             session.append(EventDraft(type="supersede", entity="accounts.note", reasoning="x"))
+
+
+def test_links_read_as_asked_give_the_answers_of_all_links_read_at_once(
+    tmp_path: Path,
+) -> None:
+    # A command's session reads the links of the paths it meets (`Aliases.reading`,
+    # from the index's rename_link table); the server's reads them all. Same answers,
+    # whichever half of a rename was written, through chains, cycles, a directory, a
+    # rename back, a self-link and a value that is no entity path; also after the index
+    # is rebuilt from the log.
+    drafts = [
+        *_rename("src/a.py", "src/b.py", "2024-02-01T00:00:00Z"),
+        *_rename("src/b.py", "src/c.py", "2024-03-01T00:00:00Z", both=False),
+        *_rename("src/c.py", "src/a.py", "2024-04-01T00:00:00Z"),
+        *_rename("lib/", "pkg/", "2024-02-02T00:00:00Z"),
+        *_rename("users.mail", "users.email", "2024-02-03T00:00:00Z", both=False),
+        EventDraft(
+            type="rename",
+            entity="users.email",
+            reasoning="from an earlier name",
+            occurred_at="2024-02-03T00:00:00Z",
+            metadata={"renamed_from": "users.mail"},
+        ),
+        EventDraft(
+            type="rename",
+            entity="t.x",
+            reasoning="nowhere",
+            occurred_at="2024-02-04T00:00:00Z",
+            metadata={"renamed_to": "t.x", "renamed_from": "not a path \0"},
+        ),
+    ]
+    session = _project(tmp_path, drafts)
+    paths = [
+        "src/a.py::f",
+        "src/b.py",
+        "src/c.py::C.m",
+        "pkg/x.py::g",
+        "lib/x.py",
+        "users.email",
+        "users.mail",
+        "t.x",
+        "other.py",
+    ]
+
+    def answers(aliases: Aliases) -> list[object]:
+        return [
+            (p, aliases.formerly(p), aliases.later(p), aliases.renamed_to(p), bool(aliases))
+            for p in paths
+        ] + [aliases.linked(paths)]
+
+    store = session.store
+    whole = answers(Aliases.from_events(store.renames(carrying=("renamed_to", "renamed_from"))))
+    assert whole == answers(Aliases.reading(store))
+    assert any(formers for _p, formers, *_rest in whole[:-1])  # (the case is not empty)
+    session.close()
+    from cairn.store.index import remove_index
+
+    remove_index(tmp_path / ".cairn")
+    with Session.open(find_project(tmp_path, env={}), few=True) as again:
+        assert whole == answers(Aliases.reading(again.store))
+        assert again.formerly("src/a.py::f") == whole[0][1]

@@ -17,6 +17,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from cdp_browser import Browser, chromium_binary
@@ -77,15 +78,16 @@ def open_index(browser: Browser, site: Path) -> None:
 def test_search_finds_a_reason(browser: Browser, site: Path) -> None:
     open_index(browser, site)
     assert len(visible_rows(browser)) == 8
-    browser.type_text("#q", "mails bounced")
+    browser.type_text("#q", "why were the mails bounced")
     browser.wait_for(
-        "document.getElementById('summary').textContent.startsWith('1 of 8')",
+        "document.getElementById('summary').textContent.startsWith('2 of 8')",
         "the search narrowed the list",
     )
-    assert visible_rows(browser) == ["users.email_verified"]
+    # ranked: both words before "mail" alone (users.email's "Login by e-mail")
+    assert visible_rows(browser) == ["users.email_verified", "users.email"]
     snippet = browser.js("document.querySelector('li.row:not([hidden]) .snippet').textContent")
     assert snippet == f"revert 2024-04-15: {REVERT_REASON}"
-    assert browser.js("location.hash") == "#q=mails%20bounced"
+    assert browser.js("location.hash") == "#q=why%20were%20the%20mails%20bounced"
     shot(browser, "search")
 
 
@@ -152,6 +154,31 @@ def test_entity_page_shows_its_timeline(browser: Browser, site: Path) -> None:
     assert browser.js("document.querySelector(':target .etype').textContent") == "supersede"
 
 
+def test_the_site_opens_with_the_decisions_timeline(browser: Browser, site: Path) -> None:
+    """What a reader sees first is what was undone, rejected or re-opened and why; each
+    entry leads to its entity, and the entity tree is one click away."""
+    open_index(browser, site)
+    # after the log's integrity note, before the entity list
+    first = browser.js("document.querySelector('main section:not(.integrity)').className")
+    assert first == "decisions"
+    kinds = browser.js("[...document.querySelectorAll('li.decision')].map(d => d.dataset.kind)")
+    assert sorted(set(kinds)) == ["reject", "revert", "supersede"]
+    bounced = (
+        "[...document.querySelectorAll('li.decision')]"
+        ".find(d => d.textContent.includes('mails bounced')).querySelector('.touched a')"
+    )
+    revert = browser.js(bounced + ".textContent")
+    assert revert == "users.email_verified"
+    tree = "document.querySelector('.lede a[href=\"#tree\"]') && document.getElementById('tree')"
+    assert browser.js(
+        f"!!({tree}) && document.getElementById('tree').querySelectorAll('a').length > 0"
+    )
+    shot(browser, "decisions")
+    browser.js(bounced + ".click()")
+    browser.wait_event("Page.loadEventFired")
+    assert browser.js("document.querySelector('h1').textContent") == "users.email_verified"
+
+
 def test_hostile_reason_is_shown_as_text_and_never_runs(browser: Browser, site: Path) -> None:
     open_index(browser, site)
     browser.type_text("#q", "pwned")
@@ -177,6 +204,48 @@ def test_a_malformed_search_link_is_read_as_written(browser: Browser, site: Path
     browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
     assert browser.js("document.getElementById('q').value") == "100%"
     assert browser.js("document.getElementById('summary').textContent").startswith("0 of 8")
+
+
+AGREEMENT = [
+    ("billing.card_token", "Keep the card token, not card numbers, to stay out of PCI scope"),
+    ("billing.retry_queue", "Retries of failed card charges go to a slow queue"),
+    ("jobs/webhooks.py::deliver", "Webhook retries backed off exponentially; reverted, storms"),
+    ("jobs/webhooks.py::OrderLineFilterSet", "Filtering order lines per webhook was too slow"),
+    ("users.session_cache", "Session cache reverted: it served stale carts after logout"),
+    ("users.email", "Login by e-mail; the card on file is shown after login"),
+]
+AGREEMENT_QUERIES = [
+    "why did we revert the session cache",
+    "card retries",
+    "what happened to the webhook retry storms",
+    "order line filter set",
+    "card",
+    '"card token" scope',
+    "retr*",
+]
+
+
+def test_the_site_ranks_as_cairn_search_does(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # One event an entity: the site's document (an entity) is then `cairn search`'s
+    # (an event), and both rank with BM25 over the same stemmed words and weights.
+    project = tmp_path_factory.mktemp("agree") / "p"
+    project.mkdir()
+    cairn(project, "init")
+    for entity, reason in AGREEMENT:
+        cairn(project, "log", entity, "add", "-r", reason)
+    out = project.parent / "site"
+    cairn(project, "export", "html", str(out))
+    for n, query in enumerate(AGREEMENT_QUERIES):
+        found = json.loads(cairn(project, "search", query, "--json").stdout)
+        expected = [hit["entity"] for hit in found]
+        # a new query string makes each open a page load, not a jump within the page
+        browser.open((out / "index.html").as_uri() + f"?{n}")
+        browser.open((out / "index.html").as_uri() + "#q=" + quote(query))
+        browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
+        assert expected, query
+        assert visible_rows(browser) == expected, query
 
 
 def test_nothing_left_the_file_system_and_nothing_complained(browser: Browser) -> None:

@@ -40,14 +40,14 @@ def payload(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, A
 
 
 def run_hook(
-    data: dict[str, Any] | str, env: dict[str, str] | None = None
+    data: dict[str, Any] | str, env: dict[str, str] | None = None, python: str = sys.executable
 ) -> subprocess.CompletedProcess[str]:
     """Run the hook the way Claude Code does: a command with JSON on stdin."""
     stdin = data if isinstance(data, str) else json.dumps(data)
     full_env = {**os.environ, "CAIRN_BIN": CAIRN, **(env or {})}
     full_env.pop("CAIRN_DIR", None)
     return subprocess.run(
-        [sys.executable, str(HOOK)],
+        [python, str(HOOK)],
         input=stdin,
         capture_output=True,
         text=True,
@@ -183,6 +183,45 @@ def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
     data = payload(project, "Write", {"file_path": str(project / "a.sql"), "content": MIGRATION})
     proc = run_hook(data, env={"CAIRN_BIN": str(fake)})
     assert proc.returncode == 2
-    assert "could not be checked: cairn: error: cannot read the decision log: locked" in (
-        proc.stderr
-    )
+    assert "could not be checked: cannot read the decision log: locked" in (proc.stderr)
+
+
+def test_the_check_in_this_process_gives_the_spawned_checks_verdict_and_words(
+    project: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    # Without CAIRN_BIN the hook runs the check in its own interpreter when it can
+    # import Cairn: directly (this venv's Python; no `cairn` on PATH, so it cannot have
+    # spawned one), or through the venv of the `cairn` on PATH (the bare interpreter).
+    elsewhere = tmp_path_factory.mktemp("no-project")
+    cases = [
+        payload(
+            project, "Write", {"file_path": str(project / "db" / "9.sql"), "content": MIGRATION}
+        ),
+        payload(
+            project, "Write", {"file_path": str(project / "db" / "9.sql"), "content": "-- x\n"}
+        ),
+        payload(
+            project,
+            "Edit",
+            {
+                "file_path": str(project / "requirements.txt"),
+                "old_string": "requests==2.32\n",
+                "new_string": "requests==2.32\nstripe==2.0\n",
+            },
+        ),
+        payload(elsewhere, "Write", {"file_path": str(elsewhere / "a.sql"), "content": MIGRATION}),
+        payload(project, "Write", {"file_path": str(project / "big.sql"), "content": "\0"}),
+    ]
+    venv_bin = str(Path(CAIRN).parent)
+    bare = os.path.realpath(sys.executable)
+    outcomes = []
+    for data in cases:
+        spawned = run_hook(data)
+        direct = run_hook(data, env={"CAIRN_BIN": "", "PATH": "/usr/bin:/bin"})
+        via_venv = run_hook(
+            data, env={"CAIRN_BIN": "", "PATH": f"{venv_bin}:/usr/bin:/bin"}, python=bare
+        )
+        assert (direct.returncode, direct.stderr) == (spawned.returncode, spawned.stderr)
+        assert (via_venv.returncode, via_venv.stderr) == (spawned.returncode, spawned.stderr)
+        outcomes.append(spawned.returncode)
+    assert outcomes == [2, 0, 2, 0, 2]

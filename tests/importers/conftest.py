@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from importers.cli_helpers import cairn, git
+from real_cli import cairn, git
 
 
 @pytest.fixture

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from real_cli import cairn_json, git
+
 from cairn.importers.alembic import import_alembic
 from cairn.importers.base import Proposed, Skipped
-from importers.cli_helpers import cairn_json, git
 from importers.fixtures import write
 
 LOOPS = {

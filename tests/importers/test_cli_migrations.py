@@ -6,8 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from real_cli import BIN, cairn, cairn_json, env, git
+
 from cairn.store import Store
-from importers.cli_helpers import BIN, cairn, cairn_json, env, git
 from importers.fixtures import ADRS, ALEMBIC, FLYWAY, RAILS, write
 
 

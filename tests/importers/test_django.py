@@ -7,10 +7,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, git
+
 from cairn.importers.base import Proposed, Skipped
 from cairn.importers.django import import_django
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, git
 from importers.fixtures import write
 
 SHOP = {

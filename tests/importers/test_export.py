@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from real_cli import cairn
+
 from cairn.store import Store, canonical_json
-from importers.cli_helpers import cairn
 from importers.fixtures import ADRS, FLYWAY, write
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 AUTH_V1 = "def login(user):\n    return user.check()\n"
 AUTH_V2 = AUTH_V1 + "\n\ndef verify_email(user):\n    return user.email_verified\n"

@@ -13,8 +13,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from real_cli import BIN, cairn, cairn_json, commit, env, git
+
 from cairn.store import Store
-from importers.cli_helpers import BIN, cairn, cairn_json, commit, env, git
 
 LICENCE = "".join(
     f"{line}\n"

@@ -10,8 +10,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 JWT_V1 = """\
 import json
@@ -201,22 +202,23 @@ def test_a_revert_of_a_revert_reopens_and_the_change_passes(project: Path) -> No
 
 def test_binary_and_huge_generated_files_are_skipped_with_the_reason(project: Path) -> None:
     commit(project, "Base", "2024-01-01T10:00:00Z", {"app.py": "def main():\n    return 0\n"})
-    (project / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0" + bytes(range(256)) * 8)
+    # (not an image: an image is an asset, a quiet tree of one, see test_git_revert_scope)
+    (project / "model.bin").write_bytes(b"\x89BIN\r\n\x1a\n\0\0\0" + bytes(range(256)) * 8)
     big = "".join(f"GENERATED_TABLE_{i} = {i * 7919}\n" for i in range(2_200_000))  # ~50 MB
     (project / "gen.py").write_text(big)
     commit(
         project,
-        "Add logo, table and a flag",
+        "Add model, table and a flag",
         "2024-01-02T10:00:00Z",
         {"app.py": "def main():\n    enable_the_experimental_flag()\n    return 0\n"},
     )
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
     report = cairn_json(project, "import", "git")
     reasons = {s["item"].split()[-1]: s["reason"] for s in report["skipped_items"]}
-    assert "binary" in reasons["logo.png"]
+    assert "binary" in reasons["model.bin"]
     assert "generated" in reasons["gen.py"]
     entities = {e["entity"] for e in report["events"]}
-    assert {"app.py::main", "logo.png", "gen.py"} <= entities
+    assert {"app.py::main", "model.bin", "gen.py"} <= entities
 
 
 def test_partial_and_shallow_clones(project: Path, tmp_path: Path) -> None:

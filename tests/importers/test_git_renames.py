@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from real_cli import cairn, cairn_json, commit, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json, commit, git
 
 AUTH = """\
 def login(user):
@@ -110,9 +111,9 @@ def test_a_symbol_moved_under_a_new_name_keeps_its_revert(project: Path) -> None
     )
 
     cairn_json(project, "import", "git")
-    assert [(e, c, m["found_by"]) for e, c, m in renames(project)] == [
-        ("src/jwt.py::issue_token", move, "body"),
-        ("src/tokens.py::make_token", move, "body"),
+    assert [(e, c, m["found_by"], m["change"]) for e, c, m in renames(project)] == [
+        ("src/jwt.py::issue_token", move, "declaration", "rename"),
+        ("src/tokens.py::make_token", move, "declaration", "rename"),
     ]
     status = cairn_json(project, "status", "src/jwt.py::issue_token")
     assert status["status"] == "reverted"

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, git
+
 from importers.test_git_recall import reverts
 
 BASE = "def one():\n    return 1\n\n\ndef two():\n    log_two_called()\n    return 2\n"
@@ -166,17 +167,25 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
         "gen/",
         "static/icons/",
         "static/vendor/sdk/",
+        # images beside code make no tree: each is a tree of one, on its file
+        "media/a.png",
+        "media/b.png",
     }
-    assert trees["app.py::handler"] == trees["media/a.png"] == (None, None)
+    assert trees["media/a.png"] == ("asset", 1)
+    assert events["media/a.png"].entity_kind == "file"
+    assert trees["app.py::handler"] == (None, None)
     # the summary says what was grouped
     notes = [n["note"] for n in report["notes"]]
     assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
 
 
-def test_test_snapshots_and_lone_generated_files_are_quiet_trees(project: Path) -> None:
-    """Jest's `__snapshots__/` is one generated tree each; a golden file or a file
-    `.gitattributes` marks generated, alone beside hand-written code, is a tree of one:
-    recorded, quiet, never blocking. The code they follow still blocks."""
+def test_test_snapshots_lock_files_and_lone_generated_files_are_quiet_trees(
+    project: Path,
+) -> None:
+    """Jest's `__snapshots__/` is one generated tree each, and so are Rails'
+    `config/locales/` and JetBrains' `.idea/`; a golden file, a lock file, or a file
+    `.gitattributes` marks generated, alone beside hand-written code or at the root, is
+    a tree of one: recorded, quiet, never blocking. The code they follow still blocks."""
 
     def files(sep: str) -> dict[str, str | None]:
         out: dict[str, str | None] = {
@@ -188,6 +197,11 @@ def test_test_snapshots_and_lone_generated_files_are_quiet_trees(project: Path) 
             "api/views.py": "def schema():\n    return load_schema_file()\n",
             "testdata/arrow.golden": f"a {sep} b {sep} c\n",
             "testdata/arrow_test.go": 'func TestArrow(t *testing.T) { golden(t, "arrow") }\n',
+            ".idea/workspace.xml": f"<option name='separator' value='{sep}'/>\n",
+            # a lock file at the root, and Rails' translation strings
+            "Gemfile.lock": f"GEM\n  specs:\n    arrow-sep ({len(sep)}.0)\n",
+            "config/locales/en.yml": f"en:\n  arrow_separator: '{sep}'\n",
+            "config/locales/fr.yml": f"fr:\n  arrow_separator: '{sep}'\n",
         }
         for name in ("arrows", "flow/annot", "binary-expressions"):
             out[f"tests/{name}/__snapshots__/jsfmt.spec.js.snap"] = (
@@ -207,6 +221,9 @@ def test_test_snapshots_and_lone_generated_files_are_quiet_trees(project: Path) 
         "tests/binary-expressions/__snapshots__/",
         "testdata/arrow.golden",
         "api/schema.json",
+        "Gemfile.lock",
+        "config/locales/",
+        ".idea/",
     }
     assert set(events) - quiet == {"src/printer.js::printArrow"}
     assert events["testdata/arrow.golden"].entity_kind == "file"

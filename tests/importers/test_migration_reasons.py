@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from real_cli import cairn_json, git
+
 from cairn.store import Store
-from importers.cli_helpers import cairn_json, git
 
 DROP = """\
 from django.db import migrations

@@ -7,7 +7,7 @@ import html
 import re
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, git
 
 AUTH = "def login(user):\n    return check_password(user)\n"
 LEGACY = """
@@ -84,6 +84,12 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert (
         "formerly <code>src/auth.py::legacy_token</code>" in rows["src/session.py::legacy_token"][1]
     )
+
+    # the Markdown export: the same entities, under the same names.
+    markdown = cairn(project, "export", "markdown").stdout
+    assert set(re.findall(r"^## `([^`]+)`", markdown, re.M)) == set(listed)
+    assert "formerly `src/auth.py::legacy_token`" in markdown
+    assert "**reverted · file removed**" in markdown
 
     # the digest: the branch touches the moved file; every line names a listed entity,
     # with its former name or the gone file said.

@@ -7,7 +7,8 @@ import pty
 import subprocess
 from pathlib import Path
 
-from importers.cli_helpers import BIN, env
+from real_cli import BIN, env
+
 from importers.fixtures import FLYWAY, write
 
 

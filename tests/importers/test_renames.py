@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from importers.cli_helpers import cairn, cairn_json
+from real_cli import cairn, cairn_json
 
 
 def _migrate(project: Path, name: str, sql: str) -> None:

@@ -13,9 +13,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from real_cli import cairn, cairn_json
 
 from cairn.store import Store
-from importers.cli_helpers import cairn, cairn_json
 from importers.selvedge_venv import SELVEDGE, selvedge_python
 
 HERE = Path(__file__).resolve().parent

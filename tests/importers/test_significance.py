@@ -54,3 +54,30 @@ def test_no_file_and_a_huge_change_are_not_judged_cosmetic() -> None:
     assert not trivial_change({})
     lines = [f"# comment {i}" for i in range(30_000)]
     assert not trivial_change({"a.py": (lines, [])})  # bounded: never read to the end
+
+
+@pytest.mark.parametrize(
+    ("path", "prose"),
+    [
+        ("CHANGELOG.txt", True),
+        ("docs/releases/2.11.rst", True),
+        ("changelog_unreleased/javascript/pr-7787.md", True),
+        ("README.md", True),
+        ("docs/ref/models.txt", True),  # Django-style docs
+        ("docs/_templates/sidebarintro.html", True),  # the docs site's theme
+        ("docs/_static/native.js", True),
+        # code and manifests stay decisions, wherever they are
+        ("requirements.txt", False),
+        ("docs/requirements.txt", False),
+        ("docs/models.py", False),  # djangoproject.com's docs app
+        ("docs/templates/docs/doc.html", False),
+        ("releases/models.py", False),
+        ("history/views.py", False),
+        (".github/workflows/release.yml", False),  # a CI workflow, named like notes
+        ("NEWS", True),
+    ],
+)
+def test_notes_are_prose_and_only_prose(path: str, prose: bool) -> None:
+    from cairn.significance import notes
+
+    assert notes(path) is prose

@@ -251,3 +251,17 @@ async def test_a_log_growing_behind_another_writers_lock_still_gets_a_hover(
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
     await still_serving(client, sample)
+
+
+async def test_a_request_nested_200000_deep_is_dropped_and_serving_goes_on(
+    client: LanguageClient, sample: Sample
+) -> None:
+    await initialize(client, sample.root)
+    depth = 200_000  # far past what Python's JSON reader can nest (RecursionError)
+    params = b"[" * depth + b"]" * depth
+    send_raw(
+        client, b'{"jsonrpc":"2.0","id":77,"method":"textDocument/hover","params":%s}' % params
+    )
+    send_raw(client, b'{"jsonrpc":"2.0","method":"$/x","params":{"a":%s}}' % params)
+    await still_serving(client, sample)
+    await wait_for(lambda: any("nested deeper" in m.message for m in client.log_messages), client)

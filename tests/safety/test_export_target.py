@@ -11,8 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from .helpers import cairn, git, one_line_error
+from real_cli import cairn, git, one_line_error
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

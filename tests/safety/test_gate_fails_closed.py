@@ -12,11 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from real_cli import CAIRN, cairn, one_line_error
 
 from cairn.core.gate import changed_lines
 from cairn.store import EventDraft, Store, init_store
-
-from .helpers import CAIRN, cairn, one_line_error
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"
@@ -128,6 +127,38 @@ def test_content_over_the_limit_is_refused_not_passed(project: Path) -> None:
     blocked_with_one_line(hook(call(project, "Write", write)), "over the 4,000,000-byte limit")
     binary = cairn(project, "check", "--stdin-filename=x.sql", stdin="\0" + "ALTER TABLE users")
     one_line_error(binary)
+
+
+def test_named_and_changed_files_over_the_limit_are_named_not_passed_in_silence(
+    project: Path,
+) -> None:
+    # `cairn check PATH`/`--diff` (the pre-commit gate) do not fail on a big generated
+    # file, but they say they did not read it, in text and in JSON
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "small.sql").write_text("SELECT 1;\n")
+    (project / "big.sql").write_text("-- generated\n" * (LIMIT // 13 + 10))
+    said = "big.sql: skipped: over the 4,000,000-byte limit: not checked"
+    text = cairn(project, "check", "small.sql", "big.sql")
+    assert text.returncode == 0, text.stderr
+    assert said in text.stdout
+    assert "1 file checked (1 file skipped, named above)" in text.stdout
+    as_json = json.loads(cairn(project, "check", "--json", "big.sql", "small.sql").stdout)
+    assert as_json["files_checked"] == 1
+    assert as_json["files_skipped"] == [
+        {"file": "big.sql", "reason": "over the 4,000,000-byte limit: not checked"}
+    ]
+    # the working tree's change (`cairn check` alone) and `--diff` say the same
+    for args in ((), ("--diff", "HEAD")):
+        if args:
+            subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+            subprocess.run(
+                ["git", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"],
+                cwd=project, check=True,
+            )  # fmt: skip
+            (project / "big.sql").write_text("-- regenerated\n" * (LIMIT // 15 + 10))
+        proc = cairn(project, "check", *args)
+        assert proc.returncode == 0, proc.stderr
+        assert said in proc.stdout, (args, proc.stdout)
 
 
 def test_a_check_that_cannot_run_blocks(project: Path) -> None:

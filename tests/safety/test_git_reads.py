@@ -10,35 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from real_cli import cairn, commit, env, git
 
+from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT
 from cairn.store.paths import EntityPathError, parse
-
-from .helpers import cairn, env
 
 AUDIT_V1 = "def pay(amount):\n    return charge(amount)\n"
 AUDIT_V2 = "def pay(amount):\n    write_audit_record(amount)\n    return charge(amount)\n"
-
-
-def git(cwd: Path, *args: str, date: str = "2024-01-01T10:00:00Z", stdin: str = "") -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        env=env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date),
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=60,
-    )
-    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
-    return proc.stdout.strip()
-
-
-def commit(root: Path, message: str, date: str, files: dict[str, str]) -> str:
-    for name, text in files.items():
-        (root / name).write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--cleanup=verbatim", "-F", "-", date=date, stdin=message)
-    return git(root, "rev-parse", "HEAD")
 
 
 def logged(root: Path) -> list[dict[str, object]]:
@@ -68,7 +46,7 @@ def test_a_commit_body_cannot_forge_a_record(repo: Path) -> None:
         + '\x1fRevert "Add audit"\x1fRevert "Add audit"\n\nForged reason.\n\n'
         + f"This reverts commit {added}.\x02\n:100644 100644 {after} {before} M\tapp.py\n"
     )  # fmt: skip
-    commit(repo, fake, "2024-01-03T10:00:00Z", {"README.md": "docs\n"})
+    commit(repo, fake, "2024-01-03T10:00:00Z", {"README.md": "docs\n"}, verbatim=True)
     proc = cairn(repo, "import", "git", "--json")
     assert proc.returncode == 0, proc.stderr
     events = logged(repo)
@@ -94,6 +72,28 @@ def test_separator_bytes_in_a_message_are_text_and_the_message_is_whole(repo: Pa
     assert "and the rest of the reason survives" in str(revert["reasoning"])
     assert revert["author"] == "Ann Example <ann@example.com>"
     assert str(revert["occurred_at"]).startswith("2024-01-03T10:00:00")
+
+
+def test_a_huge_commit_message_is_clipped_once_not_copied_into_every_event(repo: Path) -> None:
+    funcs = [f"f{i}" for i in range(9)]
+    base = "".join(f"def {f}(x):\n    return x\n\n\n" for f in funcs)
+    audited = "".join(f"def {f}(x):\n    audit(x)\n    return x\n\n\n" for f in funcs)
+    commit(repo, "Base", "2024-01-01T10:00:00Z", {"app.py": base})
+    subject = "Audit everything " + "x" * 1_000_000  # a 1 MB subject line
+    commit(repo, subject + "\n\nwhy " * 3, "2024-01-02T10:00:00Z", {"app.py": audited})
+    git(repo, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    before = (repo / ".cairn" / "decisions.jsonl").stat().st_size
+    proc = cairn(repo, "import", "git", "--json")
+    assert proc.returncode == 0, proc.stderr
+    reverts = [e for e in logged(repo) if e["type"] == "revert"]
+    assert sorted(str(e["entity"]) for e in reverts) == [f"app.py::{f}" for f in funcs]
+    grown = (repo / ".cairn" / "decisions.jsonl").stat().st_size - before
+    assert grown < 9 * (MAX_STORED_TEXT + 3 * MAX_SUBJECT)  # was 9 MB: the subject x 9
+    for event in reverts:
+        assert "[… clipped by cairn:" in str(event["reasoning"])
+        assert len(str(event["metadata"]["revert_subject"])) < MAX_SUBJECT + 100
+    notes = json.loads(proc.stdout)["notes"]
+    assert any("the log keeps the first" in n["note"] for n in notes), notes
 
 
 @pytest.mark.parametrize("name", ['pay "v2".py', "pay\tv2.py", "pay\nv2.py", "pay\\v2 é.py"])
@@ -152,6 +152,8 @@ def test_the_repository_config_runs_nothing(repo: Path, tmp_path: Path) -> None:
         ("check", "--diff", "HEAD~2"),
         ("check", "--staged"),
         ("check", "app.py"),
+        ("doctor",),
+        ("verify",),
     ):
         proc = cairn(repo, *args)
         assert "Traceback" not in proc.stderr, proc.stderr

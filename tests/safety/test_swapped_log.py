@@ -18,11 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from real_cli import cairn, env
 
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.log import write_lock
-
-from .helpers import cairn, env
 
 
 def foreign_lines(tmp_path: Path, count: int) -> list[bytes]:

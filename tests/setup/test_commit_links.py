@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from check_fixtures import CAIRN, cairn, git, make_project
 
-from cairn.core.present import hover_markdown
+from cairn.core.present import hover_markdown, quiet_hover_markdown
 from cairn.core.project import find_project
 from cairn.core.session import Session
 from cairn.githooks import block, hook_file, make_executable, merged
@@ -114,6 +114,8 @@ def test_hover_and_site_show_the_commit(
     # Everything the log held landed again in this commit (it was re-added whole).
     assert f"commit `{sha[:12]}`" in markdown
     assert "Landed in" not in markdown  # a link is shown as the commit, not as a note
+    quiet = quiet_hover_markdown("users.email_verified", card.status, card.newest)
+    assert "supersede" in quiet and f"commit `{sha[:12]}`" in quiet and "annotate" not in quiet
     site = tmp_path_factory.mktemp("site")
     cairn(project, "export", "html", str(site)).check_returncode()
     pages = "".join(p.read_text() for p in (site / "e").glob("users.email_verified*.html"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -221,3 +222,126 @@ def test_doctor_notices_a_hook_someone_edited(repo: Path) -> None:
     doctor = run(repo, "cairn", "doctor")
     assert doctor.returncode == 1
     assert "setup: git-hooks" in doctor.stdout and "cairn setup --only git-hooks" in doctor.stdout
+
+
+MANAGERS = {
+    # name: (its own install step, the file that makes a repository use it, what setup says)
+    "husky": (["husky"], None, "husky: .husky/pre-commit, .husky/post-commit"),
+    "lefthook": (
+        ["lefthook", "install"],
+        ("lefthook.yml", "pre-commit:\n  commands:\n    lint:\n      run: echo linting\n"),
+        "lefthook: lefthook.yml",
+    ),
+}
+
+
+@pytest.mark.parametrize("manager", sorted(MANAGERS))
+def test_a_hook_manager_runs_the_gate_and_the_commit_link(tmp_path: Path, manager: str) -> None:
+    if shutil.which(manager) is None:
+        pytest.skip(f"{manager} is not installed (.ci/run installs it)")
+    install, config, said = MANAGERS[manager]
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    if config is not None:
+        (root / config[0]).write_text(config[1])
+    else:
+        done = run(root, *install)  # husky: what `npm install` runs through `prepare`
+        assert done.returncode == 0, done.stdout + done.stderr
+    setup = run(root, "cairn", "setup", "--yes")
+    assert setup.returncode == 0, setup.stderr
+    assert said in setup.stdout
+    assert "git-hooks" not in setup.stdout  # the manager owns the hooks
+    assert run(root, "cairn", "setup", "--yes").stdout.count("already wired") == 1
+    if config is not None:
+        assert (root / config[0]).read_text().startswith(config[1])
+        done = run(root, *install)  # lefthook writes .git/hooks from its config
+        assert done.returncode == 0, done.stdout + done.stderr
+    doctor = run(root, "cairn", "doctor")
+    assert doctor.returncode == 0 and f"setup: {manager}" in doctor.stdout, doctor.stdout
+
+    (root / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(root, "add", "db/003_verify.sql")
+    blocked = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert blocked.returncode != 0
+    assert "users.email_verified" in blocked.stdout + blocked.stderr
+
+    (root / "db" / "003_verify.sql").unlink()
+    logged = run(root, "cairn", "log", "orders.note", "add", "-r", "Support asked", "--json")
+    decision = json.loads(logged.stdout)["id"]
+    git(root, "add", "-A")
+    landed = run(root, "git", "commit", "-m", "orders: a note")
+    assert landed.returncode == 0, landed.stdout + landed.stderr
+    head = git(root, "rev-parse", "HEAD").strip()
+    status = json.loads(run(root, "cairn", "status", "orders.note", "--json").stdout)
+    assert status["commits"] == {decision: head}
+
+
+def test_the_github_workflow_annotates_a_pull_request(repo: Path, tmp_path: Path) -> None:
+    """The workflow setup writes, its check step run as the runner would on a pull
+    request: the base branch fetched as origin/<base>, the change on top."""
+    assert run(repo, "cairn", "setup", "--yes", "--only", "github-actions").returncode == 0
+    from ruamel.yaml import YAML
+
+    workflow = YAML(typ="safe").load((repo / ".github" / "workflows" / "cairn.yml").read_text())
+    assert "pull_request" in workflow["on"]
+    steps = workflow["jobs"]["check"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0  # the base branch's history is there
+    check = steps[-1]["run"].replace("${{ github.base_ref }}", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "wire CI")
+    remote = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(remote))
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "bring it back")
+    job = run(repo, "sh", "-c", check)
+    assert job.returncode == 1, job.stderr
+    assert job.stdout.startswith("::error file=db/003_verify.sql,line=2,")
+
+
+@pytest.mark.skipif(shutil.which("script") is None, reason="needs util-linux `script` for a tty")
+def test_interactive_setup_wires_only_what_the_user_accepts(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    (root / ".vscode").mkdir()
+    (root / ".github").mkdir()
+    cairn = str(BIN / "cairn")
+    # a terminal (script(1) gives one): no to git hooks, yes to VS Code, no to GitHub
+    proc = subprocess.run(
+        ["script", "-qec", f"{cairn} setup --only git-hooks --only vscode --only github-actions"
+         " --ask", "/dev/null"],
+        input="n\ny\nn\n", cwd=root, env=env(tmp_path), capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.count("[Y/n]") == 3
+    assert (root / ".vscode" / "extensions.json").is_file()
+    assert not (root / ".github" / "workflows").exists()
+    hook = Path(git(root, "rev-parse", "--git-path", "hooks/post-commit").strip())
+    assert not (hook if hook.is_absolute() else root / hook).exists()
+
+
+def test_plain_git_hooks_block_a_commit_and_fail_closed_without_cairn(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    make_project(root)
+    venv = tmp_path / "venv-bin"
+    venv.mkdir()
+    cairn = venv / "cairn"  # a teammate's install, which will go away
+    cairn.symlink_to(BIN / "cairn")
+    setup = run(root, str(cairn), "setup", "--yes", "--only", "git-hooks")
+    assert setup.returncode == 0, setup.stderr
+    (root / "db" / "003_verify.sql").write_text(MIGRATION)
+    git(root, "add", "db/003_verify.sql")
+    blocked = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert blocked.returncode == 1
+    assert "users.email_verified" in blocked.stdout + blocked.stderr
+    cairn.unlink()
+    gone = run(root, "git", "commit", "-m", "bring back e-mail verification")
+    assert gone.returncode != 0  # the gate stays shut (the hook exits 2) and says why
+    assert "cannot run; reinstall Cairn and run cairn setup again" in gone.stderr

@@ -116,6 +116,26 @@ def test_prior_attempts_search_review(run: Run) -> None:
     assert code == 0 and "nothing is due" in out
 
 
+def test_search_shows_one_line_a_decision_and_keeps_every_id(run: Run, tmp_path: Path) -> None:
+    from cairn.store import EventDraft, Store
+
+    run("init")
+    with Store.open(tmp_path / ".cairn") as store:
+        events = store.append_many(
+            EventDraft(type="revert", entity=f"app/pay.py::f{i}", commit="c" * 40,
+                       reasoning="Revert the payment retry storm", recorded_at="2026-01-01")
+            for i in range(3)
+        )  # fmt: skip
+        for i in range(6):  # other decisions give the words a rarity (a positive score)
+            store.append(EventDraft(type="add", entity=f"t.c{i}", reasoning=f"other {i}"))
+    code, out, _ = run("search", "why", "did", "we", "revert", "the", "payment", "retries")
+    assert code == 0 and len(out.strip().splitlines()) == 1
+    assert out.startswith("app/pay.py::f") and "(+2 more entities) revert" in out
+    code, out, _ = run("search", "payment retries", "--json")
+    (hit,) = json.loads(out)
+    assert sorted(hit["ids"]) == sorted(e.id for e in events) and hit["score"] > 0
+
+
 def test_the_installed_cairn_command_works_in_a_subdirectory(tmp_path: Path) -> None:
     cairn = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "cairn"
     env = {**os.environ, "CAIRN_AUTHOR": "ci"}

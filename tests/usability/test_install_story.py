@@ -37,7 +37,12 @@ def test_no_document_promises_what_does_not_exist() -> None:
     tags = subprocess.run(["git", "tag"], cwd=REPO, capture_output=True, text=True).stdout.split()
     for path in documents():
         text = path.read_text(encoding="utf-8")
-        for phrase in ("pipx install cairn-lsp", "pip install cairn-lsp", "repository's git URL"):
+        for phrase in (
+            "pipx install cairn-lsp",
+            "pip install cairn-lsp",
+            "pip install 'cairn-lsp[",  # the extra from an index: no index has Cairn
+            "repository's git URL",
+        ):
             assert phrase not in text, (path, phrase)
         for rev in re.findall(r"^\s*rev:\s*(\S+)", text, flags=re.M):
             assert rev in tags, (path, rev)

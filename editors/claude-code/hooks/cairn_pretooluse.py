@@ -12,8 +12,12 @@ a NUL or a lone surrogate), a file it must not read (a FIFO, a device, one over 
 size limit), a check that cannot run or times out: each blocks with one line saying
 what to fix (exit 2), unless CAIRN_HOOK_FAIL_OPEN=1 says to let such edits through
 (then exit 1: Claude Code shows the message and goes on).
-Standard library only, so it runs with whatever `python3` is on PATH; CAIRN_BIN names
-the `cairn` executable when it is not on PATH.
+Standard library only, so it runs with whatever `python3` is on PATH. The check runs
+in this process when this interpreter can import Cairn (installed for it, or in the
+virtual environment of the `cairn` on PATH, when that is the same Python version): a
+second interpreter and the command line's parsing were most of the wait on a small
+log. Otherwise, or when CAIRN_BIN names the `cairn` executable to run, it spawns
+`cairn check`; both give the same verdict and words (tests/editors/test_claude_hook.py).
 """
 
 from __future__ import annotations
@@ -21,10 +25,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
-import subprocess
 import sys
 from pathlib import Path
+from types import FrameType, ModuleType
 from typing import Any
 
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
@@ -41,6 +46,7 @@ class Refused(Exception):
 
 # `cairn check` errors that mean "no decision log governs this file", not a failure.
 NOT_OURS = ("not inside a Cairn project", "is outside the project")
+CLI_ERROR = "cairn: error: "  # how `cairn` begins the one line it prints for an error
 
 
 def apply_edit(text: str, old: str, new: str, replace_all: bool) -> str | None:
@@ -185,11 +191,20 @@ def judge(raw: bytes) -> int:
             f"the new content of {path} is {len(data):,} bytes, over the "
             f"{MAX_FILE_BYTES:,}-byte limit Cairn checks"
         )
+    # Project discovery walks up from the file's folder, like the language server's.
+    folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
+    gate = None if os.environ.get("CAIRN_BIN") else cairn_gate()
+    if gate is not None:
+        report = check_in_process(gate, path, data, folder)
+        if report is None or not report.get("blocking"):
+            return 0
+        print(explain(report), file=sys.stderr)
+        return 2
     cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
     if not cairn:
         raise Refused("`cairn` is not on PATH (or set CAIRN_BIN)")
-    # Project discovery walks up from the file's folder, like the language server's.
-    folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
+    import subprocess  # (only here: the in-process check needs no second process)
+
     try:
         proc = subprocess.run(
             [cairn, "check", "--json", f"--stdin-filename={path}"],
@@ -208,7 +223,8 @@ def judge(raw: bytes) -> int:
     if proc.returncode == 2 and any(marker in stderr for marker in NOT_OURS):
         return 0  # no decision log governs this file: nothing to enforce
     if proc.returncode != 1:
-        raise Refused(stderr.splitlines()[-1] if stderr else f"check exited {proc.returncode}")
+        last = stderr.splitlines()[-1] if stderr else f"check exited {proc.returncode}"
+        raise Refused(last.removeprefix(CLI_ERROR))  # in the words the in-process check gives
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -216,6 +232,81 @@ def judge(raw: bytes) -> int:
         return 2
     print(explain(report), file=sys.stderr)
     return 2
+
+
+def cairn_gate() -> ModuleType | None:
+    """Cairn's gate (`cairn.core.gate`) imported into this interpreter, or None (then
+    `cairn check` is spawned). Tried: this interpreter's own packages, then the virtual
+    environment whose Python runs the `cairn` on PATH, when it is this Python's version
+    (compiled packages are built for one version). Where no alarm can bound the check
+    (Windows), the check is spawned, with its timeout."""
+    if not hasattr(signal, "SIGALRM"):
+        return None
+    try:
+        from cairn.core import gate
+
+        return gate
+    except ImportError:
+        pass
+    site_dir = _site_of(shutil.which("cairn"))
+    if site_dir is None:
+        return None
+    import site
+
+    site.addsitedir(str(site_dir))  # (its .pth files too: an editable install's)
+    try:
+        from cairn.core import gate
+
+        return gate
+    except Exception:  # an install this Python cannot load: spawn it instead
+        return None
+
+
+def _site_of(cairn: str | None) -> Path | None:
+    """The site-packages of the virtual environment running `cairn`, for this Python's
+    version, when there is one."""
+    if not cairn:
+        return None
+    try:
+        with open(cairn, "rb") as handle:
+            first = handle.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    interpreter = Path(first[2:].decode("utf-8", "replace").strip().split(" ")[0])
+    venv = interpreter.parent.parent
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = venv / "lib" / version / "site-packages"
+    return found if (venv / "pyvenv.cfg").is_file() and found.is_dir() else None
+
+
+def check_in_process(
+    gate: ModuleType, path: Path, data: bytes, folder: Path
+) -> dict[str, Any] | None:
+    """`cairn check --json --stdin-filename` without a second process: the report as that
+    prints it, or None when no decision log governs the file. What `cairn check` reports
+    as an error refuses the edit with the same words, and so does a check that runs past
+    the timeout."""
+
+    def too_long(_signum: int, _frame: FrameType | None) -> None:
+        raise Refused(f"the check took over {CHECK_TIMEOUT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(CHECK_TIMEOUT_S)
+    try:
+        report = gate.check_edit(path, data, folder)
+    except Refused:
+        raise
+    except Exception as exc:  # the words `cairn check` prints for it
+        reason = gate.refusal(exc)
+        if any(marker in reason for marker in NOT_OURS):
+            return None
+        raise Refused(reason) from None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    return report.to_dict()  # type: ignore[no-any-return]
 
 
 if __name__ == "__main__":

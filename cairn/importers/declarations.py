@@ -1,0 +1,135 @@
+"""Code elements matched across one commit, in the spirit of RefactoringMiner/CodeTracker:
+a declaration that left is paired with one that arrived by kind, name, container and
+token-level body similarity, so a rename with a body or signature change, a move with a
+rename, and a class renamed together with its file are each one link.
+
+Lines are a poor unit here: a split `} catch` or a re-indented body changes every line
+fingerprint while the tokens barely move. Tokens (identifiers, numbers, punctuation) are
+compared as multisets (the Dice coefficient), the element's own name left out so a
+rename does not count against itself.
+
+    decls = declarations(text, "src/Pool.java")      # {"Pool.get": [Decl, ...], ...}
+    best(gone, arrived)                              # (Decl, "rename") or None
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["Decl", "best", "change_type", "declarations", "similarity"]
+
+# A body this alike (Dice over tokens) is the same element under another name; one that
+# keeps its name needs less, since the name already says much.
+RENAMED_MIN = 0.5
+SAME_NAME_MIN = 0.3
+MARGIN = 0.05  # a runner-up this close is a look-alike: say nothing
+MIN_TOKENS = 8  # a body this short (`return x;`) says too little to be recognised
+
+_TOKEN = re.compile(r"[A-Za-z_$][\w$]*|\d+|[^\s\w]")
+
+
+class Decl:
+    """One declaration in one version of a file. Its tokens are counted when first
+    asked for: most declarations are only looked up by name."""
+
+    __slots__ = ("_lines", "_tokens", "entity", "kind")
+
+    def __init__(self, entity: str, kind: str, lines: list[str]) -> None:
+        self.entity = entity  # file::Qualified.name
+        self.kind = kind
+        self._lines = lines  # its own source lines
+        self._tokens: Counter[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Decl({self.entity!r}, {self.kind!r})"
+
+    @property
+    def tokens(self) -> Counter[str]:
+        if self._tokens is None:
+            tokens = Counter(_TOKEN.findall("\n".join(self._lines)))
+            if tokens[self.name]:
+                tokens[self.name] -= 1  # the name it is declared under: a rename changes that
+            self._tokens = +tokens
+        return self._tokens
+
+    @property
+    def file(self) -> str:
+        return self.entity.partition("::")[0]
+
+    @property
+    def qualified(self) -> str:
+        return self.entity.partition("::")[2]
+
+    @property
+    def name(self) -> str:
+        return self.qualified.rsplit(".", 1)[-1]
+
+    @property
+    def container(self) -> str:
+        return self.qualified.rpartition(".")[0]
+
+    @property
+    def size(self) -> int:
+        return sum(self.tokens.values())
+
+
+def declarations(text: str, file: str) -> dict[str, list[Decl]]:
+    """The code elements `text` declares, by their path inside the file (`Class.name`);
+    overloads share a path, so each path holds a list."""
+    from cairn.indexer import index_text
+    from cairn.indexer.model import CODE_KINDS
+
+    lines = text.split("\n")
+    out: dict[str, list[Decl]] = {}
+    for sym in index_text(text, file):
+        if str(sym.role) != "introduce" or "::" not in sym.entity or sym.kind not in CODE_KINDS:
+            continue
+        r = sym.range
+        decl = Decl(sym.entity, sym.kind, lines[r.start_line : r.end_line + 1])
+        out.setdefault(decl.qualified, []).append(decl)
+    return out
+
+
+def similarity(a: Counter[str], b: Counter[str]) -> float:
+    """The Dice coefficient of two token multisets: 1.0 the same tokens, 0.0 none shared."""
+    total = sum(a.values()) + sum(b.values())
+    return 2 * sum((a & b).values()) / total if total else 0.0
+
+
+def change_type(before: Decl, after: Decl) -> str:
+    """What changed: `rename` (its own name), `move` (another file), `container` (its
+    class was renamed or it went to another), else `signature` (same path, new shape)."""
+    if before.name != after.name:
+        return "rename"
+    if before.file != after.file and before.container == after.container:
+        return "move"
+    if before.container != after.container:
+        return "container"
+    return "signature"
+
+
+def best(gone: Decl, arrived: Iterable[Decl]) -> tuple[Decl, str] | None:
+    """The one arrived declaration `gone` became, and how; None when none is alike
+    enough or two are (look-alikes say nothing rather than guess)."""
+    if gone.size < MIN_TOKENS:
+        return None
+    scored: list[tuple[float, Decl]] = []
+    for cand in arrived:
+        if cand.kind != gone.kind or cand.entity == gone.entity:
+            continue
+        sim = similarity(gone.tokens, cand.tokens)
+        floor = SAME_NAME_MIN if cand.name == gone.name else RENAMED_MIN
+        if sim < floor:
+            continue
+        # The name kept, then the container kept, break ties between equally alike bodies.
+        bonus = 0.2 * (cand.name == gone.name) + 0.1 * (cand.container == gone.container)
+        scored.append((sim + bonus, cand))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: -s[0])
+    if len(scored) > 1 and scored[0][0] - scored[1][0] < MARGIN:
+        return None
+    found = scored[0][1]
+    return found, change_type(gone, found)

@@ -1,0 +1,297 @@
+"""Where a revert's lines land (`cairn import git`).
+
+Each line a revert took out belongs to the innermost entity of the file before the
+revert that held it (a method, a class, a constant, a model field, a dependency), or to
+the file when the indexer cannot read it or the line is outside every symbol; a revert
+that mostly put lines back also places those, on the file after it (a re-removal
+print). A vendored, generated or asset tree is one entity (`cairn.importers.trees`),
+and one revert writes at most `MAX_EVENTS_PER_COMMIT` events.
+
+Kept apart from `cairn.importers.git` (which finds the reverts and writes the events):
+this is the part that reads files and runs the indexer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn import git as gitcmd
+from cairn.importers.base import Note, Skipped
+from cairn.importers.git_history import Blobs, FileDiff
+from cairn.importers.git_reverts import Found
+from cairn.importers.trees import Tree, attributes, trees_of
+from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
+
+if TYPE_CHECKING:
+    from cairn.indexer import Symbol
+
+# Events one revert may write. Beyond it the entities with the most lines taken out are
+# kept and the import's summary says how many were left out: a commit that touches
+# thousands of entities is one sweeping change, not thousands of decisions.
+MAX_EVENTS_PER_COMMIT = 100
+
+
+@dataclass
+class Entity:
+    """Where a revert took lines out: the entity and the removed lines inside it."""
+
+    path: str
+    kind: str
+    lines: list[str] = field(default_factory=list)
+    whole: bool = False  # the revert took out the entity itself (its name), not only lines
+    before: str = ""  # a dependency's version before the revert (what was undone)
+    after: str = ""  # and after it (what it went back to)
+    file: str = ""  # the file it was declared in
+    tree: str = ""  # a vendored/generated/asset tree: its kind (`cairn.importers.trees`)
+    files: int = 0  # and how many of its files the revert changed
+    restored: list[str] = field(default_factory=list)  # lines the revert put back in it
+    imports: list[str] = field(default_factory=list)  # its print when it has no other line
+
+
+def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
+    """git with input on stdin; "" when it fails (an attribute or listing is optional)."""
+    try:
+        out = gitcmd.run(root, *args, stdin=stdin)  # neutralised: `check-attr` may refresh
+    except OSError:
+        return ""
+    return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
+
+
+def trees_by_revert(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:
+    """revert sha -> (its vendored/generated/asset trees, its other files), for the
+    reverts that touch a tree (one `git check-attr` for every file of every revert)."""
+
+    def run(args: list[str], stdin: bytes) -> str:
+        return _git_in(root, args, stdin)
+
+    said = attributes(run, {ch.path for f in todo for ch in f.revert.changes})
+    out: dict[str, tuple[list[Tree], list[str]]] = {}
+    for f in todo:
+        paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
+        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said)
+        if found:
+            out[f.revert.sha] = (found, rest)
+    return out
+
+
+def capped(f: Found, ents: list[Entity]) -> tuple[list[Entity], list[Skipped]]:
+    """At most MAX_EVENTS_PER_COMMIT entities: trees first, then those with the most
+    lines taken out; the summary says how many were left out."""
+    if len(ents) <= MAX_EVENTS_PER_COMMIT:
+        return ents, []
+    ranked = sorted(ents, key=lambda e: (not e.tree, -len(e.lines), e.path))
+    kept = ranked[:MAX_EVENTS_PER_COMMIT]
+    note = Note(
+        f"{f.revert.sha[:10]} {f.revert.subject}",
+        f"touches {len(ents)} entities: recorded the {MAX_EVENTS_PER_COMMIT} with the most "
+        f"lines taken out (at most {MAX_EVENTS_PER_COMMIT} events per commit)",
+    )
+    return kept, [note]
+
+
+def removed_entities(
+    f: Found,
+    diffs: dict[str, dict[str, FileDiff]],
+    blobs: Blobs,
+    trees: list[Tree] | None = None,
+) -> tuple[list[Entity], list[Skipped]]:
+    """The entities whose lines the revert took out, each with those lines; a tree it
+    touched is one entity, its directory."""
+    from cairn.fingerprints import normalise, restores_mostly
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    diff = diffs.get(f.revert.sha, {})
+    keep_lines: set[str] | None = None
+    keep_restored: set[str] | None = None
+    undone = [diffs[s] for s in (f.original, *f.named) if s and s in diffs]
+    if (f.squash or f.narrow) and undone:
+        # Only the hunks that take out what the reverted commit(s) added.
+        keep_lines = {normalise(t) for d in undone for fd in d.values() for t in fd.added.values()}
+        keep_restored = {
+            normalise(t) for d in undone for fd in d.values() for t in fd.removed.values()
+        }
+    mine = [fd for p, fd in diff.items() if f.files is None or p in f.files]
+    # The lines it put back are a print too when the undone change was mostly a
+    # removal (taking them out again is that removal returning: a re-removal).
+    restoring = restores_mostly(
+        (t for fd in mine for t in fd.removed.values()),
+        (t for fd in mine for t in fd.added.values()),
+    )
+    out: dict[str, Entity] = {}
+    seen_files: set[str] = set()  # entities placed from earlier files (already settled)
+    skipped: list[Skipped] = []
+    label = f"{f.revert.sha[:10]}"
+    in_tree = _tree_entities(label, trees or [], out, skipped)
+    for path, fd in sorted(diff.items()):
+        if (f.files is not None and path not in f.files) or path in in_tree:
+            continue
+        try:
+            file_entity = canonicalise(path)
+        except EntityPathError as exc:
+            skipped.append(Skipped(f"{label} {path}", str(exc)))
+            continue
+        if fd.binary or fd.huge:
+            reason = "a binary file" if fd.binary else "a generated file (a huge diff)"
+            skipped.append(Skipped(f"{label} {path}", f"{reason}: recorded on the file, no lines"))
+            out.setdefault(file_entity, Entity(file_entity, "file", whole=True, file=path))
+            continue
+        removed = fd.removed
+        if f.lines is not None:
+            blamed = f.lines.get(path, frozenset())
+            removed = {n: t for n, t in removed.items() if n in blamed}
+        if keep_lines is not None:
+            removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
+        if restoring:
+            _place_restored(f, path, fd, blobs, keep_restored, out)
+        if not removed:
+            continue
+        _place_removed(f, path, fd, removed, file_entity, blobs, out, seen_files)
+    return list(out.values()), skipped
+
+
+def _tree_entities(
+    label: str, trees: list[Tree], out: dict[str, Entity], notes: list[Skipped]
+) -> set[str]:
+    """One entity per tree (its directory; a lone generated file: the file), and a note
+    per directory; returns the files they cover."""
+    in_tree: set[str] = set()
+    for tree in trees:
+        in_tree.update(tree.files)
+        lone = not tree.path.endswith("/")  # a generated file that makes no tree
+        out[tree.path] = Entity(
+            tree.path,
+            "file" if lone else "directory",
+            file=tree.path,
+            tree=tree.kind,
+            files=len(tree.files),
+        )
+        if not lone:
+            notes.append(
+                Note(
+                    f"{label} {tree.path}",
+                    f"a {tree.kind} tree: one event for its {len(tree.files)} changed files",
+                )
+            )
+    return in_tree
+
+
+def _place_removed(
+    f: Found,
+    path: str,
+    fd: FileDiff,
+    removed: dict[int, str],
+    file_entity: str,
+    blobs: Blobs,
+    out: dict[str, Entity],
+    seen_files: set[str],
+) -> None:
+    """The lines a revert took out of one file, each on the innermost entity of the file
+    before the revert that held it (the file's own entity for the rest)."""
+    from cairn.fingerprints import fingerprint, row_kinds
+    from cairn.indexer import index_text
+    from cairn.indexer.enclosing import innermost_symbol
+
+    symbols: list[Symbol] = []
+    blob = blobs.read(f"{f.revert.sha}^", path)
+    meaningful: set[int] = {n - 1 for n in removed}
+    imports: set[int] = set()
+    if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
+        symbols = index_text(blob, path)
+        # Only lines that carry meaning are fingerprinted: no comment, import,
+        # docstring or licence header (they still say where the revert was). An
+        # entity whose only lines are imports is fingerprinted by them: a module
+        # swapped for another is the whole change.
+        meaningful, imports = row_kinds(blob, path, meaningful)
+    by_name_line: dict[int, Symbol] = {}
+    for one in symbols:
+        if str(one.role) == "introduce":
+            by_name_line.setdefault(one.name_range.start_line, one)
+    file_lines: list[str] = []
+    file_quiet = False  # lines outside every symbol that say nothing (a header)
+    file_imports: list[str] = []
+    placed = False
+    for number, text in sorted(removed.items()):
+        named = by_name_line.get(number - 1)
+        sym = named or innermost_symbol(symbols, number - 1)
+        if sym is None:
+            if number - 1 in meaningful:
+                file_lines.append(text)
+            else:
+                file_quiet = True
+                if number - 1 in imports:
+                    file_imports.append(text)
+            continue
+        placed = True
+        ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
+        if number - 1 in meaningful:
+            ent.lines.append(text)
+        elif number - 1 in imports:
+            ent.imports.append(text)
+        ent.whole = ent.whole or named is not None
+        if sym.version:
+            ent.before = sym.version
+    # An entity whose name line was taken out but which the revert wrote back (a
+    # dependency pinned to another version, a signature changed back) stayed: only
+    # its lines were reverted. One more index, only for such files.
+    named_here = [e for e in out.values() if e.whole and e.path not in seen_files]
+    if named_here and not fd.deleted:
+        after = blobs.read(f.revert.sha, path)
+        if after is not None and len(after) <= MAX_FILE_BYTES and b"\0" not in after[:8000]:
+            still = {
+                s.entity: s.version for s in index_text(after, path) if str(s.role) == "introduce"
+            }
+            for ent in named_here:
+                if ent.path in still:
+                    ent.whole = False
+                    ent.after = still[ent.path]
+    seen_files.update(out)
+
+    if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
+        ent = out.setdefault(file_entity, Entity(file_entity, "file", file=path))
+        ent.lines.extend(file_lines)
+        ent.imports.extend(file_imports)
+        ent.whole = ent.whole or fd.deleted
+
+
+def _place_restored(
+    f: Found,
+    path: str,
+    fd: FileDiff,
+    blobs: Blobs,
+    keep: set[str] | None,
+    out: dict[str, Entity],
+) -> None:
+    """The meaningful lines a revert put back in one file, each on the innermost entity
+    of the file after the revert that holds it (`Entity.restored`)."""
+    from cairn.fingerprints import code_rows, normalise
+    from cairn.indexer import index_text
+    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    added = fd.added
+    if keep is not None:
+        added = {n: t for n, t in added.items() if normalise(t) in keep}
+    if not added or fd.binary or fd.huge:
+        return
+    after = blobs.read(f.revert.sha, path)
+    if after is None or len(after) > MAX_FILE_BYTES or b"\0" in after[:8000]:
+        return
+    rows = code_rows(after, path, (n - 1 for n in added))
+    if not rows:
+        return
+    symbols = index_text(after, path)
+    for number, text in sorted(added.items()):
+        if number - 1 not in rows:
+            continue
+        sym = innermost_symbol(symbols, number - 1)
+        if sym is not None:
+            ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
+        else:
+            try:
+                entity = canonicalise(path)
+            except EntityPathError:
+                return
+            ent = out.setdefault(entity, Entity(entity, "file", file=path))
+        ent.restored.append(text)

@@ -1,0 +1,142 @@
+"""The site's front page: a timeline of decisions, newest first. A reader wants what was
+tried, undone and why, not every file a revert touched, so one entry stands for one
+revert, reject or supersede, with every entity it touched folded into it (a revert
+commit that took out forty functions is one entry, not forty rows).
+
+Entries are gathered while the export reads each entity's events (`Decisions.add`), so
+the log is read once; the front page shows the newest `PAGE` entries and the older ones
+go to `decisions-2.html`, `decisions-3.html`..., so the page stays small however long
+the history is. Every string goes through `esc`: decision text is untrusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from html import escape
+
+from cairn.store import Event, EventType
+
+__all__ = ["KINDS", "PAGE", "Decisions", "Entry", "page_name"]
+
+KINDS = (EventType.REVERT, EventType.REJECT, EventType.SUPERSEDE)
+PAGE = 100  # entries a timeline page shows
+FOLDED = 5  # entities named on an entry before the rest fold under "N more"
+REASON_CHARS = 280
+
+
+def esc(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def page_name(number: int) -> str:
+    """The file of timeline page `number` (1 is the front page's own)."""
+    return "index.html" if number == 1 else f"decisions-{number}.html"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One decision: its kind, when, who, why, and the entities it touched (path, page)."""
+
+    kind: str
+    when: str
+    who: str
+    reason: str
+    alternative: str
+    first_id: str
+    entities: dict[str, str] = field(default_factory=dict)
+
+
+class Decisions:
+    """The timeline's entries, built from the events the export reads one entity at a time."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, ...], Entry] = {}
+
+    def add(self, event: Event, entity: str, page: str, when: str, who: str) -> None:
+        """Count `event` (on `entity`, whose page is `page`) if it is a decision: one
+        entry per commit and kind, or per kind, time, author and reason when the
+        decision was recorded by hand."""
+        if event.type not in KINDS:
+            return
+        kind = event.type.value
+        if event.commit:
+            key: tuple[str, ...] = (kind, event.commit)
+        else:
+            key = (kind, when, who, event.reasoning, event.alternative or "")
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = Entry(
+                kind, when, who, event.reasoning, event.alternative or "", event.id
+            )
+        entry.entities.setdefault(entity, page)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def newest_first(self) -> list[Entry]:
+        return sorted(self._entries.values(), key=lambda e: (e.when, e.first_id), reverse=True)
+
+    def pages(self) -> Iterator[tuple[int, int, list[Entry]]]:
+        """(page number, page count, entries) for every page, the front page first."""
+        ordered = self.newest_first()
+        count = max(1, -(-len(ordered) // PAGE))
+        for number in range(1, count + 1):
+            yield number, count, ordered[(number - 1) * PAGE : number * PAGE]
+
+
+def section(
+    entries: list[Entry], number: int, count: int, root: str, clip: Callable[[str, int], str]
+) -> str:
+    """The timeline's HTML for one page: its entries and the links to the other pages."""
+    if not entries:
+        return (
+            '<section class="decisions" aria-label="Decisions"><h2>Decisions</h2>'
+            '<p class="summary">No revert, reject or supersede recorded yet.</p></section>'
+        )
+    items = "\n".join(_entry(e, root, clip) for e in entries)
+    return (
+        '<section class="decisions" aria-label="Decisions"><h2>Decisions</h2>'
+        f'<ol class="decisions">\n{items}\n</ol>{_pager(number, count, root)}</section>'
+    )
+
+
+def _entry(entry: Entry, root: str, clip: Callable[[str, int], str]) -> str:
+    links = [
+        f'<a href="{esc(root + page)}"><code>{esc(path)}</code></a>'
+        for path, page in sorted(entry.entities.items())
+    ]
+    shown = ", ".join(links[:FOLDED])
+    if len(links) > FOLDED:
+        shown += (
+            f'<details class="more"><summary>{len(links) - FOLDED} more</summary>'
+            + ", ".join(links[FOLDED:])
+            + "</details>"
+        )
+    why = (
+        esc(clip(entry.reason, REASON_CHARS)) if entry.reason else "<em>no reasoning recorded</em>"
+    )
+    approach = (
+        f' <span class="approach">rejected approach: {esc(clip(entry.alternative, 120))}</span>'
+        if entry.alternative
+        else ""
+    )
+    return (
+        f'<li class="decision" data-kind="{esc(entry.kind)}">'
+        f'<span class="badge k-{esc(entry.kind)}">{esc(entry.kind)}</span> '
+        f"<time>{esc(entry.when[:10])}</time> by {esc(entry.who)}: "
+        f'<span class="why">{why}</span>{approach}'
+        f'<div class="touched">{shown}</div></li>'
+    )
+
+
+def _pager(number: int, count: int, root: str) -> str:
+    if count == 1:
+        return ""
+    links = []
+    if number > 1:
+        links.append(f'<a rel="prev" href="{esc(root + page_name(number - 1))}">newer</a>')
+    links.append(f"page {number} of {count}")
+    if number < count:
+        links.append(f'<a rel="next" href="{esc(root + page_name(number + 1))}">older</a>')
+    return '<nav class="pager">' + " · ".join(links) + "</nav>"
