@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time, parse_python
 from cairn.importers.dates import commit_reason, file_author, file_date, file_history
 from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative
-from cairn.limits import MAX_NESTING, LimitExceeded, Steps, nesting_within, read_source
+from cairn.limits import MAX_NESTING, LimitExceeded, Steps
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "alembic"
@@ -49,15 +49,10 @@ def _literal(node: ast.AST | None) -> Any:
 
 def read_revision(path: Path) -> Revision | Skipped:
     """Parse one revision file's identifiers (no code is executed)."""
-    try:
-        tree = ast.parse(read_source(path), filename=str(path))
-        nesting_within(tree, ast.iter_child_nodes)
-    except LimitExceeded as exc:
-        return Skipped(str(path), str(exc))
-    except (RecursionError, MemoryError):
-        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return Skipped(str(path), f"not readable Python: {exc}")
+    parsed = parse_python(path)
+    if isinstance(parsed, Skipped):
+        return parsed
+    tree = parsed[1]
     values: dict[str, Any] = {}
     for node in tree.body:
         target, value = None, None

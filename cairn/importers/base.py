@@ -9,6 +9,7 @@ checks each draft with the store's own validation, `Store.validator()`), and rep
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import os
 import sys
@@ -19,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
 from cairn.store.times import format_ts
 
 AGENT_PREFIX = "cairn-import/"
@@ -231,6 +233,23 @@ class _Progress:
 
 
 ProgressHook = Callable[[int], None]
+
+
+def parse_python(path: Path) -> tuple[str, ast.Module] | Skipped:
+    """A Python migration's text and syntax tree (no code is executed), or why it is
+    skipped: over the size limit or not a regular file, nested deeper than the limit,
+    or not readable Python."""
+    try:
+        text = read_source(path)
+        tree = ast.parse(text, filename=str(path))
+        nesting_within(tree, ast.iter_child_nodes)
+    except LimitExceeded as exc:
+        return Skipped(str(path), str(exc))
+    except (RecursionError, MemoryError):
+        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+        return Skipped(str(path), f"not readable Python: {exc}")
+    return text, tree
 
 
 def run_import(

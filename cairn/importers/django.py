@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time, parse_python
 from cairn.importers.dates import commit_reason, file_author, file_date, file_history
 from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative
 from cairn.indexer.frameworks.django import NO_COLUMN, RELATIONS, field_column, model_table
-from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
+from cairn.limits import MAX_NESTING
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "django"
@@ -108,16 +108,10 @@ def _op_name(call: ast.Call) -> str:
 
 def read_migration(path: Path) -> DjangoMigration | Skipped:
     """Parse one migration file (no code is executed)."""
-    try:
-        text = read_source(path)
-        tree = ast.parse(text, filename=str(path))
-        nesting_within(tree, ast.iter_child_nodes)
-    except LimitExceeded as exc:
-        return Skipped(str(path), str(exc))
-    except (RecursionError, MemoryError):
-        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return Skipped(str(path), f"not readable Python: {exc}")
+    parsed = parse_python(path)
+    if isinstance(parsed, Skipped):
+        return parsed
+    text, tree = parsed
     cls = next(
         (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Migration"), None
     )
