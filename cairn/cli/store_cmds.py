@@ -450,10 +450,26 @@ def status_cmd(entity: str, as_json: bool) -> None:
         commits = commits_of(events)
         # A commit link is no decision: the latest shown is the newest event that is not one.
         latest = next((e for e in reversed(events) if not linked_commit(e)), st.latest)
+        now = _moved_to(session, st.entity)
     if as_json:
-        emit_json({**st.to_dict(), "commits": commits, "did_you_mean": suggestions})
+        emit_json(
+            {**st.to_dict(), "commits": commits, "did_you_mean": suggestions, "moved_to": now}
+        )
     else:
         _print_status(st, conflicts, commits, latest)
+        if now:  # what was decided here is listed there (`cairn.core.listing`)
+            _console().print(f"moved to [cyan]{esc(now)}[/]: `cairn status {esc(now)}`")
+
+
+def _moved_to(session: Session, entity: str) -> str | None:
+    """The newest name of an entity that was moved away (its file gone), else None."""
+    from cairn.core.listing import current_name
+
+    try:
+        name = current_name(session, entity)
+    except EntityPathError:
+        return None
+    return name if name != entity else None
 
 
 @click.command("history")

@@ -65,7 +65,9 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert "formerly src/auth.py::legacy_token" in text and "file removed" in text
 
     # The old path, asked for by name, keeps its verdict: the move is not a conflict.
-    assert cairn_json(project, "status", "deploy.cfg")["status"] == "reverted"
+    old = cairn_json(project, "status", "deploy.cfg")
+    assert (old["status"], old["moved_to"]) == ("reverted", "ops.cfg")
+    assert "moved to ops.cfg" in cairn(project, "status", "deploy.cfg").stdout
 
     # status: the same status, event count and former paths for every listed entity.
     for entity, row in listed.items():
