@@ -7,7 +7,6 @@ content.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import subprocess
@@ -21,7 +20,14 @@ from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE
-from cairn.store.log import LOCK_NAME, LOG_NAME, QUARANTINE_NAME, LogFile, write_lock
+from cairn.store.log import (
+    LOCK_NAME,
+    LOG_NAME,
+    QUARANTINE_NAME,
+    LogFile,
+    lock_is_free,
+    write_lock,
+)
 
 __all__ = ["Check", "run_checks"]
 
@@ -217,17 +223,12 @@ def check_lock(project: Project) -> Check:
         )
     try:
         deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return Check("lock", OK, "the write lock is free")
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+        while not (free := lock_is_free(fd)) and time.monotonic() <= deadline:
+            time.sleep(0.05)
     finally:
         os.close(fd)
+    if free:
+        return Check("lock", OK, "the write lock is free")
     holders = _lock_holders(path)
     who = f" by pid {', '.join(holders)}" if holders else ""
     return Check(

@@ -81,6 +81,15 @@ def node_text(node: Node) -> str:
     return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
+def builder_method(receiver: Node | None, method: Node | None, builder: str) -> str | None:
+    """The method called on a migration's table builder (`t.string`, `table.dropColumn`:
+    `builder` is the block's or callback's parameter), or None for a call on anything
+    else."""
+    if receiver is None or method is None or node_text(receiver) != builder:
+        return None
+    return node_text(method)
+
+
 def literal(node: Node | None) -> str | None:
     """The value of a string or symbol literal; None for interpolated strings and
     anything that is not a literal."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 # Kinds that name code: qualified by nesting (`Session.login`), built by the scope walk in
-# `extract._code_symbols`; every other kind is an entity path built from the name alone.
+# `symbols.code_symbols`; every other kind is an entity path built from the name alone.
 CODE_KINDS = frozenset({"function", "class", "method", "symbol", "constant"})
 
 

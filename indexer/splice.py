@@ -65,7 +65,7 @@ def splice(
     function = _enclosing_function(tree.root_node, edit)
     if function is None:
         return None
-    # the function's symbol spans its decorators / `export` too (extract.widen)
+    # the function's symbol spans its decorators / `export` too (symbols.widen)
     unit = widen(function, ctx.language)
     new_start = (unit.start_point.row, lines.utf16_column(*unit.start_point))
     new_end = (unit.end_point.row, lines.utf16_column(*unit.end_point))

@@ -19,7 +19,6 @@ imports and opens it while the loop reads the first document.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import logging
 import os
 import time
@@ -253,20 +252,18 @@ async def _wait_unlocked(cairn_dir: Path, timeout: float) -> bool:
     Polled on the event loop with non-blocking attempts (each a syscall), so waiting
     for another process's write needs no thread and keeps the worker free for hovers.
     """
+    from cairn.store.log import lock_is_free
+
     try:
         fd = os.open(_lock_path(cairn_dir), os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
         return True  # no folder: the store call reports that properly
     try:
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                return True
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    return False
-                await asyncio.sleep(LOCK_POLL_S)
+        while not lock_is_free(fd):
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(LOCK_POLL_S)
+        return True
     finally:
         os.close(fd)

@@ -462,29 +462,23 @@ class Ingest(StatusRows):
         if batch.rows:
             db.executemany(_EVENT_SQL, batch.rows)
             self._list_keys(batch.rows[0][0])
-        if batch.fts:
-            db.executemany(_FTS_SQL, batch.fts)
-        if batch.chains:
-            db.executemany("INSERT INTO chain(id, start) VALUES (?, ?)", batch.chains)
-        if batch.merges:
-            db.executemany("INSERT INTO merge(chain, pos, parents) VALUES (?, ?, ?)", batch.merges)
-        if batch.reviews:
-            db.executemany("INSERT INTO review VALUES (?, ?, ?)", batch.reviews)
-        if batch.srckeys:
-            db.executemany("INSERT OR IGNORE INTO source_key VALUES (?)", batch.srckeys)
-        if batch.ikeys:
-            # The first event with a key keeps it (a union merge may bring a second).
-            db.executemany("INSERT OR IGNORE INTO idempotency_key VALUES (?, ?)", batch.ikeys)
-        if batch.marks:
-            db.executemany("INSERT OR IGNORE INTO marked_key VALUES (?, ?)", batch.marks)
-        if batch.prints:
-            db.executemany("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints)
-        if batch.changes:
-            db.executemany("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes)
-        if batch.links:
-            db.executemany("INSERT INTO rename_link VALUES (?, ?, ?, ?)", batch.links)
-        if batch.damage:
-            db.executemany("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage)
+        # The first event with an idempotency key keeps it (a union merge may bring a
+        # second): hence OR IGNORE there.
+        for sql, rows in (
+            (_FTS_SQL, batch.fts),
+            ("INSERT INTO chain(id, start) VALUES (?, ?)", batch.chains),
+            ("INSERT INTO merge(chain, pos, parents) VALUES (?, ?, ?)", batch.merges),
+            ("INSERT INTO review VALUES (?, ?, ?)", batch.reviews),
+            ("INSERT OR IGNORE INTO source_key VALUES (?)", batch.srckeys),
+            ("INSERT OR IGNORE INTO idempotency_key VALUES (?, ?)", batch.ikeys),
+            ("INSERT OR IGNORE INTO marked_key VALUES (?, ?)", batch.marks),
+            ("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints),
+            ("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes),
+            ("INSERT INTO rename_link VALUES (?, ?, ?, ?)", batch.links),
+            ("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage),
+        ):
+            if rows:
+                db.executemany(sql, rows)
         tips = [
             (seq, self.dag.tips[c], k, c)
             for c, (k, seq) in self.tip_key.items()

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from cairn.store.errors import LockTimeout, StoreError
 
-__all__ = ["LOG_NAME", "QUARANTINE_NAME", "Appended", "LogFile", "write_lock"]
+__all__ = [
+    "LOG_NAME",
+    "QUARANTINE_NAME",
+    "Appended",
+    "LogFile",
+    "lock_is_free",
+    "write_lock",
+]
 
 LOG_NAME = "decisions.jsonl"
 QUARANTINE_NAME = "decisions.jsonl.quarantine"
@@ -50,23 +57,37 @@ def write_lock(cairn_dir: Path, timeout: float = LOCK_TIMEOUT_S) -> Iterator[Non
     fd = os.open(cairn_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockTimeout(
-                        f"another process has held {cairn_dir / LOCK_NAME} for over "
-                        f"{timeout:.0f}s; try again"
-                    ) from None
-                time.sleep(0.005)
+        while not _try_lock(fd):
+            if time.monotonic() > deadline:
+                raise LockTimeout(
+                    f"another process has held {cairn_dir / LOCK_NAME} for over "
+                    f"{timeout:.0f}s; try again"
+                )
+            time.sleep(0.005)
         try:
             yield
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _try_lock(fd: int) -> bool:
+    """Take the write lock on the open lock file `fd` without waiting; True when taken."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def lock_is_free(fd: int) -> bool:
+    """Whether no process holds the write lock now (on the open lock file `fd`): it is
+    taken and released at once. Callers that wait for it poll this."""
+    if not _try_lock(fd):
+        return False
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return True
 
 
 class LogFile:

@@ -124,25 +124,26 @@ class EventDraft:
 
     type: EventType | str
     entity: str
-    reasoning: str = ""
-    alternative: str = ""
-    diff: str = ""
-    supersedes: str = ""
-    reverts: str = ""
-    author: str = ""
+    # The rest in the log's canonical order (`cairn.store.fields.EventFields`).
     agent: str = ""
-    session: str = ""
+    alternative: str = ""
+    author: str = ""
     commit: str = ""
-    occurred_at: str = ""
-    recorded_at: str = ""
-    revisit_after: str = ""
-    expires_when: str = ""
-    stale_when: str = ""
+    diff: str = ""
     entity_kind: str = ""
+    expires_when: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    occurred_at: str = ""
+    reasoning: str = ""
+    recorded_at: str = ""
+    reverts: str = ""
+    revisit_after: str = ""
+    session: str = ""
+    stale_when: str = ""
+    supersedes: str = ""
     # An idempotency key: a second write with the same key and the same request writes
     # nothing and returns the first event (a retry after a crash cannot duplicate).
-    # Kept in `metadata.idempotency` (see cairn.store.write.idempotency), not a header.
+    # Kept in `metadata.idempotency` (see cairn.store.idempotency), not a header.
     key: str = ""
 
 

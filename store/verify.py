@@ -405,14 +405,7 @@ def _verify(
     report = VerifyReport(log=path)
     seen = anchor if anchor is not None else recorded_anchor(cairn_dir)
     proven = _read_record(cairn_dir)
-    record = None if full else proven
-    hasher = hashlib.sha256()
-    if record is not None and 0 < record.offset <= log.size:
-        log.feed(hasher, 0, record.offset)
-        if hasher.hexdigest() != record.sha256:
-            record, hasher = None, hashlib.sha256()
-    else:
-        record = None
+    record, hasher = _still_proven(None if full else proven, log)
     start = record.offset if record else 0
     end = max(start, log.last_newline() + 1)
     report.proven_from = (record.offset, record.sha256) if record else None
@@ -435,17 +428,7 @@ def _verify(
     report.findings.extend(
         Finding(code, message, line, event or None) for code, message, line, event in found.findings
     )
-    tail = log.read(end, log.size)
-    if tail.strip():
-        report.findings.append(
-            Finding(
-                "partial-tail",
-                f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
-                f"write moves them to {QUARANTINE_NAME}",
-                found.end_line,
-                severity=NOTICE,
-            )
-        )
+    _note_partial_tail(log.read(end, log.size), found.end_line, report)
     good = found.good
     all_ids = _Known((good, found.unproven), prefix_keys)
     report.events = len(good)
@@ -473,17 +456,7 @@ def _verify(
         if head not in all_ids and head not in missing:
             missing.append(head)
     _report_missing_heads(missing, report, accept, refs_holding)
-    quarantine = cairn_dir / QUARANTINE_NAME
-    if quarantine.is_file() and quarantine.stat().st_size:
-        report.findings.append(
-            Finding(
-                "quarantine",
-                f"{quarantine.name} holds {quarantine.stat().st_size} bytes from interrupted "
-                "writes; they never completed, so no command reported them as written. "
-                "Inspect and delete the file when done",
-                severity=NOTICE,
-            )
-        )
+    _note_quarantine(cairn_dir / QUARANTINE_NAME, report)
 
     def named(ident: str) -> bool:
         """Whether a proven line names `ident` as a parent (see verify_ranges)."""
@@ -499,6 +472,44 @@ def _verify(
     report.proven_to = (end, hasher.hexdigest())
     report.findings.sort(key=lambda f: (f.severity != PROBLEM, f.line or 0))
     return report
+
+
+def _still_proven(record: _Record | None, log: LogBytes) -> tuple[_Record | None, Any]:
+    """The last verify's record if the log still starts with the bytes it proved (then
+    only what follows needs reading), and a hash fed with those bytes."""
+    hasher = hashlib.sha256()
+    if record is None or not 0 < record.offset <= log.size:
+        return None, hasher
+    log.feed(hasher, 0, record.offset)
+    if hasher.hexdigest() != record.sha256:
+        return None, hashlib.sha256()
+    return record, hasher
+
+
+def _note_partial_tail(tail: bytes, line: int, report: VerifyReport) -> None:
+    if tail.strip():
+        report.findings.append(
+            Finding(
+                "partial-tail",
+                f"{len(tail)} bytes without a final newline: a write was interrupted; the next "
+                f"write moves them to {QUARANTINE_NAME}",
+                line,
+                severity=NOTICE,
+            )
+        )
+
+
+def _note_quarantine(quarantine: Path, report: VerifyReport) -> None:
+    if quarantine.is_file() and quarantine.stat().st_size:
+        report.findings.append(
+            Finding(
+                "quarantine",
+                f"{quarantine.name} holds {quarantine.stat().st_size} bytes from interrupted "
+                "writes; they never completed, so no command reported them as written. "
+                "Inspect and delete the file when done",
+                severity=NOTICE,
+            )
+        )
 
 
 def reconcile_index(cairn_dir: Path, report: VerifyReport) -> bool:

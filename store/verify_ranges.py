@@ -98,10 +98,8 @@ def _scan_range(
             pos = nl + 1
             ident, parents, supersedes, reverts = hit
             keep(ident)
-            if careful:
-                if ident in good:
-                    continue  # a copy: the first one's links are checked (they are the same)
-                good.add(ident)
+            if careful and _again(good, ident):
+                continue  # a copy: the first one's links are checked (they are the same)
             if ident not in early:
                 unnamed.add(ident)
             if parents and not (len(parents) == 1 and parents[0] == last):
@@ -143,10 +141,8 @@ def _scan_range(
         if redacted:
             redacted_at.add(len(proven_ids))
         keep(eid)
-        if careful:
-            if eid in good:
-                continue
-            good.add(eid)
+        if careful and _again(good, eid):
+            continue
         if eid not in early:
             unnamed.add(eid)
         links: Any = event.get("parents") or ()
@@ -160,19 +156,41 @@ def _scan_range(
             (len(proven_ids) - 1, eid, links, event.get("supersedes"), event.get("reverts"))
         )
         last = eid
+    out.heads, out.named_outside = list(unnamed), list(early)
+    return _numbered(out, skipped, blank, breaks, earlier, redacted_at, good if careful else None)
+
+
+def _again(seen: set[str], ident: str) -> bool:
+    """Whether a careful scan saw `ident` before (it is noted as seen now)."""
+    if ident in seen:
+        return True
+    seen.add(ident)
+    return False
+
+
+def _numbered(
+    out: Chunk,
+    skipped: int,
+    blank: int,
+    breaks: list[tuple[int, int]],
+    earlier: frozenset[str],
+    redacted_at: set[int],
+    distinct: set[str] | None,
+) -> Chunk:
+    """`out` with its counts, its lines numbered (`breaks`: see `_scan_range`) and its
+    ids keyed; `distinct` is every proven id once, when the scan was careful."""
+    proven_ids = out.proven
     out.newlines = len(proven_ids) + skipped
     out.lines = out.newlines - blank
-    out.distinct = len(good) if careful else len(proven_ids)
+    out.distinct = len(distinct) if distinct is not None else len(proven_ids)
     number = _numbering(breaks)
-    out.pending = [(number(i), *rest) for i, *rest in pending]
+    out.pending = [(number(i), *rest) for i, *rest in out.pending]
     red = earlier.union(out.redacted)
     if red:
         for i, ident in enumerate(proven_ids):
             if ident in red and i not in redacted_at:
                 out.unredacted.append((number(i), ident))
-    out.heads = list(unnamed)
-    out.named_outside = list(early)
-    out.keys = _keys(good if careful else proven_ids)
+    out.keys = _keys(distinct if distinct is not None else proven_ids)
     return out
 
 

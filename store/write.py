@@ -20,6 +20,7 @@ import msgspec
 from cairn.store.author import AuthorLookup, default_author
 from cairn.store.encode import encode_owned, encode_plain
 from cairn.store.errors import AmbiguousTarget, ValidationError
+from cairn.store.fastid import loads
 from cairn.store.fields import CONTENT_FIELDS, HEADER_FIELDS, EventFields
 from cairn.store.idempotency import IDEMPOTENCY, check_key, request_digest
 from cairn.store.index import Index, Record
@@ -438,7 +439,8 @@ def _index_written(
         elif index.consumed == start:
             records = []
             for p, length in zip(prepared, lengths, strict=True):
-                records.append(Record(offset, length - 1, _line_dict(p.event)))
+                # (rare: the index moved since the batch was prepared) read as written
+                records.append(Record(offset, length - 1, loads(p.line)))
                 offset += length
             index.ingest(records, dedupe=False)
         elif index.consumed < end:
@@ -446,25 +448,6 @@ def _index_written(
             index.catch_up(index.consumed, end)
         index.record_position(end, st, written)
     index.close_log()
-
-
-def _line_dict(e: Event) -> dict[str, Any]:
-    """What the index reads of a line, built from the event we just wrote (no parse)."""
-    return {
-        "id": e.id,
-        "type": e.type.value,
-        "entity": e.entity,
-        "parents": list(e.parents),
-        "recorded_at": e.recorded_at,
-        "occurred_at": e.occurred_at,
-        "supersedes": e.supersedes,
-        "reverts": e.reverts,
-        "reasoning": e.reasoning,
-        "alternative": e.alternative,
-        "revisit_after": e.revisit_after,
-        "expires_when": e.expires_when,
-        "metadata": e.metadata,
-    }
 
 
 def _event_type(raw: EventType | str) -> EventType:

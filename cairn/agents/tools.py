@@ -26,6 +26,7 @@ from cairn.core.present import (
     day,
     finding_line,
     in_mcp_terms,
+    logged,
     more_entities,
     no_decisions_hint,
     plural,
@@ -388,12 +389,8 @@ class AgentTools:
         )
         result = self.session().append(draft)  # as `cairn log` does: the store validates
         event = result.event
-        done = "already logged" if result.replayed else "logged"
-        text = f"{done} {event.type.value} on {event.entity} {short_id(event.id)}"
-        if event.supersedes:
-            text += f" (re-opens {short_id(event.supersedes)})"
-        if event.reverts:
-            text += f" (reverts {short_id(event.reverts)})"
+        done, links = logged(event, result.replayed)
+        text = f"{done} {event.type.value} on {event.entity} {short_id(event.id)}{links}"
         if result.masked:
             text += f"; masked secrets before writing: {', '.join(result.masked)}"
         data = {**_event_dict(event), "masked": list(result.masked), "replayed": result.replayed}

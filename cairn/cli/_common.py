@@ -53,7 +53,7 @@ def emit_json(value: Any) -> None:
 
 
 # Every write command takes it: a retry after a crash cannot duplicate (the rule is the
-# store's, `cairn.store.write.replay`).
+# store's, `cairn.store.idempotency.replay`).
 key_option = click.option(
     "--key",
     default="",

@@ -22,7 +22,7 @@ from cairn.cli._common import (
     warn_if_damaged,
 )
 from cairn.core.commits import commits_of, linked_commit
-from cairn.core.present import more_entities, no_decisions_hint, short_id, who
+from cairn.core.present import logged, more_entities, no_decisions_hint, short_id, who
 from cairn.core.session import Session, did_you_mean
 from cairn.store import (
     AmbiguousTarget,
@@ -166,12 +166,9 @@ def _append(draft: EventDraft, as_json: bool) -> None:
         emit_json({**event.to_dict(), "masked": result.masked, "replayed": result.replayed})
         return
     console = _console()
-    done = "already logged" if result.replayed else "logged"
+    done, links = logged(event, result.replayed, sep="  ")
     line = f"{done} [bold]{event.type.value}[/] on [cyan]{esc(event.entity)}[/]  {_short(event.id)}"
-    if event.supersedes:
-        line += f"  (re-opens {_short(event.supersedes)})"
-    if event.reverts:
-        line += f"  (reverts {_short(event.reverts)})"
+    line += links
     if result.replayed:
         line += f"  (key {esc(draft.key.strip())}: nothing written)"
     console.print(line)

@@ -47,6 +47,16 @@ def short_id(event_id: object) -> str:
     return str(event_id)[:SHORT_ID]
 
 
+def logged(event: Event, replayed: bool, *, sep: str = " ") -> tuple[str, str]:
+    """A write's one-line report, around the new event's own words: what was done
+    ("logged", or "already logged" for a retry its key answered) and what follows its
+    id (the verdict it re-opens, the change it reverts; `sep` before each)."""
+    links = f"{sep}(re-opens {short_id(event.supersedes)})" if event.supersedes else ""
+    if event.reverts:
+        links += f"{sep}(reverts {short_id(event.reverts)})"
+    return ("already logged" if replayed else "logged"), links
+
+
 def who(event: _Authored) -> str:
     """The author's name (without `<email>`), else the agent, else ''."""
     author = (event.author or "").split(" <", 1)[0].strip()

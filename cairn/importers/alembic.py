@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_commits, commit_reason, dated, file_author, file_date
-from cairn.importers.ddl import Change, parse_sql
-from cairn.importers.sql import changes_to_proposed, relative
-from cairn.limits import MAX_NESTING, LimitExceeded, Steps, nesting_within, read_source
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time, parse_python
+from cairn.importers.dates import commit_reason, file_author, file_date, file_history
+from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
+from cairn.importers.sql import file_proposals, relative
+from cairn.limits import MAX_NESTING, LimitExceeded, Steps
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "alembic"
@@ -49,15 +49,10 @@ def _literal(node: ast.AST | None) -> Any:
 
 def read_revision(path: Path) -> Revision | Skipped:
     """Parse one revision file's identifiers (no code is executed)."""
-    try:
-        tree = ast.parse(read_source(path), filename=str(path))
-        nesting_within(tree, ast.iter_child_nodes)
-    except LimitExceeded as exc:
-        return Skipped(str(path), str(exc))
-    except (RecursionError, MemoryError):
-        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return Skipped(str(path), f"not readable Python: {exc}")
+    parsed = parse_python(path)
+    if isinstance(parsed, Skipped):
+        return parsed
+    tree = parsed[1]
     values: dict[str, Any] = {}
     for node in tree.body:
         target, value = None, None
@@ -176,11 +171,7 @@ def upgrade_changes(rev: Revision, steps: Steps | None = None) -> tuple[list[Cha
         if owner != "op" and owner not in batches:
             continue
         code = ast.unparse(call)
-
-        def emit(
-            type_: str, entity: str, kind: str, _c: str = code, _i: int = index, **meta: Any
-        ) -> None:
-            changes.append(Change(type_, entity, kind, _i, _c, "", dict(meta)))
+        emit = change_emitter(changes, index, code)
 
         try:
             if owner in batches:
@@ -380,8 +371,7 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
         new_name = next((_str(k.value) for k in call.keywords if k.arg == "new_column_name"), None)
         if new_name:
             new = column_path(table, new_name)
-            emit("rename", old, "column", renamed_to=new)
-            emit("add", new, "column", renamed_from=old)
+            emit_rename(emit, "column", old, new)
         elif "type_" in kws:
             emit("retype", old, "column")
         else:
@@ -389,27 +379,18 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
     elif op == "rename_table":
         old_t, new_t = _str(_arg(call, 0, "old_table_name")), _str(_arg(call, 1, "new_table_name"))
         if old_t and new_t:
-            emit("rename", table_path(old_t), "table", renamed_to=table_path(new_t))
-            emit("create", table_path(new_t), "table", renamed_from=table_path(old_t))
-    elif op == "create_index":
-        target = _str(_arg(call, 1, "table_name"))
+            emit_rename(emit, "table", table_path(old_t), table_path(new_t))
+    elif op in ("create_index", "drop_index"):
+        adds = op == "create_index"
+        target = (
+            _str(_arg(call, 1, "table_name"))
+            if adds
+            else next((_str(k.value) for k in call.keywords if k.arg == "table_name"), None)
+        )
+        named = _str(_arg(call, 0, "index_name")) or ""
         if target:
-            emit(
-                "index_add",
-                table_path(target),
-                "table",
-                index=_str(_arg(call, 0, "index_name")) or "",
-            )
-    elif op == "drop_index":
-        target = next((_str(k.value) for k in call.keywords if k.arg == "table_name"), None)
-        if target:
-            emit(
-                "index_remove",
-                table_path(target),
-                "table",
-                index=_str(_arg(call, 0, "index_name")) or "",
-            )
-        else:
+            emit("index_add" if adds else "index_remove", table_path(target), "table", index=named)
+        elif not adds:
             unknown.append(f"{ast.unparse(call)[:60]}: drop_index without table_name")
     elif op == "execute":
         text = _arg(call, 0, "sqltext")
@@ -419,11 +400,7 @@ def _op(op: str, call: ast.Call, emit: Any, unknown: list[str], index: int) -> N
         if sql is None:
             unknown.append(f"{ast.unparse(call)[:60]}: SQL is not a literal string")
             return
-        for entry in parse_sql(sql, dbmate_sections=False):
-            if isinstance(entry, Change):
-                emit(entry.type, entry.entity, entry.kind, **entry.metadata)
-            else:
-                unknown.append(f"op.execute({entry.sql[:40]!r}): {entry.reason}")
+        emit_sql(sql, emit, unknown, "op.execute({})")
     elif op in (
         "create_foreign_key",
         "drop_constraint",
@@ -481,8 +458,7 @@ def import_alembic(
     if not revisions:
         raise SourceError(f"{versions}: no Alembic revision files found")
     ordered, graph_notes = order_revisions(revisions)
-    added = added_commits([r.path for r in ordered])
-    dates = dated(added)
+    added, dates = file_history([r.path for r in ordered])
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -500,10 +476,9 @@ def import_alembic(
             except (RecursionError, MemoryError):
                 yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
                 continue
-            for note in unknown:
-                yield Skipped(f"{rel}", note)
-            yield from changes_to_proposed(
+            yield from file_proposals(
                 changes,
+                unknown,
                 source=SOURCE,
                 rel=rel,
                 reasoning=commit_reason(
@@ -516,8 +491,7 @@ def import_alembic(
                     "date_from": origin,
                 },
                 author=file_author(rev.path, dates),
+                unit_done=unit_done,
             )
-            for hook in unit_done or []:
-                hook(1)
 
     return len(ordered), items()

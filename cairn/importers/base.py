@@ -9,6 +9,7 @@ checks each draft with the store's own validation, `Store.validator()`), and rep
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import os
 import sys
@@ -19,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
 from cairn.store.times import format_ts
 
 AGENT_PREFIX = "cairn-import/"
@@ -233,6 +235,23 @@ class _Progress:
 ProgressHook = Callable[[int], None]
 
 
+def parse_python(path: Path) -> tuple[str, ast.Module] | Skipped:
+    """A Python migration's text and syntax tree (no code is executed), or why it is
+    skipped: over the size limit or not a regular file, nested deeper than the limit,
+    or not readable Python."""
+    try:
+        text = read_source(path)
+        tree = ast.parse(text, filename=str(path))
+        nesting_within(tree, ast.iter_child_nodes)
+    except LimitExceeded as exc:
+        return Skipped(str(path), str(exc))
+    except (RecursionError, MemoryError):
+        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+        return Skipped(str(path), f"not readable Python: {exc}")
+    return text, tree
+
+
 def run_import(
     store: EventStore,
     source: str,
@@ -263,9 +282,12 @@ def run_import(
         if not pending:
             return
         if validator is not None:
-            _check(validator, pending, agent, ids, report, refused)
+            turned_down = _check(validator, pending, agent, ids, report)
         else:
-            _write(store, pending, agent, ids, report, refused)
+            turned_down = _write(store, pending, agent, ids, report)
+        if turned_down:
+            refused.update(turned_down)
+            report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
         pending.clear()
         pending_keys.clear()
 
@@ -322,14 +344,10 @@ def run_import(
 
 
 def _check(
-    validator: Any,
-    batch: list[Proposed],
-    agent: str,
-    ids: dict[str, str],
-    report: ImportReport,
-    refused: set[str],
-) -> None:
-    """Dry run: ask the store's validation about each draft; report what it would refuse."""
+    validator: Any, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+) -> set[str]:
+    """Dry run: ask the store's validation about each draft; report what it would refuse
+    and return their source keys."""
     from cairn.store import StoreError
 
     turned_down: set[str] = set()
@@ -340,21 +358,15 @@ def _check(
         except StoreError as exc:
             report.skipped.append(Skipped(p.describe(), f"the log would refuse it: {exc}"))
             turned_down.add(p.source_key)
-    if turned_down:
-        refused |= turned_down
-        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
+    return turned_down
 
 
 def _write(
-    store: EventStore,
-    batch: list[Proposed],
-    agent: str,
-    ids: dict[str, str],
-    report: ImportReport,
-    refused: set[str],
-) -> None:
+    store: EventStore, batch: list[Proposed], agent: str, ids: dict[str, str], report: ImportReport
+) -> set[str]:
     """Append a batch in one transaction; if the store refuses one event, write the rest
-    one by one so a single bad event is reported instead of sinking the import."""
+    one by one so a single bad event is reported instead of sinking the import. Returns
+    the source keys of those it refused."""
     from cairn.store import StoreError
 
     # The batch's report entries are the newest ones (appended as the batch was built).
@@ -370,15 +382,13 @@ def _write(
             except StoreError as exc:
                 report.skipped.append(Skipped(p.describe(), f"the log refused it: {exc}"))
                 turned_down.add(p.source_key)
-    if turned_down:
-        refused |= turned_down
-        report.imported = [e for e in report.imported if e["source_key"] not in turned_down]
     for event in events:
         key = _source_key_of(event)
         if key is not None:
             ids[key] = event.id
             if key in entries:
                 entries[key]["id"] = event.id
+    return turned_down
 
 
 def _ids_from_history(store: EventStore, entity: str, source: str) -> dict[str, str]:

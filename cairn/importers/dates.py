@@ -106,6 +106,13 @@ def dated(added: dict[Path, Commit]) -> dict[Path, tuple[str, str]]:
     return {p: (c.date, c.author) for p, c in added.items()}
 
 
+def file_history(paths: list[Path]) -> tuple[dict[Path, Commit], dict[Path, tuple[str, str]]]:
+    """The commits that added these files (`added_commits`: their messages are the
+    reasons) and, read from them, each file's (date, author) (`dated`)."""
+    added = added_commits(paths)
+    return added, dated(added)
+
+
 def added_dates(paths: list[Path]) -> dict[Path, tuple[str, str]]:
     """Absolute path -> (committer date in UTC ISO, author) of the commit that added it."""
     return dated(added_commits(paths))

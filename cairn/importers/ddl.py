@@ -8,6 +8,7 @@ in Selvedge's vocabulary: a table is `create`d or `delete`d, a column is `add`ed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -62,6 +63,37 @@ def _parser() -> Parser:
     import tree_sitter_sql
 
     return Parser(Language(tree_sitter_sql.language()))
+
+
+# What a migration's reader calls for each change it finds: type, entity, kind, metadata.
+Emit = Callable[..., None]
+
+
+def change_emitter(changes: list[Change], index: int, code: str) -> Emit:
+    """An `Emit` that records changes of the operation at `index`, whose text is `code`."""
+
+    def emit(type_: str, entity: str, kind: str, **meta: Any) -> None:
+        changes.append(Change(type_, entity, kind, index, code, "", dict(meta)))
+
+    return emit
+
+
+def emit_rename(emit: Emit, kind: str, old: str, new: str) -> None:
+    """A table or column renamed (`old`, `new`: entity paths): the old path's `rename`
+    and the new path's creation (`create` for a table, `add` for a column), each naming
+    the other, so history follows the rename."""
+    emit("rename", old, kind, renamed_to=new)
+    emit("create" if kind == "table" else "add", new, kind, renamed_from=old)
+
+
+def emit_sql(sql: str, emit: Emit, unknown: list[str], where: str) -> None:
+    """The changes of raw SQL a migration runs, through `emit`; a statement that says
+    none is noted in `unknown` under `where` (a template for the statement's start)."""
+    for entry in parse_sql(sql, dbmate_sections=False):
+        if isinstance(entry, Change):
+            emit(entry.type, entry.entity, entry.kind, **entry.metadata)
+        else:
+            unknown.append(f"{where.format(repr(entry.sql[:40]))}: {entry.reason}")
 
 
 def parse_sql(text: str, *, dbmate_sections: bool = True) -> list[Change | Unparsed]:
@@ -186,8 +218,7 @@ def _alter_action(table: str, action: Node, emit: Any) -> None:
         emit("remove", column_path(table, _text(_kids(action, "identifier")[0])), "column")
     elif kind == "rename_column":
         old, new = (_text(n) for n in _kids(action, "identifier")[:2])
-        emit("rename", column_path(table, old), "column", renamed_to=column_path(table, new))
-        emit("add", column_path(table, new), "column", renamed_from=column_path(table, old))
+        emit_rename(emit, "column", column_path(table, old), column_path(table, new))
     elif kind in ("alter_column", "modify_column", "change_column"):
         defs = _kids(action, "column_definition")
         ident = _kids(action, "identifier") or _kids(action, "literal")
@@ -197,7 +228,6 @@ def _alter_action(table: str, action: Node, emit: Any) -> None:
         emit("retype" if retype else "modify", entity, "column", change=_text(action))
     elif kind == "rename_object":
         new = table_path(_text(_kids(action, "object_reference")[0]))
-        emit("rename", table, "table", renamed_to=new)
-        emit("create", new, "table", renamed_from=table)
+        emit_rename(emit, "table", table, new)
     elif kind in ("add_constraint", "drop_constraint", "alter_constraint"):
         emit("modify", table, "table", change=_text(action))

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
-from cairn.importers.dates import added_commits, commit_reason, dated, file_author, file_date
-from cairn.importers.ddl import Change, parse_sql
-from cairn.importers.sql import changes_to_proposed, relative
+from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time, parse_python
+from cairn.importers.dates import commit_reason, file_author, file_date, file_history
+from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
+from cairn.importers.sql import file_proposals, relative
 from cairn.indexer.frameworks.django import NO_COLUMN, RELATIONS, field_column, model_table
-from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
+from cairn.limits import MAX_NESTING
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "django"
@@ -108,16 +108,10 @@ def _op_name(call: ast.Call) -> str:
 
 def read_migration(path: Path) -> DjangoMigration | Skipped:
     """Parse one migration file (no code is executed)."""
-    try:
-        text = read_source(path)
-        tree = ast.parse(text, filename=str(path))
-        nesting_within(tree, ast.iter_child_nodes)
-    except LimitExceeded as exc:
-        return Skipped(str(path), str(exc))
-    except (RecursionError, MemoryError):
-        return Skipped(str(path), f"nested deeper than {MAX_NESTING} levels")
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return Skipped(str(path), f"not readable Python: {exc}")
+    parsed = parse_python(path)
+    if isinstance(parsed, Skipped):
+        return parsed
+    text, tree = parsed
     cls = next(
         (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Migration"), None
     )
@@ -276,11 +270,7 @@ def operation_changes(migration: DjangoMigration, state: _State) -> tuple[list[C
             unknown.append(f"{ast.unparse(node)[:60]}: not an operation call")
             continue
         code = ast.unparse(node)
-
-        def emit(
-            type_: str, entity: str, kind: str, _c: str = code, _i: int = index, **meta: Any
-        ) -> None:
-            changes.append(Change(type_, entity, kind, _i, _c, "", dict(meta)))
+        emit = change_emitter(changes, index, code)
 
         try:
             _operation(migration.app, node, state, emit, unknown)
@@ -293,48 +283,7 @@ def _operation(app: str, call: ast.Call, state: _State, emit: Any, unknown: list
     op = _op_name(call)
     code = ast.unparse(call)[:60]
     if op == "CreateModel":
-        name = _str(_kw(call, "name", 0))
-        if not name:
-            unknown.append(f"{code}: CreateModel without a literal name")
-            return
-        options = _kw(call, "options", 2)
-        opts = options if isinstance(options, ast.Dict) else None
-        values: dict[str, ast.expr] = {}
-        for key, value in zip(opts.keys if opts else [], opts.values if opts else [], strict=True):
-            text = _str(key)
-            if text:
-                values[text] = value
-        if _literal(values.get("proxy")) is True:
-            unknown.append(f"{name}: a proxy model has no table of its own")
-            return
-        model = state.model(app, name)
-        db_table = _str(values.get("db_table"))
-        model.table = db_table or model_table(app, name)
-        model.explicit_table = bool(db_table)
-        model.managed = _literal(values.get("managed")) is not False
-        if not model.managed:
-            unknown.append(f"{name}: managed=False, its table is not created by Django")
-            return
-        emit("create", table_path(model.table), "table", model=f"{app}.{name}")
-        fields = _kw(call, "fields", 1)
-        for item in fields.elts if isinstance(fields, (ast.List, ast.Tuple)) else []:
-            if not (isinstance(item, ast.Tuple) and len(item.elts) == 2):
-                continue
-            field_name = _str(item.elts[0])
-            if not field_name:
-                continue
-            column = _column(field_name, item.elts[1])
-            model.classes[field_name] = _field_class(item.elts[1])
-            if column is None:
-                continue
-            model.columns[field_name] = column
-            emit(
-                "add",
-                column_path(model.table, column),
-                "column",
-                definition=ast.unparse(item),
-                field=field_name,
-            )
+        _create_model(app, call, state, emit, unknown, code)
     elif op == "DeleteModel":
         name = _str(_kw(call, "name", 0))
         if name:
@@ -354,8 +303,7 @@ def _operation(app: str, call: ast.Call, state: _State, emit: Any, unknown: list
             return  # db_table stated: the table keeps its name
         before, model.table = model.table, model_table(app, new)
         if before != model.table:
-            emit("rename", table_path(before), "table", renamed_to=table_path(model.table))
-            emit("create", table_path(model.table), "table", renamed_from=table_path(before))
+            emit_rename(emit, "table", table_path(before), table_path(model.table))
     elif op == "AlterModelTable":
         name, table = _str(_kw(call, "name", 0)), _str(_kw(call, "table", 1))
         if not name:
@@ -365,8 +313,7 @@ def _operation(app: str, call: ast.Call, state: _State, emit: Any, unknown: list
         model.table = table or model_table(app, name)
         model.explicit_table = bool(table)
         if before != model.table:
-            emit("rename", table_path(before), "table", renamed_to=table_path(model.table))
-            emit("create", table_path(model.table), "table", renamed_from=table_path(before))
+            emit_rename(emit, "table", table_path(before), table_path(model.table))
     elif op in ("AddField", "RemoveField", "AlterField", "RenameField"):
         _field_operation(app, op, call, state, emit, unknown)
     elif op in ("AddIndex", "RemoveIndex"):
@@ -399,6 +346,43 @@ def _operation(app: str, call: ast.Call, state: _State, emit: Any, unknown: list
         unknown.append(f"{op}(...): not a table or column operation Cairn reads")
 
 
+def _create_model(
+    app: str, call: ast.Call, state: _State, emit: Any, unknown: list[str], code: str
+) -> None:
+    """A `CreateModel`: the model's table (unless it is a proxy or unmanaged) and the
+    columns of its fields, remembered for the operations after it."""
+    name = _str(_kw(call, "name", 0))
+    if not name:
+        unknown.append(f"{code}: CreateModel without a literal name")
+        return
+    options = _kw(call, "options", 2)
+    opts = options if isinstance(options, ast.Dict) else None
+    values: dict[str, ast.expr] = {}
+    for key, value in zip(opts.keys if opts else [], opts.values if opts else [], strict=True):
+        text = _str(key)
+        if text:
+            values[text] = value
+    if _literal(values.get("proxy")) is True:
+        unknown.append(f"{name}: a proxy model has no table of its own")
+        return
+    model = state.model(app, name)
+    db_table = _str(values.get("db_table"))
+    model.table = db_table or model_table(app, name)
+    model.explicit_table = bool(db_table)
+    model.managed = _literal(values.get("managed")) is not False
+    if not model.managed:
+        unknown.append(f"{name}: managed=False, its table is not created by Django")
+        return
+    emit("create", table_path(model.table), "table", model=f"{app}.{name}")
+    fields = _kw(call, "fields", 1)
+    for item in fields.elts if isinstance(fields, (ast.List, ast.Tuple)) else []:
+        if not (isinstance(item, ast.Tuple) and len(item.elts) == 2):
+            continue
+        field_name = _str(item.elts[0])
+        if field_name:
+            _add_field(model, emit, field_name, item.elts[1], ast.unparse(item))
+
+
 def _field_operation(
     app: str, op: str, call: ast.Call, state: _State, emit: Any, unknown: list[str]
 ) -> None:
@@ -423,9 +407,9 @@ def _field_operation(
             after = before
         model.columns[new] = after
         if before != after:
-            old_path, new_path = column_path(model.table, before), column_path(model.table, after)
-            emit("rename", old_path, "column", renamed_to=new_path)
-            emit("add", new_path, "column", renamed_from=old_path)
+            emit_rename(
+                emit, "column", column_path(model.table, before), column_path(model.table, after)
+            )
         return
     name = _str(_kw(call, "name", 1))
     if not name:
@@ -437,21 +421,12 @@ def _field_operation(
             emit("remove", column_path(model.table, removed), "column", field=name)
         return
     field_node = _kw(call, "field", 2)
+    if op == "AddField":
+        definition = ast.unparse(field_node) if field_node is not None else ""
+        _add_field(model, emit, name, field_node, definition)
+        return
     column = _column(name, field_node)
     cls = _field_class(field_node)
-    if op == "AddField":
-        model.classes[name] = cls
-        if column is None:
-            return
-        model.columns[name] = column
-        emit(
-            "add",
-            column_path(model.table, column),
-            "column",
-            definition=ast.unparse(field_node) if field_node is not None else "",
-            field=name,
-        )
-        return
     # AlterField: a new class is a new type; a new db_column a rename
     before_cls = model.classes.get(name, "")
     previous = model.columns.get(name, column)
@@ -461,13 +436,26 @@ def _field_operation(
         return
     model.columns[name] = column
     if previous is not None and previous != column:
-        old_path, new_path = column_path(model.table, previous), column_path(model.table, column)
-        emit("rename", old_path, "column", renamed_to=new_path)
-        emit("add", new_path, "column", renamed_from=old_path)
+        emit_rename(
+            emit, "column", column_path(model.table, previous), column_path(model.table, column)
+        )
     elif before_cls and cls and before_cls != cls:
         emit("retype", column_path(model.table, column), "column", field=name, to=cls)
     else:
         emit("modify", column_path(model.table, column), "column", field=name)
+
+
+def _add_field(
+    model: _Model, emit: Any, name: str, field_node: ast.AST | None, definition: str
+) -> None:
+    """A field added to a model: its class remembered and its column, if it has one,
+    added (`definition`: the source that declares it)."""
+    column = _column(name, field_node)
+    model.classes[name] = _field_class(field_node)
+    if column is None:
+        return
+    model.columns[name] = column
+    emit("add", column_path(model.table, column), "column", definition=definition, field=name)
 
 
 def _run_sql(call: ast.Call, emit: Any, unknown: list[str]) -> None:
@@ -485,11 +473,7 @@ def _run_sql(call: ast.Call, emit: Any, unknown: list[str]) -> None:
         unknown.append(f"{ast.unparse(call)[:60]}: SQL is not a literal string")
         return
     for sql in statements:
-        for entry in parse_sql(sql, dbmate_sections=False):
-            if isinstance(entry, Change):
-                emit(entry.type, entry.entity, entry.kind, **entry.metadata)
-            else:
-                unknown.append(f"RunSQL({entry.sql[:40]!r}): {entry.reason}")
+        emit_sql(sql, emit, unknown, "RunSQL({})")
 
 
 def import_django(
@@ -511,8 +495,7 @@ def import_django(
             f"{where}: no Django migrations found (expected <app>/migrations/NNNN_name.py)"
         )
     ordered, graph_notes = order_migrations(migrations)
-    added = added_commits([m.path for m in ordered])
-    dates = dated(added)
+    added, dates = file_history([m.path for m in ordered])
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -529,15 +512,14 @@ def import_django(
             except (RecursionError, MemoryError):
                 yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
                 continue
-            for note in unknown:
-                yield Skipped(rel, note)
             title = f"Django migration {migration.app}.{migration.name}"
             own = f"{title}: {migration.doc}" if migration.doc else title
             why = commit_reason(added, migration.path, own)
             if why is not own and migration.doc:
                 why += f"\n\n{migration.doc}"  # the module's docstring says more
-            yield from changes_to_proposed(
+            yield from file_proposals(
                 changes,
+                unknown,
                 source=SOURCE,
                 rel=rel,
                 reasoning=why,
@@ -548,8 +530,7 @@ def import_django(
                     "date_from": origin,
                 },
                 author=file_author(migration.path, dates),
+                unit_done=unit_done,
             )
-            for hook in unit_done or []:
-                hook(1)
 
     return len(ordered), items()

@@ -24,7 +24,7 @@ commit's subject and body, then the issue/PR references; the author is the commi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from cairn import git as gitcmd
@@ -196,46 +196,7 @@ def find_reverts(
                 m.files, m.squash = f.files, f.squash  # a squash: only the undone files
             continue
         found[sha] = f
-    # A marker commit that changes files the reverted commit never touched did more
-    # than revert it: only what the reverted commit changed belongs to the revert.
-    for f in found.values():
-        if f.found_by != "marker":
-            continue
-        # A squashed pull request's body lists every commit it reverted: all of them
-        # are what the revert undid (`Revert "… (3 of 3)"` names three).
-        # (only commits this repository has: a sha from another one is no diff to read)
-        named = [r for m in REVERTS_BODY.findall(f.revert.message) if (r := resolve(m))]
-        f.named = tuple(dict.fromkeys(n for n in named if n != f.original))
-        orig = by_sha.get(f.original or "")
-        if orig is None:
-            full = resolve(f.original) if f.original else None
-            if full is None:
-                continue
-            base = git(root, "merge-base", full, f.revert.sha, check=False).strip()
-            if base != full and not f.revert.subject.lower().startswith("revert"):
-                # A squash whose body reverts a commit only its own branch had: the
-                # revert happened inside the pull request and undid nothing this
-                # history holds (the rest of the squash is its own work).
-                f.branch_only = True
-            else:
-                # Its lines say which hunks were the revert (a rebased branch).
-                f.narrow = True
-            continue
-        theirs = {ch.path for ch in orig.changes}
-        mine = {ch.path for ch in f.revert.changes}
-        if not mine - theirs:
-            continue
-        if f.named:
-            # Several commits undone: their lines, wherever they are (a file list
-            # taken from one of them, by blobs, would drop the others).
-            f.narrow, f.files = True, None
-        elif not f.revert.subject.lower().startswith("revert"):
-            # The marker inside a squash: the reverted commit's files, and its lines.
-            f.files, f.squash = frozenset(mine & theirs), True
-        else:
-            # `Revert "…" (#55)` squash-merged with other work, or a revert landing
-            # after a move: the lines the reverted commit added, in whichever file.
-            f.narrow = True
+    _scope_markers(root, found, by_sha, resolve)
     # Subjects that say "revert"/"undo" without a marker: match their lines.
     hinted_commits = [
         c
@@ -276,6 +237,55 @@ def find_reverts(
             if match is not None:
                 found[c.sha] = match
     return found
+
+
+def _scope_markers(
+    root: Path,
+    found: dict[str, Found],
+    by_sha: dict[str, Commit],
+    resolve: Callable[[str], str | None],
+) -> None:
+    """Narrow each marker revert to what its reverted commit(s) changed."""
+    # A marker commit that changes files the reverted commit never touched did more
+    # than revert it: only what the reverted commit changed belongs to the revert.
+    for f in found.values():
+        if f.found_by != "marker":
+            continue
+        # A squashed pull request's body lists every commit it reverted: all of them
+        # are what the revert undid (`Revert "… (3 of 3)"` names three).
+        # (only commits this repository has: a sha from another one is no diff to read)
+        named = [r for m in REVERTS_BODY.findall(f.revert.message) if (r := resolve(m))]
+        f.named = tuple(dict.fromkeys(n for n in named if n != f.original))
+        orig = by_sha.get(f.original or "")
+        if orig is None:
+            full = resolve(f.original) if f.original else None
+            if full is None:
+                continue
+            base = git(root, "merge-base", full, f.revert.sha, check=False).strip()
+            if base != full and not f.revert.subject.lower().startswith("revert"):
+                # A squash whose body reverts a commit only its own branch had: the
+                # revert happened inside the pull request and undid nothing this
+                # history holds (the rest of the squash is its own work).
+                f.branch_only = True
+            else:
+                # Its lines say which hunks were the revert (a rebased branch).
+                f.narrow = True
+            continue
+        theirs = {ch.path for ch in orig.changes}
+        mine = {ch.path for ch in f.revert.changes}
+        if not mine - theirs:
+            continue
+        if f.named:
+            # Several commits undone: their lines, wherever they are (a file list
+            # taken from one of them, by blobs, would drop the others).
+            f.narrow, f.files = True, None
+        elif not f.revert.subject.lower().startswith("revert"):
+            # The marker inside a squash: the reverted commit's files, and its lines.
+            f.files, f.squash = frozenset(mine & theirs), True
+        else:
+            # `Revert "…" (#55)` squash-merged with other work, or a revert landing
+            # after a move: the lines the reverted commit added, in whichever file.
+            f.narrow = True
 
 
 def _takes_back_lines(diff: dict[str, FileDiff]) -> bool:

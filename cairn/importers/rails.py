@@ -10,7 +10,7 @@ in source order: `create_table` blocks (their `t.<type>` columns, `t.references`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,9 @@ from typing import Any
 from tree_sitter import Language, Node, Parser
 
 from cairn.importers.base import Proposed, Skipped, SourceError
-from cairn.importers.dates import added_commits, commit_reason, dated, file_author
-from cairn.importers.ddl import Change, parse_sql
-from cairn.importers.sql import changes_to_proposed, relative, stamp_date
+from cairn.importers.dates import commit_reason, file_author, file_history
+from cairn.importers.ddl import Change, Emit, emit_rename, emit_sql
+from cairn.importers.sql import file_proposals, relative, stamp_date
 from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
 from cairn.store.paths import EntityPathError, column_path, table_path
 
@@ -56,8 +56,6 @@ _COLUMN_TYPES = frozenset(
         "primary_key",
     }
 )
-
-Emit = Callable[..., None]
 
 
 @lru_cache(maxsize=1)
@@ -187,8 +185,7 @@ def _call(call: Node, emit: Emit, unknown: list[str]) -> None:
     elif name == "drop_table" and t0:
         emit("delete", table_path(t0), "table")
     elif name == "rename_table" and t0 and len(args) > 1 and args[1]:
-        emit("rename", table_path(t0), "table", renamed_to=table_path(args[1]))
-        emit("create", table_path(args[1]), "table", renamed_from=table_path(t0))
+        emit_rename(emit, "table", table_path(t0), table_path(args[1]))
     elif name == "add_column" and t0 and len(args) > 1 and args[1]:
         emit("add", column_path(t0, args[1]), "column", definition=_text(call))
     elif name in ("remove_column", "remove_columns") and t0:
@@ -198,8 +195,7 @@ def _call(call: Node, emit: Emit, unknown: list[str]) -> None:
                 emit("remove", column_path(t0, col), "column")
     elif name == "rename_column" and t0 and len(args) > 2 and args[1] and args[2]:
         old, new = column_path(t0, args[1]), column_path(t0, args[2])
-        emit("rename", old, "column", renamed_to=new)
-        emit("add", new, "column", renamed_from=old)
+        emit_rename(emit, "column", old, new)
     elif name == "change_column" and t0 and len(args) > 1 and args[1]:
         emit("retype", column_path(t0, args[1]), "column", change=_text(call))
     elif (
@@ -232,11 +228,7 @@ def _call(call: Node, emit: Emit, unknown: list[str]) -> None:
         if sql is None:
             unknown.append(f"{_text(call)[:60]}: SQL is not a literal string")
             return
-        for entry in parse_sql(sql, dbmate_sections=False):
-            if isinstance(entry, Change):
-                emit(entry.type, entry.entity, entry.kind, **entry.metadata)
-            else:
-                unknown.append(f"execute {entry.sql[:40]!r}: {entry.reason}")
+        emit_sql(sql, emit, unknown, "execute {}")
     else:
         unknown.append(f"{_text(call)[:60]}: not a table or column operation Cairn reads")
 
@@ -276,8 +268,7 @@ def _table_block(table: str, call: Node, emit: Emit, *, creating: bool) -> None:
                 emit("remove", column_path(table, col), "column")
         elif not creating and method == "rename" and len(cols) == 2:
             old, new = column_path(table, cols[0]), column_path(table, cols[1])
-            emit("rename", old, "column", renamed_to=new)
-            emit("add", new, "column", renamed_from=old)
+            emit_rename(emit, "column", old, new)
         elif not creating and method == "change" and cols:
             emit("retype", column_path(table, cols[0]), "column", change=code)
         elif method == "index":
@@ -304,8 +295,7 @@ def import_rails(
         raise SourceError(f"{folder}: no Rails migrations (<timestamp>_<name>.rb) found")
     files.sort()
 
-    added = added_commits([f[1] for f in files])  # why and who; the date is in the name
-    dates = dated(added)
+    added, dates = file_history([f[1] for f in files])  # why and who; the date is in the name
 
     def items() -> Iterator[Proposed | Skipped]:
         yield from skipped
@@ -322,18 +312,16 @@ def import_rails(
             except (OSError, UnicodeDecodeError) as exc:
                 yield Skipped(rel, f"unreadable: {exc}")
                 continue
-            for note in unknown:
-                yield Skipped(rel, note)
-            yield from changes_to_proposed(
+            yield from file_proposals(
                 changes,
+                unknown,
                 source=SOURCE,
                 rel=rel,
                 reasoning=commit_reason(added, path, f"Rails migration {path.name} ({desc})"),
                 occurred_at=stamp_date(stamp),
                 extra={"version": stamp, "migration": path.name},
                 author=file_author(path, dates),
+                unit_done=unit_done,
             )
-            for hook in unit_done or []:
-                hook(1)
 
     return len(files), items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,11 +18,10 @@ from pathlib import Path
 from cairn.importers.base import Proposed, Skipped, SourceError, iso
 from cairn.importers.dates import (
     absolute,
-    added_commits,
     commit_reason,
-    dated,
     file_author,
     file_date,
+    file_history,
 )
 from cairn.importers.ddl import Change, parse_sql
 from cairn.limits import LimitExceeded, read_source
@@ -122,22 +121,29 @@ def _identity(ch: Change) -> str:
     return ch.sql
 
 
-def changes_to_proposed(
+def file_proposals(
     changes: list[Change],
+    unknown: Iterable[str],
     *,
     source: str,
     rel: str,
     reasoning: str,
     occurred_at: str,
     extra: dict[str, object],
-    author: str | None = None,
-) -> Iterator[Proposed]:
-    """Proposals for one file's changes, keyed `source:rel:<digest>:entity`.
+    author: str | None,
+    unit_done: list | None,
+) -> Iterator[Proposed | Skipped]:
+    """One migration file's share of an import, in the order every importer gives it:
+    what could not be read (`unknown`, a note each), a proposal for each change, then a
+    tick of the progress bar (`unit_done`).
 
-    The key names a change by its text, not its position, so inserting a statement
-    into an imported migration imports just that statement; `#2`, `#3`... tell apart
-    identical changes on the same entity in one file.
+    A proposal is keyed `source:rel:<digest>:entity`: the key names a change by its
+    text, not its position, so inserting a statement into an imported migration imports
+    just that statement; `#2`, `#3`... tell apart identical changes on the same entity
+    in one file.
     """
+    for note in unknown:
+        yield Skipped(rel, note)
     used: dict[str, int] = {}
     # A comment above the first statement is the file's header: it explains them all.
     header = next((c.comment for c in changes if c.statement == 0 and c.comment), "")
@@ -160,6 +166,8 @@ def changes_to_proposed(
             author=author,
             metadata={"file": rel, "statement": ch.statement, **extra, **ch.metadata},
         )
+    for hook in unit_done or []:
+        hook(1)
 
 
 def import_sql(
@@ -167,8 +175,7 @@ def import_sql(
 ) -> tuple[int, Iterator[Proposed | Skipped]]:
     """(number of files, the proposals in apply order)."""
     migrations, skipped = ordered_migrations(paths)
-    added = added_commits([m.path for m in migrations])
-    dates = dated(added)
+    added, dates = file_history([m.path for m in migrations])
 
     def items() -> Iterator[Proposed | Skipped]:
         for s in skipped:
@@ -194,8 +201,9 @@ def import_sql(
                 else:
                     snippet = " ".join(entry.sql.split())[:60]
                     yield Skipped(f"{rel} statement {entry.statement + 1}: {snippet}", entry.reason)
-            yield from changes_to_proposed(
+            yield from file_proposals(
                 changes,
+                (),
                 source=SOURCE,
                 rel=rel,
                 # The commit that added the file says why; the file name says only what.
@@ -205,8 +213,7 @@ def import_sql(
                 occurred_at=when,
                 extra={"date_from": origin},
                 author=file_author(m.path, dates),
+                unit_done=unit_done,
             )
-            for hook in unit_done or []:
-                hook(1)
 
     return len(migrations), items()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from cairn.indexer.capture import Capture, FileContext, literal, node_text
+from cairn.indexer.capture import Capture, FileContext, builder_method, literal, node_text
 from cairn.indexer.model import Role
 
 # Builder methods that do not name a new column.
@@ -71,11 +71,13 @@ def columns(capture: Capture, ctx: FileContext) -> list[Capture]:
         function = call.child_by_field_name("function")
         if function is None or function.type != "member_expression":
             continue
-        obj = function.child_by_field_name("object")
-        prop = function.child_by_field_name("property")
-        if obj is None or prop is None or node_text(obj) != builder:
+        method = builder_method(
+            function.child_by_field_name("object"),
+            function.child_by_field_name("property"),
+            builder,
+        )
+        if method is None:
             continue
-        method = node_text(prop)
         args = call.child_by_field_name("arguments")
         strings = [a for a in (args.named_children if args else []) if literal(a)]
         column = capture.but(kind="column", table=capture.name, range_node=call)

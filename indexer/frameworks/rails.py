@@ -9,7 +9,7 @@ import re
 
 from tree_sitter import Node
 
-from cairn.indexer.capture import Capture, FileContext, literal, node_text
+from cairn.indexer.capture import Capture, FileContext, builder_method, literal, node_text
 from cairn.indexer.model import Role
 
 _REFERENCES = frozenset({"references", "belongs_to"})
@@ -34,11 +34,10 @@ def table_column(capture: Capture, ctx: FileContext) -> list[Capture]:
     for call in body.named_children if body is not None else []:
         if call.type != "call":
             continue
-        receiver = call.child_by_field_name("receiver")
         method_node = call.child_by_field_name("method")
-        if receiver is None or method_node is None or node_text(receiver) != builder:
+        method = builder_method(call.child_by_field_name("receiver"), method_node, builder)
+        if method is None or method_node is None:
             continue
-        method = node_text(method_node)
         args = call.child_by_field_name("arguments")
         symbols = [a for a in (args.named_children if args else []) if _is_name(a)]
         column = capture.but(kind="column", table=capture.name, range_node=call)

@@ -66,30 +66,18 @@ def actions_for(
         target = str(data["entity"])
         ids = [str(i) for i in data.get("verdict_ids") or [diagnostic.code] if i]
         kinds = [str(t) for t in data.get("verdict_types") or []]
-        for verdict_id, verdict_type in zip(ids, kinds, strict=False):
-            if verdict_type not in NOUN:
-                continue
-            actions.append(
-                _action(
-                    f"Supersede the {NOUN[verdict_type]} of {target}…",
-                    QUICKFIX,
-                    "cairn.supersede",
-                    {"entity": target, "of": verdict_id, "uri": uri},
-                    diagnostics=[diagnostic],
-                    preferred=True,
-                )
-            )
+        # (title, command, arguments, preferred): superseding a verdict is the fix
+        fixes: list[tuple[str, str, dict[str, Any], bool]] = [
+            (f"Supersede the {NOUN[kind]} of {target}…", "cairn.supersede", {"of": i}, True)
+            for i, kind in zip(ids, kinds, strict=False)
+            if kind in NOUN
+        ]
         if target not in seen_history:
             seen_history.add(target)
-            actions.append(
-                _action(
-                    f"Show history of {target}",
-                    QUICKFIX,
-                    "cairn.history",
-                    {"entity": target, "show": True, "uri": uri},
-                    diagnostics=[diagnostic],
-                )
-            )
+            fixes.append((f"Show history of {target}", "cairn.history", {"show": True}, False))
+        for title, command, args, fix in fixes:
+            arguments = {"entity": target, **args, "uri": uri}
+            actions.append(_action(title, QUICKFIX, command, arguments, [diagnostic], fix))
     if entity:
         actions += [
             _action(
