@@ -163,6 +163,9 @@ _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 # `.py` and `.html` of its own may be an app: djangoproject.com's is).
 _SPHINX_DIRS = frozenset({"_static", "_templates", "_themes"})
 _PROSE = frozenset({".md", ".mdx", ".markdown", ".rst", ".adoc", ".asciidoc", ".textile"})
+# Architecture decision records are prose, but each one is a decision: undoing one is
+# the thing Cairn exists to remember (adr-tools' `doc/adr/`, MADR's `docs/decisions/`).
+_DECISION_DIRS = frozenset({"adr", "adrs", "decisions", "architecture-decisions"})
 
 
 def notes(path: str) -> bool:
@@ -171,6 +174,8 @@ def notes(path: str) -> bool:
     from cairn.fingerprints import is_code
 
     parts = path.lower().split("/")
+    if any(d in _DECISION_DIRS for d in parts[:-1]):
+        return False
     name = parts[-1]
     dot = name.rfind(".")
     suffix = name[dot:] if dot > 0 else ""

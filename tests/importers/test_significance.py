@@ -75,6 +75,9 @@ def test_no_file_and_a_huge_change_are_not_judged_cosmetic() -> None:
         ("history/views.py", False),
         (".github/workflows/release.yml", False),  # a CI workflow, named like notes
         ("NEWS", True),
+        # a decision record is prose whose undo is a decision
+        ("doc/adr/0004-use-postgres.md", False),
+        ("docs/decisions/0002-drop-celery.md", False),
     ],
 )
 def test_notes_are_prose_and_only_prose(path: str, prose: bool) -> None:
