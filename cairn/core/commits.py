@@ -24,10 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from cairn import git as gitcmd
-
 if TYPE_CHECKING:
     from cairn.core.session import Session
     from cairn.store import Store
@@ -89,6 +85,10 @@ class LinkResult:
 
 
 def _git(root: Path, *args: str) -> tuple[int, str]:
+    # Imported here: every surface imports this module for `commits_of`, and only
+    # `cairn link-commit` runs git (subprocess, signal) or parses lines (orjson).
+    from cairn import git as gitcmd
+
     try:
         proc = gitcmd.run(root, *args)
     except OSError as exc:
@@ -109,6 +109,8 @@ def _landed_ids(top: Path, sha: str, log: str) -> list[str] | None:
     )  # fmt: skip
     if code != 0:
         raise LinkError(f"git diff-tree {sha[:12]} failed")
+    import orjson
+
     ids: list[str] = []
     for line in out.splitlines():
         if not line.startswith("+{"):
