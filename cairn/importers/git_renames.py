@@ -371,7 +371,8 @@ class RenameTracker:
                 before = memo.declared(self, ch.old, before_blob, ch.old_path or ch.path)
             else:
                 before = {}
-            arrived.extend(d for q, ds in kin.items() if q not in before for d in ds)
+            # New here: a name the file did not declare, or an overload it did not have.
+            arrived.extend(d for q, ds in kin.items() for d in ds if not _was(before, q, d, ds))
             if own:
                 arrived.extend(_absorbed(gone, kin, before))
         found = best(gone, arrived)
@@ -422,14 +423,27 @@ def _may_hold(blob: bytes, gone: Decl, keys: list[bytes]) -> bool:
 def _absorbed(
     gone: Decl, after: dict[str, list[Decl]], before: dict[str, list[Decl]]
 ) -> Iterator[Decl]:
-    """The declarations of its own file that `gone` went into: they were there before,
-    and are now more like `gone` than like what they were (`run` inlined into the
-    `execute` it called, CodeTracker's rename)."""
+    """The declarations of its own file that `gone` went into: they were there before
+    (`_was`: a new overload of a name is an arrival), and are now more like `gone` than
+    like what they were (`run` inlined into the `execute` it called, CodeTracker's
+    rename)."""
     for q, ds in after.items():
-        for d in ds if q in before and q != gone.qualified else ():
-            own = max(similarity(o.tokens, d.tokens) for o in before[q])
-            if similarity(gone.tokens, d.tokens) > own:
+        for d in ds if q != gone.qualified else ():
+            was = _was(before, q, d, ds)
+            if was and similarity(gone.tokens, d.tokens) > max(
+                similarity(o.tokens, d.tokens) for o in was
+            ):
                 yield d
+
+
+def _was(before: dict[str, list[Decl]], qualified: str, decl: Decl, now: list[Decl]) -> list[Decl]:
+    """What `decl` (one of `now`, the declarations of its name) was before the commit:
+    the declaration of its name, or with several overloads then or now, those with its
+    parameters; none when it is new (a new name, or an overload the file did not have)."""
+    olds = before.get(qualified, [])
+    if len(olds) == 1 and len(now) == 1:
+        return olds  # one method whose parameters changed is still that method
+    return [o for o in olds if o.params == decl.params]
 
 
 def max_reads() -> int:
