@@ -6,7 +6,9 @@ rename, and a class renamed together with its file are each one link.
 Lines are a poor unit here: a split `} catch` or a re-indented body changes every line
 fingerprint while the tokens barely move. Tokens (identifiers, numbers, punctuation) are
 compared as multisets (the Dice coefficient), the element's own name left out so a
-rename does not count against itself.
+rename does not count against itself. A kept parameter list weighs like a kept name
+(RefactoringMiner's strongest sign of a rename), and it tells overloads apart where
+they share a path (`Decl.params`).
 
     decls = declarations(text, "src/Pool.java")      # {"Pool.get": [Decl, ...], ...}
     best(gone, arrived)                              # (Decl, "rename") or None
