@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html import escape
 
+from cairn.site.markup import esc
 from cairn.store import Event, EventType
 
 __all__ = ["KINDS", "PAGE", "Decisions", "Entry", "page_name"]
@@ -23,10 +23,6 @@ KINDS = (EventType.REVERT, EventType.REJECT, EventType.SUPERSEDE)
 PAGE = 100  # entries a timeline page shows
 FOLDED = 5  # entities named on an entry before the rest fold under "N more"
 REASON_CHARS = 280
-
-
-def esc(value: object) -> str:
-    return escape(str(value), quote=True)
 
 
 def page_name(number: int) -> str:

@@ -9,7 +9,7 @@ import re
 from datetime import date
 from pathlib import Path
 
-from cairn.export_html import build_site
+from cairn.site import build_site
 from cairn.site.timeline import PAGE
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify

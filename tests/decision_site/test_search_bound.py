@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from cairn.export_html import SearchLimits, build_site, coverage_note
+from cairn.site import SearchLimits, build_site, coverage_note
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify
 
@@ -130,12 +130,12 @@ def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
     """The export writes page by page: while a page is handed out, no other entity holds
     its events in memory (a million events must not be loaded at once), and the files
     are the ones the in-memory build makes."""
-    from cairn import export_html
+    from cairn.site import build
 
     cairn_dir = project / ".cairn"
     seen: dict[str, str] = {}
     loaded_elsewhere = []
-    real = export_html._entity_page
+    real = build.entity_page
 
     def spy(project_name: str, entity: Any, entities: Any, *rest: Any) -> str:
         loaded_elsewhere.extend(
@@ -145,12 +145,12 @@ def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
 
     with Store.open(cairn_dir) as store:
         report = verify(cairn_dir)
-        export_html._entity_page = spy
+        build.entity_page = spy
         try:
-            for name, text in export_html.iter_site(store, report, "bound", limits=LIMITS):
+            for name, text in build.iter_site(store, report, "bound", limits=LIMITS):
                 seen[name] = text
         finally:
-            export_html._entity_page = real
+            build.entity_page = real
         assert seen == build_site(store, report, "bound", limits=LIMITS)
     assert sum(name.startswith("e/") for name in seen) == 61
     assert loaded_elsewhere == []
