@@ -1,10 +1,12 @@
 """`cairn export html OUT/`: the log as a static site that opens from the file system.
 
-No server, no network: every page is a plain HTML file, the search runs in the browser
-over an index the export writes (`search.json`, and the same data as `search.js`,
-because browsers refuse `fetch()` of a `file://` URL but do load a `<script src>`),
-bounded by `SearchLimits` so a large log still makes a file a browser can load.
-The script and style sheet are hand-written and copied from `cairn/site_assets/`.
+No server, no network: every page is a plain HTML file, and the search runs in the
+browser over data the export writes in pieces (`cairn.site.search_files`: scripts,
+because browsers refuse `fetch()` of a `file://` URL but do run a `<script src>`),
+loaded only when someone searches, and bounded by `SearchLimits`; `search.json` holds
+the same data whole, for tools. The front page, the entity list and the tree are paged,
+so no page grows with the number of entities. The script and style sheet are
+hand-written and copied from `cairn/site_assets/`.
 
 Decision text is untrusted (anyone with write access to the log, or an imported commit
 message, wrote it): every string reaches HTML through `esc`, and the browser script
@@ -22,12 +24,15 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 
+from cairn.site import entity_list
 from cairn.site.entity_page import entity_page
 from cairn.site.index_page import index_page
 from cairn.site.markup import page_html
-from cairn.site.model import children_of, clip, collect, history_of, session_of
+from cairn.site.model import Entity, children_of, clip, collect, history_of, session_of
 from cairn.site.search_data import DEFAULT_LIMITS, SearchLimits, coverage_note, search_index
+from cairn.site.search_files import search_files
 from cairn.site.timeline import page_name, section
+from cairn.site.tree import tree_pages
 from cairn.site.write import MARKER, remember, write_site
 from cairn.store import Store
 from cairn.store.verify import VerifyReport
@@ -35,6 +40,7 @@ from cairn.store.verify import VerifyReport
 __all__ = ["SiteSummary", "build_site", "export_site", "iter_site"]
 
 ASSETS = Path(__file__).parent.parent / "site_assets"
+_CRUMBS = '<p class="crumbs"><a href="index.html">All decisions</a></p>'
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,18 +72,26 @@ def iter_site(
     index = search_index(entities, limits)
     text = json.dumps(index, ensure_ascii=False, indent=None)
     note = coverage_note(index)
-    del index  # the text is what is written; the structure is not needed twice
-    yield "index.html", index_page(project, entities, report, day, children, note, links.decisions)
+    listed = [*entities.values()]
+    for number, count, page in entity_list.pages(listed):
+        if number == 1:
+            yield (
+                "index.html",
+                index_page(project, entities, report, day, (count, page), note, links.decisions),
+            )
+        else:  # the other entities, a page at a time
+            yield entity_list.list_page_name(number), _list_page(project, number, count, page)
+    for name, tree in tree_pages(entities, children):
+        body = f'{_CRUMBS}<section class="tree" id="tree"><h1>Entity tree</h1>\n{tree}</section>'
+        yield name, page_html(f"Entity tree · {project}", project, body, root="")
     for number, count, entries in links.decisions.pages():
         if number > 1:  # the older decisions, a page at a time
-            body = '<p class="crumbs"><a href="index.html">All decisions</a></p>' + section(
-                entries, number, count, "", clip
-            )
+            body = _CRUMBS + section(entries, number, count, "", clip)
             yield page_name(number), page_html(f"Decisions · {project}", project, body, root="")
     yield "search.json", text + "\n"
-    # `<` escaped so that the data can never close a script element it is inlined in
-    yield "search.js", f"window.CAIRN_INDEX = {text.replace('<', chr(92) + 'u003c')};\n"
     del text
+    yield from search_files(index)
+    del index  # the pieces are written; the structure is not needed any more
     yield MARKER, "This folder was written by `cairn export html`; it replaces it on re-export.\n"
     for entity in entities.values():
         entity.events = history_of(session, entity.path)
@@ -99,6 +113,17 @@ def iter_site(
     for asset in sorted(ASSETS.iterdir()):
         if asset.suffix in (".css", ".js"):
             yield f"assets/{asset.name}", asset.read_text(encoding="utf-8")
+
+
+def _list_page(project: str, number: int, count: int, page: list[Entity]) -> str:
+    rows = "\n".join(entity_list.row(e) for e in page)
+    body = (
+        f'{_CRUMBS}<section class="entities"><h1>Entities</h1>'
+        f'<p class="summary">Search and filter every entity on '
+        f'<a href="index.html#results">the front page</a>.</p>'
+        f'<ul class="results">\n{rows}\n</ul>{entity_list.pager_html(number, count)}</section>'
+    )
+    return page_html(f"Entities · {project}", project, body, root="")
 
 
 def build_site(

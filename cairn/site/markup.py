@@ -5,12 +5,13 @@ links to entities. Decision text is untrusted: every string reaches HTML through
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cairn.site.model import Entity
 
-__all__ = ["badge", "entity_link", "esc", "page_html", "whereabouts"]
+__all__ = ["badge", "entity_link", "esc", "page_html", "pager", "whereabouts"]
 
 
 def esc(value: object) -> str:
@@ -68,3 +69,23 @@ def whereabouts(entity: Entity) -> str:
 
 def entity_link(entity: Entity, root: str) -> str:
     return f'<a href="{esc(root + entity.page)}"><code>{esc(entity.path)}</code></a>'
+
+
+def pager(
+    number: int,
+    count: int,
+    root: str,
+    name_of: Callable[[int], str],
+    words: tuple[str, str] = ("newer", "older"),
+    attrs: str = "",
+) -> str:
+    """Links to the page before and after page `number` of `count` ("" for one page)."""
+    if count == 1:
+        return ""
+    links = []
+    if number > 1:
+        links.append(f'<a rel="prev" href="{esc(root + name_of(number - 1))}">{words[0]}</a>')
+    links.append(f"page {number} of {count}")
+    if number < count:
+        links.append(f'<a rel="next" href="{esc(root + name_of(number + 1))}">{words[1]}</a>')
+    return f'<nav class="pager"{attrs}>' + " · ".join(links) + "</nav>"

@@ -75,6 +75,8 @@ def search_index(
             "due": bool(entity.due),
             "count": entity.count,
             "page": entity.page,
+            "file_removed": entity.file_removed,
+            "formerly": list(entity.formerly),
             "events": chosen[entity.path],
         }
         for entity in entities.values()

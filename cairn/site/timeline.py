@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from cairn.site.markup import esc
+from cairn.site.markup import esc, pager
 from cairn.store import Event, EventType
 
 __all__ = ["KINDS", "PAGE", "Decisions", "Entry", "page_name"]
@@ -93,7 +93,7 @@ def section(
     items = "\n".join(_entry(e, root, clip) for e in entries)
     return (
         '<section class="decisions" aria-label="Decisions"><h2>Decisions</h2>'
-        f'<ol class="decisions">\n{items}\n</ol>{_pager(number, count, root)}</section>'
+        f'<ol class="decisions">\n{items}\n</ol>{pager(number, count, root, page_name)}</section>'
     )
 
 
@@ -124,15 +124,3 @@ def _entry(entry: Entry, root: str, clip: Callable[[str, int], str]) -> str:
         f'<span class="why">{why}</span>{approach}'
         f'<div class="touched">{shown}</div></li>'
     )
-
-
-def _pager(number: int, count: int, root: str) -> str:
-    if count == 1:
-        return ""
-    links = []
-    if number > 1:
-        links.append(f'<a rel="prev" href="{esc(root + page_name(number - 1))}">newer</a>')
-    links.append(f"page {number} of {count}")
-    if number < count:
-        links.append(f'<a rel="next" href="{esc(root + page_name(number + 1))}">older</a>')
-    return '<nav class="pager">' + " · ".join(links) + "</nav>"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from site_fixtures import read_piece
 
 from cairn.site import SearchLimits, build_site, coverage_note
 from cairn.store import EventDraft, Store, init_store
@@ -81,7 +82,8 @@ def test_search_text_stays_within_the_budget_and_the_per_event_and_entity_caps(
     assert all(len(e["text"]) <= LIMITS.event_chars for e in events)
     assert all(len(r["events"]) <= LIMITS.events_per_entity for r in rows)  # type: ignore[arg-type]
     # Unbounded, this log's text is about 500,000 characters, 125 times the budget.
-    assert len(files["search.js"]) < 12 * LIMITS.budget_chars
+    pieces = [text for name, text in files.items() if name.startswith("search/")]
+    assert sum(len(text) for text in pieces) < 12 * LIMITS.budget_chars
     # Every entity stays searchable by its path, even without any text indexed.
     assert len(rows) == 61
 
@@ -110,10 +112,43 @@ def test_the_index_page_says_what_the_search_leaves_out(files: dict[str, str]) -
     note = coverage_note(data)
     assert f"{cov['indexed']:,} of 242 events" in note and "entity's page" in note
     assert 'id="coverage"' in files["index.html"] and "of 242 events" in files["index.html"]
-    # search.js is search.json as a script, `<` escaped
-    prefix = "window.CAIRN_INDEX = "
-    assert files["search.js"].startswith(prefix)
-    assert json.loads(files["search.js"][len(prefix) :].rstrip().rstrip(";")) == data
+
+
+def test_the_search_pieces_hold_what_search_json_holds(files: dict[str, str]) -> None:
+    """The browser's pieces are search.json cut up: every entity in the list's order
+    with its status and length, each term's weighted count per entity, every stem,
+    and each entity's page and shipped texts, so the browser ranks over the same data."""
+    data = json.loads(files["search.json"])
+    pieces = dict(read_piece(t) for n, t in sorted(files.items()) if n.startswith("search/"))
+    meta: Any = pieces.pop("meta")
+    rows = data["entities"]
+    assert [e[:5] for e in meta["entities"]] == [
+        [r["path"], r["status"], int(r["due"]), r["count"], r["len"]] for r in rows
+    ]
+    assert meta["rank"]["docs"] == len(rows) == 61
+    terms = {n: p for n, p in pieces.items() if n.startswith("t-")}
+    assert sorted(terms) == meta["shards"]
+    weights = data["rank"]["weights"]
+    expected = {
+        (term, n): sum(w * c for w, c in zip(weights, counts, strict=True))
+        for n, r in enumerate(rows)
+        for term, counts in r["terms"].items()
+    }
+    found: dict[tuple[str, int], float] = {}
+    stems: dict[str, str] = {}
+    for name, piece in terms.items():
+        stems.update(piece["stems"])  # type: ignore[index]
+        for term, postings in piece["terms"].items():  # type: ignore[index]
+            assert name == f"t-{ord(term[0]):x}"
+            for k in range(0, len(postings), 2):
+                found[(term, postings[k])] = postings[k + 1]
+    assert found == expected and stems == data["rank"]["stems"]
+    docs = [doc for n, p in sorted(pieces.items()) if n.startswith("d-") for doc in p]  # type: ignore[attr-defined]
+    assert len(pieces) == len(terms) + 1  # one piece of pages and texts for 61 entities
+    assert docs == [
+        [r["page"], [[e["type"], e["date"], e["who"], e["text"]] for e in r["events"]]]
+        for r in rows
+    ]
 
 
 def test_nothing_left_out_means_no_note(project: Path) -> None:
