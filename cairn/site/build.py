@@ -31,7 +31,7 @@ from cairn.site.markup import page_html
 from cairn.site.model import Entity, children_of, clip, collect, history_of, session_of
 from cairn.site.search_data import DEFAULT_LIMITS, SearchLimits, coverage_note, search_index
 from cairn.site.search_files import search_files
-from cairn.site.timeline import page_name, section
+from cairn.site.timeline import page_name, section, touched_pages
 from cairn.site.tree import tree_pages
 from cairn.site.write import MARKER, remember, write_site
 from cairn.store import Store
@@ -88,6 +88,8 @@ def iter_site(
         if number > 1:  # the older decisions, a page at a time
             body = _CRUMBS + section(entries, number, count, "", clip)
             yield page_name(number), page_html(f"Decisions · {project}", project, body, root="")
+    for name, title, body in touched_pages(links.decisions, clip):
+        yield name, page_html(f"{title} · {project}", project, body, root="../")
     yield "search.json", text + "\n"
     del text
     yield from search_files(index)

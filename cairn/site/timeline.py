@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from cairn.site.markup import esc, pager
 from cairn.store import Event, EventType
 
-__all__ = ["KINDS", "PAGE", "Decisions", "Entry", "page_name"]
+__all__ = ["KINDS", "NAMED", "PAGE", "Decisions", "Entry", "page_name", "touched_pages"]
 
 KINDS = (EventType.REVERT, EventType.REJECT, EventType.SUPERSEDE)
 PAGE = 100  # entries a timeline page shows
 FOLDED = 5  # entities named on an entry before the rest fold under "N more"
+NAMED = 50  # entities an entry names at most; a larger one links its own page of them
 REASON_CHARS = 280
 
 
@@ -81,6 +82,34 @@ class Decisions:
             yield number, count, ordered[(number - 1) * PAGE : number * PAGE]
 
 
+def touched_name(entry: Entry) -> str:
+    """The page of every entity a decision touched (only for more than `NAMED`)."""
+    return f"touched/{entry.first_id[:16]}.html"
+
+
+def touched_pages(
+    decisions: Decisions, clip: Callable[[str, int], str]
+) -> Iterator[tuple[str, str, str]]:
+    """(file name, title, body) of the page of each decision that touched more entities
+    than its timeline entry names; links are relative to `touched/`."""
+    for entry in decisions.newest_first():
+        if len(entry.entities) <= NAMED:
+            continue
+        why = esc(clip(entry.reason, 1000)) if entry.reason else "<em>no reasoning recorded</em>"
+        items = "".join(
+            f'<li><a href="../{esc(page)}"><code>{esc(path)}</code></a></li>'
+            for path, page in sorted(entry.entities.items())
+        )
+        title = f"{entry.kind} {entry.when[:10]} by {entry.who}"
+        body = (
+            '<p class="crumbs"><a href="../index.html">All decisions</a></p>'
+            f"<h1>{esc(title)}</h1>"
+            f'<p class="lede"><span class="why">{why}</span></p>'
+            f"<h2>{len(entry.entities)} entities</h2><ul>{items}</ul>"
+        )
+        yield touched_name(entry), title, body
+
+
 def section(
     entries: list[Entry], number: int, count: int, root: str, clip: Callable[[str, int], str]
 ) -> str:
@@ -104,9 +133,16 @@ def _entry(entry: Entry, root: str, clip: Callable[[str, int], str]) -> str:
     ]
     shown = ", ".join(links[:FOLDED])
     if len(links) > FOLDED:
+        # a revert of a sweeping commit touches thousands: the page names a few
+        rest = ", ".join(links[FOLDED:NAMED])
+        if len(links) > NAMED:
+            rest += (
+                f' … <a class="all" href="{esc(root + touched_name(entry))}">'
+                f"all {len(links)} entities</a>"
+            )
         shown += (
             f'<details class="more"><summary>{len(links) - FOLDED} more</summary>'
-            + ", ".join(links[FOLDED:])
+            + rest
             + "</details>"
         )
     why = (
