@@ -2,8 +2,10 @@
 
 - `model`: one pass over the log gathers what every page needs of each entity;
 - `timeline`: the front page's decisions, newest first, paged;
-- `index_page`, `entity_page`, `chart`, `markup`: the pages and what they share;
-- `search_data`: the bounded data the browser searches, ranked as `cairn search` ranks;
+- `index_page`, `entity_list`, `tree`, `entity_page`, `chart`, `markup`: the pages
+  (the list and the tree paged) and what they share;
+- `search_data`: the bounded data the browser searches, ranked as `cairn search` ranks,
+  and `search_files`: the same data in pieces a page loads as a search needs them;
 - `build`: every file of the site, streamed; `write`: onto disk whole or not at all.
 """
 

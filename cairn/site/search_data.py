@@ -20,12 +20,13 @@ __all__ = ["DEFAULT_LIMITS", "SearchLimits", "coverage_note", "search_index"]
 class SearchLimits:
     """How much decision text the search data may hold.
 
-    A browser loads search.js whole before the search works, and a log of a million
-    events holds gigabytes of reasoning, so the text is bounded: each entity's open
-    verdicts and newest decisions first, a few per entity, each clipped, and a budget
-    for the whole site, spent breadth-first (every entity's most telling event before
-    any entity's second) over the entities that deserve attention first. What is left
-    out stays on the entity pages; the index page says how much the search covers.
+    A search loads every entity's record and the pieces of its words (`search_files`),
+    and a log of a million events holds gigabytes of reasoning, so the text is bounded:
+    each entity's open verdicts and newest decisions first, a few per entity, each
+    clipped, and a budget for the whole site, spent breadth-first (every entity's most
+    telling event before any entity's second) over the entities that deserve attention
+    first. What is left out stays on the entity pages; the index page says how much
+    the search covers.
     """
 
     event_chars: int = 300  # one event's reasoning + alternative, clipped

@@ -1,5 +1,5 @@
 """The decision site's search data is bounded: a log of a million long reasons must not
-make a search.js a browser cannot load. Each entity's open verdicts and newest
+make search data a browser cannot load. Each entity's open verdicts and newest
 decisions come first, each clipped; the whole site has a budget spent breadth-first,
 entities with verdicts first; the index page says what the search leaves out.
 
