@@ -27,7 +27,7 @@ from typing import Any
 
 __all__ = ["DOC_SHARD", "search_files", "shard_of"]
 
-DOC_SHARD = 200  # entities a `d-<n>.js` piece holds
+DOC_SHARD = 25  # entities a `d-<n>.js` piece holds: a query shows 100, scattered
 
 
 def shard_of(term: str) -> str:

@@ -16,6 +16,7 @@ import pytest
 from site_fixtures import read_piece
 
 from cairn.site import SearchLimits, build_site, coverage_note
+from cairn.site.search_files import DOC_SHARD
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify
 
@@ -144,7 +145,7 @@ def test_the_search_pieces_hold_what_search_json_holds(files: dict[str, str]) ->
                 found[(term, postings[k])] = postings[k + 1]
     assert found == expected and stems == data["rank"]["stems"]
     docs = [doc for n, p in sorted(pieces.items()) if n.startswith("d-") for doc in p]  # type: ignore[attr-defined]
-    assert len(pieces) == len(terms) + 1  # one piece of pages and texts for 61 entities
+    assert len(pieces) == len(terms) + -(-61 // DOC_SHARD)  # the pieces of pages and texts
     assert docs == [
         [r["page"], [[e["type"], e["date"], e["who"], e["text"]] for e in r["events"]]]
         for r in rows
