@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.decisions import loggable_types
+from cairn.core.listing import Listed
 from cairn.core.present import (
     blocked_explanation,
     clip,
@@ -250,11 +251,17 @@ class AgentTools:
         detailed, listed = recorded[:MAX_DETAILED], recorded[MAX_DETAILED:]
         blocks: list[str] = []
         records: list[dict[str, Any]] = []
+        from cairn.core.listing import file_removed, moved_to
+
         for entity in detailed:
             status = session.status(entity)  # every conflict, the rollup, due reviews
             attempts = session.store.prior_attempts(entity)
             conflicts = session.store.events_of(status.conflicts)
-            text, record = _describe(status, conflicts, attempts, status.due_reviews)
+            # named as `cairn ls` and `cairn status` name it: former paths, where it went
+            moved = moved_to(session, entity)  # then its file is gone because it moved
+            gone = moved is None and file_removed(session, entity)
+            row = Listed(entity, status, tuple(status.formerly), gone)
+            text, record = _describe(row, conflicts, attempts, moved)
             blocks.append(text)
             records.append(record)
         if listed:
@@ -502,11 +509,16 @@ def _event_dict(e: Any) -> dict[str, Any]:
 
 
 def _describe(
-    status: Any, conflicts: list[Any], attempts: list[Any], reviews: list[Any]
+    row: Listed, conflicts: list[Any], attempts: list[Any], moved: str | None
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
-    the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({plural(status.event_count, 'event')})"]
+    the status's, whole: `Store.events_of`; `moved`: its newest name if it moved away)."""
+    status, reviews = row.status, row.status.due_reviews
+    lines = [f"{status.entity}: {row.state} ({plural(status.event_count, 'event')})"]
+    if row.formerly:
+        lines.append(f"  formerly {clip(', '.join(row.formerly), 300)}")
+    if moved:
+        lines.append(f'  moved to {moved}: cairn_why entities=["{moved}"]')
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(
@@ -547,5 +559,8 @@ def _describe(
             {"id": r.event.id, "reason": r.reason, "due": r.due or None} for r in reviews
         ],
         "children": {k: v.value for k, v in status.rollup.items()},
+        "formerly": list(row.formerly),
+        "moved_to": moved,
+        "file_removed": row.file_removed,
     }
     return "\n".join(lines), data

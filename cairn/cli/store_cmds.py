@@ -440,6 +440,8 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 def status_cmd(entity: str, as_json: bool) -> None:
     """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
     with the reviews of its decisions that are due."""
+    from cairn.core.listing import moved_to
+
     _readable(entity)
     with open_session() as session:
         st = session.status(entity)
@@ -450,7 +452,7 @@ def status_cmd(entity: str, as_json: bool) -> None:
         commits = commits_of(events)
         # A commit link is no decision: the latest shown is the newest event that is not one.
         latest = next((e for e in reversed(events) if not linked_commit(e)), st.latest)
-        now = _moved_to(session, st.entity)
+        now = moved_to(session, st.entity)  # `cairn.core.listing`
     if as_json:
         emit_json(
             {**st.to_dict(), "commits": commits, "did_you_mean": suggestions, "moved_to": now}
@@ -459,17 +461,6 @@ def status_cmd(entity: str, as_json: bool) -> None:
         _print_status(st, conflicts, commits, latest)
         if now:  # what was decided here is listed there (`cairn.core.listing`)
             _console().print(f"moved to [cyan]{esc(now)}[/]: `cairn status {esc(now)}`")
-
-
-def _moved_to(session: Session, entity: str) -> str | None:
-    """The newest name of an entity that was moved away (its file gone), else None."""
-    from cairn.core.listing import current_name
-
-    try:
-        name = current_name(session, entity)
-    except EntityPathError:
-        return None
-    return name if name != entity else None
 
 
 @click.command("history")

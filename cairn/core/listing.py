@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from cairn.core.session import Session
     from cairn.store import EntityStatus
 
-__all__ = ["Listed", "current_name", "file_of", "listing", "named"]
+__all__ = ["Listed", "current_name", "file_of", "file_removed", "listing", "moved_to", "named"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,21 @@ def current_name(session: Session, entity: str) -> str:
     if not later or (file_of(entity) is not None and not _gone(session.project.root, entity)):
         return entity
     return later[-1]
+
+
+def moved_to(session: Session, entity: str) -> str | None:
+    """The newest name of an entity that was moved away (its file gone), else None: what
+    `cairn status` and MCP `cairn_why` tell whoever asks by the old path."""
+    try:
+        name = current_name(session, entity)
+    except EntityPathError:
+        return None
+    return name if name != entity else None
+
+
+def file_removed(session: Session, entity: str) -> bool:
+    """Whether the file `entity` lives in is gone from the working tree."""
+    return _gone(session.project.root, entity)
 
 
 def named(session: Session, entity: str) -> tuple[str, str]:

@@ -1,13 +1,18 @@
-"""`cairn ls`, `cairn status`, the site and the digest agree on a real git history with a
-move and a deleted file (issue 29 item 4): one listing rule (`cairn.core.listing`)."""
+"""`cairn ls`, `cairn status`, the site, the digest and MCP `cairn_why` agree on a real git
+history with a move and a deleted file (issue 29 item 4): one listing rule
+(`cairn.core.listing`)."""
 
 from __future__ import annotations
 
 import html
 import re
+import sys
 from pathlib import Path
 
 from real_cli import cairn, cairn_json, commit, git
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from mcp_helpers import mcp_session, text_of
 
 AUTH = "def login(user):\n    return check_password(user)\n"
 LEGACY = """
@@ -103,3 +108,34 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert ("src/old.py::helper", "file removed") in seen
     assert "src/auth.py::legacy_token (formerly" not in digest["text"]
     assert "- src/session.py::legacy_token (formerly src/auth.py::legacy_token)" in digest["text"]
+
+
+async def test_mcp_why_names_moves_as_ls_and_status_do(project: Path) -> None:
+    """The agent's `cairn_why` over the real MCP server, on the same history: a moved
+    entity is answered under its new name with its former one, an old path points at
+    the new one, and a function whose file is gone says so."""
+    history(project)
+    cairn_json(project, "import", "git")
+    listed = {r["entity"]: r for r in cairn_json(project, "ls")}
+    asked = ["src/session.py::legacy_token", "ops.cfg", "deploy.cfg", "src/old.py::helper"]
+    async with mcp_session(project) as session:
+        answer = await session.call_tool("cairn_why", {"entities": asked})
+    assert not answer.is_error
+    text = text_of(answer)
+    data = answer.structured_content
+    assert data is not None
+    why = {r["entity"]: r for r in data["entities"]}
+    for entity in ("src/session.py::legacy_token", "ops.cfg", "src/old.py::helper"):
+        row = listed[entity]
+        assert (why[entity]["status"], why[entity]["event_count"]) == (row["status"], row["events"])
+        assert why[entity]["formerly"] == row["formerly"]
+        assert why[entity]["file_removed"] == row["file_removed"]
+    assert (
+        "src/session.py::legacy_token: reverted (1 event)\n  formerly src/auth.py::legacy_token"
+        in text
+    )
+    assert "src/old.py::helper: reverted · file removed (2 events)" in text
+    # asked by its old path: where it went, as `cairn status deploy.cfg` says
+    old = cairn_json(project, "status", "deploy.cfg")
+    assert why["deploy.cfg"]["moved_to"] == old["moved_to"] == "ops.cfg"
+    assert "deploy.cfg: reverted (2 events)\n  moved to ops.cfg" in text
