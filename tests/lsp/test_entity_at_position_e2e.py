@@ -155,3 +155,56 @@ async def test_a_mapped_column_hovers_warns_and_acts_as_its_column(
     assert [(r["entity"], r["status"]) for r in json.loads(field.stdout)] == [
         ("users.email_verified", "reverted")
     ]
+
+
+CLIENT = """\
+class Client:
+    MAX = 3
+
+    def upload(self, key):
+        return key
+"""
+
+
+async def test_a_class_hover_counts_members_not_columns(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Issue 29.8 in the real server: a class's children are its members (a class is no
+    table), and one decision is "1 decision" in the hover and the lens."""
+    root = tmp_path / "store"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "s3.py").write_text(CLIENT)
+    init_store(root)
+    with Store.open(root / ".cairn") as store:
+        store.append(
+            EventDraft(
+                type="revert",
+                entity="app/s3.py::Client.upload",
+                reasoning="Multipart uploads broke on MinIO.",
+                author="erin",
+            )
+        )
+    await initialize(client, root)
+    uri = open_doc(client, root / "app" / "s3.py", "python")
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+
+    async def hover(line: int, character: int) -> str:
+        found = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=character),
+            )
+        )
+        assert found is not None and isinstance(found.contents, types.MarkupContent)
+        return found.contents.value
+
+    card = await hover(0, 7)  # `Client`
+    assert "Members: 1 reverted (upload)" in card
+    assert "Columns" not in card
+    method = await hover(3, 9)  # `upload`
+    assert "reverted · 1 decision" in method and "1 decisions" not in method
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    titles = [lens.command.title for lens in lenses or [] if lens.command]
+    assert len(titles) == 1 and titles[0].startswith("1 decision · reverted "), titles
