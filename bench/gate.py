@@ -150,7 +150,7 @@ def build_million(root: Path, events: int) -> None:
                 ids[e["id"]] = (r.id, e["change_type"])
     print(f"  1M: loaded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     revert_email(root)
-    (root / "entity.txt").write_text(paths[len(paths) // 2])
+    (root / "entity.txt").write_text(paths[len(paths) // 2][0])  # (path, kind) pairs
     git(root, "add", "-A")
     git(root, "commit", "-qm", "start")
 
