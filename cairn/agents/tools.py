@@ -294,19 +294,24 @@ class AgentTools:
             raise ToolError("cairn_search: 'limit' must be an integer")
         if not 1 <= limit <= SEARCH_MAX:
             raise ToolError(f"cairn_search: 'limit' must be between 1 and {SEARCH_MAX}")
+        from cairn.core.listing import named_line
+
         hits = self.store().search(query, limit=limit)
         lines, records = [], []
         for hit in hits:
             e = hit.event
             extra = f" (alternative: {clip(e.alternative, 80)})" if e.alternative else ""
+            name, note, line = named_line(self.session(), e.entity)  # as `cairn search`
             lines.append(
-                f"{e.entity}{more_entities(hit)} {e.type.value} {day(e.when)} "
+                f"{line}{more_entities(hit)} {e.type.value} {day(e.when)} "
                 f"{short_id(e.id)}: {clip(e.reasoning, 240)}{extra}"
             )
             # One decision on several entities is one hit; every id and entity is kept.
             records.append(
                 _event_dict(e)
                 | {
+                    "named": name,
+                    "note": note,
                     "score": round(hit.score, 4),
                     "entities": [x.entity for x in hit.events],
                     "ids": [x.id for x in hit.events],

@@ -593,10 +593,19 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         raise CairnError(
             f"search query {text!r} has no words to look for; to list everything, use `cairn ls`"
         )
-    with open_store() as store:
-        hits = store.search(text, limit=limit)
+    from cairn.core.listing import named_line
+
+    with open_session() as session:
+        hits = session.store.search(text, limit=limit)
+        # an event on a path that moved is named by its new name, as `cairn ls` lists it
+        names = {h.event.entity: named_line(session, h.event.entity) for h in hits}
     if as_json:
-        emit_json([h.to_dict() for h in hits])
+        emit_json(
+            [
+                h.to_dict() | {"named": names[h.event.entity][0], "note": names[h.event.entity][1]}
+                for h in hits
+            ]
+        )
         return
     console = _console()
     if not hits:
@@ -606,8 +615,8 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         e = h.event
         extra = f" (alternative: {e.alternative})" if e.alternative else ""
         console.print(
-            f"[cyan]{esc(e.entity)}[/]{esc(more_entities(h))} {e.type.value} {_day(e.when)} "
-            f"{_short(e.id)}: " + body(e.reasoning + extra)
+            f"[cyan]{esc(names[e.entity][2])}[/]{esc(more_entities(h))} {e.type.value} "
+            f"{_day(e.when)} {_short(e.id)}: " + body(e.reasoning + extra)
         )
 
 

@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     from cairn.core.session import Session
     from cairn.store import EntityStatus
 
-__all__ = ["Listed", "current_name", "file_of", "file_removed", "listing", "moved_to", "named"]
+__all__ = [
+    "Listed",
+    "current_name",
+    "file_of",
+    "file_removed",
+    "listing",
+    "moved_to",
+    "named",
+    "named_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +87,14 @@ def named(session: Session, entity: str) -> tuple[str, str]:
     if _gone(session.project.root, name):
         notes.append("file removed")
     return name, ", ".join(notes)
+
+
+def named_line(session: Session, entity: str) -> tuple[str, str, str]:
+    """`named` for a surface that quotes an event in one line (`cairn search`, MCP
+    `cairn_search`): the newest name, the note, and both as the line names them,
+    `NEW (formerly OLD)`, as the digest does."""
+    name, note = named(session, entity)
+    return name, note, f"{name} ({note})" if note else name
 
 
 def listing(session: Session, paths: Iterable[str] | None = None) -> list[Listed]:

@@ -110,16 +110,18 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert "- src/session.py::legacy_token (formerly src/auth.py::legacy_token)" in digest["text"]
 
 
-async def test_mcp_why_names_moves_as_ls_and_status_do(project: Path) -> None:
-    """The agent's `cairn_why` over the real MCP server, on the same history: a moved
-    entity is answered under its new name with its former one, an old path points at
-    the new one, and a function whose file is gone says so."""
+async def test_mcp_and_search_name_moves_as_ls_and_status_do(project: Path) -> None:
+    """The agent's `cairn_why` and `cairn_search` over the real MCP server and `cairn
+    search`, on the same history: a moved entity is answered under its new name with its
+    former one, an old path points at the new one, a function whose file is gone says
+    so, and a search hit on the old path is named by the new one."""
     history(project)
     cairn_json(project, "import", "git")
     listed = {r["entity"]: r for r in cairn_json(project, "ls")}
     asked = ["src/session.py::legacy_token", "ops.cfg", "deploy.cfg", "src/old.py::helper"]
     async with mcp_session(project) as session:
         answer = await session.call_tool("cairn_why", {"entities": asked})
+        found = await session.call_tool("cairn_search", {"query": "legacy tokens"})
     assert not answer.is_error
     text = text_of(answer)
     data = answer.structured_content
@@ -139,3 +141,17 @@ async def test_mcp_why_names_moves_as_ls_and_status_do(project: Path) -> None:
     old = cairn_json(project, "status", "deploy.cfg")
     assert why["deploy.cfg"]["moved_to"] == old["moved_to"] == "ops.cfg"
     assert "deploy.cfg: reverted (2 events)\n  moved to ops.cfg" in text
+
+    # search, in the CLI and over MCP: the revert made on the old path, named by the new
+    hit = cairn_json(project, "search", "legacy tokens")[0]
+    assert hit["entity"] == "src/auth.py::legacy_token"  # the event as it was recorded
+    assert (hit["named"], hit["note"]) == (
+        "src/session.py::legacy_token",
+        "formerly src/auth.py::legacy_token",
+    )
+    line = "src/session.py::legacy_token (formerly src/auth.py::legacy_token) revert 2024-01-03"
+    assert cairn(project, "search", "legacy tokens").stdout.startswith(line)
+    assert text_of(found).startswith(line)
+    assert found.structured_content is not None
+    [mcp_hit] = [h for h in found.structured_content["hits"] if h["id"] == hit["id"]]
+    assert (mcp_hit["named"], mcp_hit["note"]) == (hit["named"], hit["note"])
