@@ -120,6 +120,13 @@ async def test_a_revert_from_before_a_git_rename_warns_in_the_new_file(
     assert "formerly `src/auth.py::legacy_token`" in card
     assert "Revert" in card
 
+    # the lens counts the history under its old path too (`cairn.core.aliases`)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    titled = [(lens.range.start.line, lens.command.title) for lens in lenses or [] if lens.command]
+    assert (4, "1 decision · reverted 2024-01-03") in titled, titled
+
 
 async def test_renaming_a_file_with_decisions_offers_to_move_its_history(
     client: LanguageClient, tmp_path: Path
