@@ -362,16 +362,18 @@ def _print_status(
     conflicts: list[Event],
     commits: dict[str, str] | None = None,
     latest: Event | None = None,
+    state: str = "",
 ) -> None:
     """`cairn status`: `conflicts` are `st.conflicts` whole (`Store.events_of`);
     `commits` the commit that landed each event (`commits_of`); `latest` the newest
-    decision (default `st.latest`)."""
+    decision (default `st.latest`); `state` the status word as `cairn ls` says it
+    (`reverted · file removed`, `Listed.state`)."""
     commits = commits or {}
     latest = latest or st.latest
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
-        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  "
+        f"[cyan]{esc(st.entity)}[/]  [{style}]{esc(state or st.status.value)}[/]  "
         f"({plural(st.event_count, 'event')})"
     )
     if st.formerly:  # its decisions include those taken under these names
@@ -440,7 +442,7 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 def status_cmd(entity: str, as_json: bool) -> None:
     """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
     with the reviews of its decisions that are due."""
-    from cairn.core.listing import moved_to
+    from cairn.core.listing import Listed, file_removed, moved_to
 
     _readable(entity)
     with open_session() as session:
@@ -452,13 +454,21 @@ def status_cmd(entity: str, as_json: bool) -> None:
         commits = commits_of(events)
         # A commit link is no decision: the latest shown is the newest event that is not one.
         latest = next((e for e in reversed(events) if not linked_commit(e)), st.latest)
-        now = moved_to(session, st.entity)  # `cairn.core.listing`
+        now = moved_to(session, st.entity)  # `cairn.core.listing`, as MCP `cairn_why` says
+        gone = now is None and bool(st.event_count) and file_removed(session, st.entity)
     if as_json:
         emit_json(
-            {**st.to_dict(), "commits": commits, "did_you_mean": suggestions, "moved_to": now}
+            {
+                **st.to_dict(),
+                "commits": commits,
+                "did_you_mean": suggestions,
+                "moved_to": now,
+                "file_removed": gone,
+            }
         )
     else:
-        _print_status(st, conflicts, commits, latest)
+        state = Listed(st.entity, st, tuple(st.formerly), gone).state
+        _print_status(st, conflicts, commits, latest, state)
         if now:  # what was decided here is listed there (`cairn.core.listing`)
             _console().print(f"moved to [cyan]{esc(now)}[/]: `cairn status {esc(now)}`")
 

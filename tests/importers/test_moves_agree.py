@@ -79,6 +79,10 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
         status = cairn_json(project, "status", entity)
         assert (status["status"], status["event_count"]) == (row["status"], row["events"])
         assert status["formerly"] == row["formerly"]
+        assert status["file_removed"] == row["file_removed"]
+    assert "src/old.py::helper  reverted · file removed  (2 events)" in (
+        cairn(project, "status", "src/old.py::helper").stdout
+    )
 
     # the site: the same rows with the same statuses, and it says what ls says.
     out = tmp_path / "site"
