@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cairn.core.commits import commits_of
+from cairn.core.present import decisions_and_notes
 from cairn.site.timeline import Decisions, page_name, section
 from cairn.site_search import ranking_data
 from cairn.store import EntityStatus, Event, EventType, Review, Store
@@ -101,7 +102,8 @@ class _Entity:
     events: list[Event]
     due: list[Review] = field(default_factory=list)
     page: str = ""
-    count: int = 0
+    count: int = 0  # its decisions: notes (`EventType.is_note`) are counted apart
+    notes: int = 0
     newest: str = ""  # when its newest event happened
     hits: list[_Hit] = field(default_factory=list)  # its search candidates, clipped
     searchable: int = 0  # events with text or an author (not redacted)
@@ -200,7 +202,8 @@ def _collect(
         kind = events[-1].entity_kind or _kind(path)
         entity = _Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
         entity.formerly, entity.file_removed = row.formerly, row.file_removed
-        entity.count, entity.newest = len(events), _when(events[-1])
+        entity.notes = sum(1 for e in events if e.type.is_note)
+        entity.count, entity.newest = len(events) - entity.notes, _when(events[-1])
         entity.hits, entity.searchable = _candidates(entity, limits)
         for event in events:
             links.owner[event.id] = entity
@@ -290,6 +293,11 @@ def _whereabouts(entity: _Entity) -> str:
     return out
 
 
+def _counts(entity: _Entity) -> str:
+    """`2 decisions` or `2 decisions, 2 notes`."""
+    return decisions_and_notes(entity.count, entity.notes)
+
+
 def _entity_link(entity: _Entity, root: str) -> str:
     return f'<a href="{esc(root + entity.page)}"><code>{esc(entity.path)}</code></a>'
 
@@ -341,14 +349,13 @@ def _index_page(
             f' data-due="{"1" if entity.due else "0"}">'
             f"{_entity_link(entity, '')} {_badge(status)}{_whereabouts(entity)}"
             + (' <span class="badge s-due">due</span>' if due else "")
-            + f' <span class="count">{entity.count} event'
-            + ("" if entity.count == 1 else "s")
+            + f' <span class="count">{_counts(entity)}'
             + '</span><p class="snippet" hidden></p></li>'
         )
     number, count, first = next(decisions.pages())
     main = f"""<h1>Decisions of {esc(project)}</h1>
-<p class="lede">{len(decisions)} decisions · {len(entities)} entities ·
-{sum(e.count for e in entities.values())} events · reviews due as of {today.isoformat()} ·
+<p class="lede">{sum(e.count for e in entities.values())} decisions · {len(entities)} entities ·
+{sum(e.notes for e in entities.values())} notes · reviews due as of {today.isoformat()} ·
 <a href="#tree">entity tree</a></p>
 {_integrity(report)}
 {section(first, number, count, "", _clip)}
@@ -455,7 +462,7 @@ def _entity_page(
         f'<p class="lede">{esc(entity.kind or "entity")} · {_badge(status.status.value)}'
         + _whereabouts(entity)
         + (' <span class="badge s-due">review due</span>' if entity.due else "")
-        + f" · {entity.count} event{'' if entity.count == 1 else 's'}</p>",
+        + f" · {_counts(entity)}</p>",
     ]
     if status.open_verdicts:
         items = "".join(
@@ -815,6 +822,7 @@ def search_index(
             "status": entity.status.status.value,
             "due": bool(entity.due),
             "count": entity.count,
+            "notes": entity.notes,
             "page": entity.page,
             "events": chosen[entity.path],
         }

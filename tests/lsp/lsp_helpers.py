@@ -201,6 +201,39 @@ async def wait_for(
     await asyncio.wait_for(loop(), timeout)
 
 
+async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    """The hover's markdown at a position, or None when the server shows none."""
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+    if found is None:
+        return None
+    assert isinstance(found.contents, types.MarkupContent)
+    return found.contents.value
+
+
+async def hover_text(client: LanguageClient, uri: str, line: int, character: int) -> str:
+    """`hover_at` where a hover must be shown."""
+    text = await hover_at(client, uri, line, character)
+    assert text is not None, f"no hover at {line}:{character}"
+    return text
+
+
+async def lens_titles(client: LanguageClient, uri: str) -> dict[int, str]:
+    """Line -> title of each code lens on the document (each opens the history)."""
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    out = {}
+    for lens in found or []:
+        assert lens.command is not None and lens.command.command == "cairn.history"
+        out[lens.range.start.line] = lens.command.title
+    return out
+
+
 def cairn_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.source == "cairn"]
 
