@@ -40,7 +40,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "19"
+SCHEMA_VERSION = "20"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
