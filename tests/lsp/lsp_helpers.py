@@ -201,6 +201,17 @@ async def wait_for(
     await asyncio.wait_for(loop(), timeout)
 
 
+async def open_warned(
+    client: LanguageClient, root: Path, path: Path, language: str, **init: Any
+) -> str:
+    """The start of most end-to-end tests: initialize on the folder `root`, open `path`,
+    and wait until the server has published Cairn's diagnostics on it; its uri."""
+    await initialize(client, root, **init)
+    uri = open_doc(client, path, language)
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    return uri
+
+
 async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
     """The hover's markdown at a position, or None when the server shows none."""
     found = await client.text_document_hover_async(
@@ -232,6 +243,17 @@ async def lens_titles(client: LanguageClient, uri: str) -> dict[int, str]:
         assert lens.command is not None and lens.command.command == "cairn.history"
         out[lens.range.start.line] = lens.command.title
     return out
+
+
+async def only_message(client: LanguageClient) -> types.ShowMessageParams:
+    """The one window message the server has shown, once it has shown one (a second
+    document opened must not repeat it)."""
+    for _ in range(100):
+        if client.messages:
+            break
+        await asyncio.sleep(0.05)
+    [message] = client.messages
+    return message
 
 
 def cairn_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
