@@ -17,10 +17,9 @@ CAIRN = str(BIN / "cairn")
 
 def env(**extra: str) -> dict[str, str]:
     """`isolated_env` (a fixed git identity, none of the machine's settings), with
-    Cairn's author fixed too and no colour."""
-    return isolated_env(
-        PYTHONSAFEPATH="1", NO_COLOR="1", CAIRN_AUTHOR="Ada <ada@example.com>", **extra
-    )
+    Cairn's author fixed too and no colour; `extra` may override any of them."""
+    fixed = {"PYTHONSAFEPATH": "1", "NO_COLOR": "1", "CAIRN_AUTHOR": "Ada <ada@example.com>"}
+    return isolated_env(**(fixed | extra))
 
 
 def cairn(
