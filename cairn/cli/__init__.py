@@ -48,27 +48,11 @@ COMMANDS: dict[str, str] = {
 }
 
 
-# What an editor runs: the language server starts without click and the command line's
-# modules (tests/lsp/test_start_imports.py); with any option it goes through click.
-SERVE_AS_EDITORS_RUN = (["serve"], ["serve", "--stdio"])
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one-line errors, meaningful exit codes, no tracebacks."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if args in SERVE_AS_EDITORS_RUN:
-        from cairn.lsp.server import serve
-
-        try:
-            serve()
-        except (Exception, KeyboardInterrupt) as exc:
-            from cairn.cli.app import exit_for
-
-            exit_for(exc)
-        return
     from cairn.cli.app import main as run
 
-    run(args)
+    run(sys.argv[1:] if argv is None else list(argv))
 
 
 def __getattr__(name: str) -> Any:
