@@ -11,15 +11,33 @@ See docs/indexer.md.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
-from cairn.indexer.document import Document, index_text, symbols_at
-from cairn.indexer.languages import language_for
-from cairn.indexer.model import QueryError, Range, Role, Symbol
-from cairn.indexer.queries import user_query_errors
-
 if TYPE_CHECKING:
+    from cairn.indexer.document import Document, index_text, symbols_at
+    from cairn.indexer.languages import language_for
+    from cairn.indexer.model import QueryError, Range, Role, Symbol
+    from cairn.indexer.queries import user_query_errors
     from cairn.indexer.scan import FileSymbols, iter_files, scan_paths
+
+# Which module defines each name, imported on first use (PEP 562): a command that needs
+# one grammar's symbols, or only `cairn.indexer.manifests`, loads no more than that (the
+# tree walk's `pathspec` included, which the language server never needs).
+_HOME = {
+    "Document": "document",
+    "index_text": "document",
+    "symbols_at": "document",
+    "language_for": "languages",
+    "QueryError": "model",
+    "Range": "model",
+    "Role": "model",
+    "Symbol": "model",
+    "user_query_errors": "queries",
+    "FileSymbols": "scan",
+    "iter_files": "scan",
+    "scan_paths": "scan",
+}
 
 __all__ = [
     "Document",
@@ -38,10 +56,10 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The tree walk (`scan_paths`, `iter_files`, `FileSymbols`) on first use: it loads
-    `pathspec`, which the language server (one document at a time) never needs."""
-    if name in ("FileSymbols", "iter_files", "scan_paths"):
-        from cairn.indexer import scan
-
-        return getattr(scan, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # the import statement's own path (`__import__`), which `-X importtime` reports;
+    # importlib.import_module's is invisible to it (tests/check/test_cold_imports.py)
+    __import__(f"{__name__}.{home}")
+    return getattr(sys.modules[f"{__name__}.{home}"], name)
