@@ -24,13 +24,13 @@ from cairn.core.listing import Listed
 from cairn.core.present import (
     blocked_explanation,
     clip,
+    count_label,
     day,
     finding_line,
     in_mcp_terms,
     logged,
     more_entities,
     no_decisions_hint,
-    plural,
     short_id,
 )
 from cairn.core.project import Project, ProjectNotFound, find_project
@@ -519,7 +519,7 @@ def _describe(
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
     the status's, whole: `Store.events_of`; `moved`: its newest name if it moved away)."""
     status, reviews = row.status, row.status.due_reviews
-    lines = [f"{status.entity}: {row.state} ({plural(status.event_count, 'event')})"]
+    lines = [f"{status.entity}: {row.state} ({count_label(status)})"]
     if row.formerly:
         lines.append(f"  formerly {clip(', '.join(row.formerly), 300)}")
     if moved:
@@ -556,6 +556,8 @@ def _describe(
         "entity": status.entity,
         "status": status.status.value,
         "event_count": status.event_count,
+        "decision_count": status.decision_count,
+        "note_count": status.note_count,
         "open_verdicts": [_event_dict(v) for v in status.open_verdicts],
         "conflicts": [_event_dict(c) for c in conflicts],
         "reopened": dict(status.reopened),

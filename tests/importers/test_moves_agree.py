@@ -80,7 +80,7 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
         assert (status["status"], status["event_count"]) == (row["status"], row["events"])
         assert status["formerly"] == row["formerly"]
         assert status["file_removed"] == row["file_removed"]
-    assert "src/old.py::helper  reverted · file removed  (2 events)" in (
+    assert "src/old.py::helper  reverted · file removed  (2 decisions)" in (
         cairn(project, "status", "src/old.py::helper").stdout
     )
 
@@ -137,14 +137,14 @@ async def test_mcp_and_search_name_moves_as_ls_and_status_do(project: Path) -> N
         assert why[entity]["formerly"] == row["formerly"]
         assert why[entity]["file_removed"] == row["file_removed"]
     assert (
-        "src/session.py::legacy_token: reverted (1 event)\n  formerly src/auth.py::legacy_token"
+        "src/session.py::legacy_token: reverted (1 decision)\n  formerly src/auth.py::legacy_token"
         in text
     )
-    assert "src/old.py::helper: reverted · file removed (2 events)" in text
+    assert "src/old.py::helper: reverted · file removed (2 decisions)" in text
     # asked by its old path: where it went, as `cairn status deploy.cfg` says
     old = cairn_json(project, "status", "deploy.cfg")
     assert why["deploy.cfg"]["moved_to"] == old["moved_to"] == "ops.cfg"
-    assert "deploy.cfg: reverted (2 events)\n  moved to ops.cfg" in text
+    assert "deploy.cfg: reverted (2 decisions)\n  moved to ops.cfg" in text
 
     # search, in the CLI and over MCP: the revert made on the old path, named by the new
     hit = cairn_json(project, "search", "legacy tokens")[0]

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, hover_text, lens_titles, open_warned
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -102,9 +102,7 @@ async def test_a_mapped_column_hovers_warns_and_acts_as_its_column(
 ) -> None:
     root = tmp_path / "shop"
     _project(root)
-    await initialize(client, root)
-    uri = open_doc(client, root / "app" / "models.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, root, root / "app" / "models.py", "python")
 
     diagnostics = cairn_diagnostics(client, uri)
     by_entity = {d.data["entity"]: d for d in diagnostics}
@@ -184,27 +182,11 @@ async def test_a_class_hover_counts_members_not_columns(
                 author="erin",
             )
         )
-    await initialize(client, root)
-    uri = open_doc(client, root / "app" / "s3.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
-
-    async def hover(line: int, character: int) -> str:
-        found = await client.text_document_hover_async(
-            types.HoverParams(
-                text_document=types.TextDocumentIdentifier(uri=uri),
-                position=types.Position(line=line, character=character),
-            )
-        )
-        assert found is not None and isinstance(found.contents, types.MarkupContent)
-        return found.contents.value
-
-    card = await hover(0, 7)  # `Client`
+    uri = await open_warned(client, root, root / "app" / "s3.py", "python")
+    card = await hover_text(client, uri, 0, 7)  # `Client`
     assert "Members: 1 reverted (upload)" in card
     assert "Columns" not in card
-    method = await hover(3, 9)  # `upload`
+    method = await hover_text(client, uri, 3, 9)  # `upload`
     assert "reverted · 1 decision" in method and "1 decisions" not in method
-    lenses = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    titles = [lens.command.title for lens in lenses or [] if lens.command]
+    titles = list((await lens_titles(client, uri)).values())
     assert len(titles) == 1 and titles[0].startswith("1 decision · reverted "), titles
