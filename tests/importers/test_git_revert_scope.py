@@ -179,6 +179,51 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
 
 
+def test_a_package_bundled_under_a_python_packages_directory_is_one_vendored_tree(
+    project: Path,
+) -> None:
+    """psf/requests kept oauthlib, urllib3 and chardet under `requests/packages/`, with
+    no `.gitattributes` and no usual vendor root: taking oauthlib out again was one
+    commit undoing its addition, and gave an event to each of its functions. A
+    `packages/` directory inside a Python package is Python's own bundling convention;
+    a JavaScript workspace's `packages/` (no Python package around it) stays code."""
+    commit(
+        project,
+        "Requests",
+        "2012-03-01T10:00:00Z",
+        {
+            "requests/__init__.py": "__version__ = '0.10'\n",
+            "requests/packages/__init__.py": "",
+            "requests/api.py": "def get(url):\n    return request('get', url)\n",
+        },
+    )
+    bundled: dict[str, str | None] = {
+        f"requests/packages/oauthlib/m{i}.py": f"def sign_{i}(r):\n    return hmac_{i}(r)\n"
+        for i in range(12)
+    }
+    bundled["requests/packages/oauthlib/LICENSE"] = "BSD licence of oauthlib, its own\n"
+    bundled |= {
+        f"web/packages/ui/c{i}.js": f"export function widget{i}(p) {{ return draw{i}(p); }}\n"
+        for i in range(3)
+    }
+    commit(project, "oauthlib", "2012-03-02T10:00:00Z", bundled)
+    commit(
+        project,
+        "remove oauthlib",
+        "2012-03-03T10:00:00Z",
+        dict.fromkeys(bundled),
+    )
+    cairn_json(project, "import", "git")
+    events = {e.entity: e for e in reverts(project)}
+    bundle = events["requests/packages/oauthlib/"]
+    assert (bundle.metadata["tree"], bundle.metadata["files"]) == ("vendored", 13)
+    assert bundle.metadata["significance"] == "trivial"
+    assert not [p for p in events if p.startswith("requests/packages/oauthlib/m")]
+    # the JavaScript workspace's functions are still each a decision
+    assert "web/packages/ui/c0.js::widget0" in events
+    assert "significance" not in events["web/packages/ui/c0.js::widget0"].metadata
+
+
 def test_test_snapshots_lock_files_and_lone_generated_files_are_quiet_trees(
     project: Path,
 ) -> None:
