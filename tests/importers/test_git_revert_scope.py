@@ -224,6 +224,67 @@ def test_a_package_bundled_under_a_python_packages_directory_is_one_vendored_tre
     assert "significance" not in events["web/packages/ui/c0.js::widget0"].metadata
 
 
+def _migration(name: str, fields: list[str], replaces: list[str] | None = None) -> str:
+    cols = "".join(f"                ('{f}', models.TextField()),\n" for f in fields)
+    rep = f"    replaces = {replaces!r}\n" if replaces else ""
+    return (
+        "from django.db import migrations, models\n\n\n"
+        "class Migration(migrations.Migration):\n"
+        f"{rep}"
+        "    operations = [\n"
+        "        migrations.CreateModel(\n"
+        f"            name='{name}',\n"
+        "            fields=[\n"
+        f"{cols}"
+        "            ],\n"
+        "        ),\n"
+        "    ]\n"
+    )
+
+
+def test_reverting_a_squashed_migration_is_about_the_file_not_what_it_redeclares(
+    project: Path,
+) -> None:
+    """wagtail's `Revert "Create new squashed migration for wagtailcore"` deleted
+    `0001_squashed_0016_….py`, which re-declares every table and column of the
+    migrations it replaces: the verdict went to each of them (wrong entity), though
+    the decision was not to squash. A migration with `replaces` re-declares; the
+    revert is on its file. A plain migration taken back still names its table."""
+    fields = ["title", "slug", "url_path"]
+    commit(
+        project,
+        "Pages",
+        "2018-11-01T10:00:00Z",
+        {
+            "core/migrations/__init__.py": "",
+            "core/migrations/0001_initial.py": _migration("Page", fields),
+        },
+    )
+    squashed = _migration("Page", fields, ["('core', '0001_initial')"])
+    commit(
+        project,
+        "Create new squashed migration for core",
+        "2018-11-27T10:00:00Z",
+        {"core/migrations/0001_squashed_0001_initial.py": squashed},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2018-12-19T10:00:00Z")
+    commit(
+        project,
+        "Add a Snippet model",
+        "2018-12-20T10:00:00Z",
+        {"core/migrations/0002_snippet.py": _migration("Snippet", ["body"])},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2018-12-21T10:00:00Z")
+    cairn_json(project, "import", "git")
+    by_commit: dict[str, set[str]] = {}
+    for e in reverts(project):
+        by_commit.setdefault(e.reasoning, set()).add(e.entity)
+    [squash] = [v for k, v in by_commit.items() if "squashed" in k]
+    assert squash == {"core/migrations/0001_squashed_0001_initial.py"}
+    [snippet] = [v for k, v in by_commit.items() if "Snippet" in k]
+    assert "core_snippet" in snippet, snippet
+
+
 def test_test_snapshots_lock_files_and_lone_generated_files_are_quiet_trees(
     project: Path,
 ) -> None:
