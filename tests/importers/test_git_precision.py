@@ -254,6 +254,30 @@ def test_deleting_a_manifest_keeps_the_verdicts_its_message_names(project: Path)
     assert {e.entity for e in reverts(project) if e.entity.startswith("deps/")} == {"deps/mock"}
 
 
+def test_a_release_number_taken_back_is_recorded_and_never_blocks(project: Path) -> None:
+    # psf/requests: "quick test" bumped __version__ to 0.10.3, "test #2" put 0.10.2
+    # back two minutes later (an inverse patch). Bumping it again is a release.
+    init = "__title__ = 'requests'\n__version__ = '{}'\n\n\ndef get(url):\n    return url\n"
+    commit(
+        project, "v0.10.2", "2012-01-30T10:00:00Z", {"requests/__init__.py": init.format("0.10.2")}
+    )
+    commit(
+        project,
+        "quick test",
+        "2012-02-01T10:00:00Z",
+        {"requests/__init__.py": init.format("0.10.3")},
+    )
+    commit(
+        project, "test #2", "2012-02-01T10:02:00Z", {"requests/__init__.py": init.format("0.10.2")}
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.metadata["significance"] == "trivial"
+    (project / "requests" / "__init__.py").write_text(init.format("0.10.3"))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+
+
 def test_bumping_a_dependency_whose_addition_was_reverted_is_no_reintroduction(
     project: Path,
 ) -> None:
