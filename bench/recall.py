@@ -35,6 +35,12 @@ Reverts are classified by their message, independently of what the importer does
             formatting, comments, annotations, lint): recorded, never blocking by
             design; re-applied and listed (its outcome shows it did not block), not scored
 
+  undone    an ordinary commit (drawn as one) whose every file a later commit puts back
+            blob for blob: its change was taken back without a marker, so putting it
+            back is a re-introduction, not a false alarm; re-applied and listed, not
+            scored (rubygems.org's "Use production environment for Bundler when in
+            staging", undone five days later inside "Locking to specific versions")
+
 Across those, a *re-removal* is a revert that mostly puts lines back (its own diff adds
 lines and at least twice as many as it removes): the change it undid was a removal, so
 re-applying it takes the restored lines out again. They are counted in their category
@@ -294,6 +300,22 @@ def put_back(
     return False
 
 
+def undone_later(
+    sha: str,
+    blobs: dict[str, dict[str, tuple[str, str]]],
+    changes: dict[tuple[str, str, str], list[str]],
+    position: dict[str, int],
+) -> bool:
+    """Whether later commits put every file of this commit back, blob for blob, to what
+    it was before it: git's own evidence that the change was taken back."""
+    mine = blobs.get(sha) or {}
+    here = position.get(sha, -1)
+    return bool(mine) and all(
+        any(position.get(o, here) < here for o in changes.get((path, new, old), ()))
+        for path, (old, new) in mine.items()
+    )
+
+
 def by_change(
     blobs: dict[str, dict[str, tuple[str, str]]],
 ) -> dict[tuple[str, str, str], list[str]]:
@@ -397,7 +419,7 @@ def reapply(work: Path, case: Case, checkout: bool = False) -> None:
     at the benchmark commit) or, with `checkout`, in a checked-out work tree."""
     # The range whose new side is what re-applying leaves: C's tree on C^, R^'s at R.
     old, new = (
-        (f"{case.sha}^", case.sha) if case.category == "ordinary" else (case.sha, f"{case.sha}^")
+        (f"{case.sha}^", case.sha) if case.category in FORWARD else (case.sha, f"{case.sha}^")
     )
     if subprocess.run(["git", "diff", "--quiet", old, new], cwd=work, env=ENV).returncode == 0:
         case.outcome = "not-reappliable"  # an empty commit: nothing to put back
@@ -406,7 +428,7 @@ def reapply(work: Path, case: Case, checkout: bool = False) -> None:
     if not checkout:
         record(case, *check(work, f"{old}..{new}"))
         return
-    if case.category == "ordinary":
+    if case.category in FORWARD:
         reset(work, f"{case.sha}^")
         ok = subprocess.run(
             ["git", "cherry-pick", "--no-commit", case.sha], cwd=work, capture_output=True, env=ENV
@@ -424,7 +446,7 @@ def reapply(work: Path, case: Case, checkout: bool = False) -> None:
 
 def record(case: Case, code: int, why: list[str]) -> None:
     case.why = why
-    if case.category == "ordinary":
+    if case.category in FORWARD:
         case.outcome = "flagged" if code == 1 else "clean"
     else:
         case.outcome = "caught" if code == 1 else "missed"
@@ -463,11 +485,18 @@ def bench_repo(
     picked += [
         Case(s, "ordinary", git(work, "log", "-1", "--format=%s", s).strip()) for s in sample
     ]
+    # Drawn first, then set apart: the draw stays the same whatever this rule says.
+    blobs = file_blobs(work, commit)
+    changes = by_change(blobs)
+    position = {sha: i for i, sha in enumerate(git(work, "rev-list", commit).split())}
+    for case in picked:
+        if case.category == "ordinary" and undone_later(case.sha, blobs, changes, position):
+            case.category = "undone"
     # In history order: each checkout then rewrites few files (a big win on big trees).
     order = {sha: i for i, sha in enumerate(git(work, "rev-list", "--reverse", commit).split())}
     picked.sort(key=lambda c: order.get(c.sha, 0))
     for case in picked:
-        case.restores = case.category != "ordinary" and restores(work, case.sha)
+        case.restores = case.category not in FORWARD and restores(work, case.sha)
     for i, case in enumerate(picked, 1):
         reapply(work, case, checkout)
         print(
@@ -485,12 +514,13 @@ def bench_repo(
         "commits": n_commits,
         "import": imported,
         "table": tabulate([asdict(c) for c in picked]),
-        "listed": listed(cases),
+        "listed": listed(cases + [c for c in picked if c.category == "undone"]),
         "cases": [asdict(c) for c in picked],
     }
 
 
-NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic")
+FORWARD = ("ordinary", "undone")  # re-applied on their parent, not undone at a revert
+NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic", "undone")
 
 
 def tabulate(cases: list[dict]) -> dict[str, dict[str, int]]:
@@ -564,7 +594,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
         mark_cosmetic(work, cases)
         category = {c.sha: c.category for c in cases}
         for case in result["cases"]:
-            if case["category"] != "ordinary":
+            if case["category"] not in FORWARD:
                 case["category"] = category.get(case["sha"], case["category"])
                 case["restores"] = restores(work, case["sha"])
         result["table"] = tabulate(result["cases"])
