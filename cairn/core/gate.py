@@ -479,28 +479,6 @@ def _bring_backs(
     if put_back:
         gone: list[AddedLine] = []
         for target, _symbols, _all in per_file:
-            gone += candidate_lines(target.relpath, enumerate(taken_out(target)), (), put_back)
+            gone += candidate_lines(target.relpath, enumerate(target.removed), (), put_back)
         found += match_removals(gone, prints, share)
     return found
-
-
-# A line commented out: `# x`, `// x`, `-- x`, `; x` (the code after the marker).
-_COMMENTED_OUT = re.compile(r"^\s*(?:#|//|--|;)\s?(.*\S)\s*$")
-
-
-def taken_out(target: Target) -> tuple[str, ...]:
-    """The lines a change took out, less those it put back commented out: commenting
-    steps out is a toggle for a while, not a removal (prettier's "Comment out finished
-    steps" of the release script a revert had restored)."""
-    if not target.removed:
-        return ()
-    lines = target.text.split("\n")
-    numbers = range(1, len(lines) + 1) if target.lines is None else target.lines
-    commented = {
-        "".join(m.group(1).split())
-        for n in numbers
-        if n <= len(lines) and (m := _COMMENTED_OUT.match(lines[n - 1]))
-    }
-    if not commented:
-        return target.removed
-    return tuple(t for t in target.removed if "".join(t.split()) not in commented)

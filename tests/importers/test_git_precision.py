@@ -335,24 +335,6 @@ class Ledger:
 WITHOUT = SERVICE.split("\n    def freeze")[0] + "\n"
 
 
-def test_commenting_out_what_a_revert_put_back_is_no_re_removal(project: Path) -> None:
-    # prettier: "Restore release script" put the release steps back; "Comment out
-    # finished steps" turned 16 of them into comments for one release. Commented out
-    # is switched off for a while, not taken out; deleting them still is.
-    commit(project, "Ledger", "2024-01-01T10:00:00Z", {"bank/ledger.py": SERVICE})
-    commit(project, "Remove unused methods", "2024-01-02T10:00:00Z", {"bank/ledger.py": WITHOUT})
-    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
-    cairn_json(project, "import", "git")
-    rest = SERVICE.removeprefix(WITHOUT)
-    off = "".join(f"    # {line[4:]}\n" if line.strip() else "\n" for line in rest.splitlines())
-    (project / "bank" / "ledger.py").write_text(WITHOUT + off)
-    code, report = check_diff(project)
-    assert code == 0, blocking(report)
-    (project / "bank" / "ledger.py").write_text(WITHOUT)
-    code, report = check_diff(project)
-    assert code == 1 and "takes out again" in blocking(report)[0]["message"]
-
-
 def test_taking_out_again_what_a_revert_put_back_is_caught(project: Path) -> None:
     commit(project, "Ledger", "2024-01-01T10:00:00Z", {"bank/ledger.py": SERVICE})
     commit(project, "Remove unused methods", "2024-01-02T10:00:00Z", {"bank/ledger.py": WITHOUT})
