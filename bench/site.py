@@ -2,13 +2,16 @@
 """`cairn export html` at scale: export time and what the site weighs.
 
 For each size: a log of N events from the shared workload (../shared/bench/
-peer_selvedge.py; N/10 entities; reasoning of --reasoning-bytes, longer than the store
-bench's 120 because imported commit messages are long), loaded with `append_many`;
-then the real CLI `cairn export html OUT/` in a fresh process (wall and CPU time), and
-the bytes of search.js, search.json, index.html and the whole site. The search data
-is what a browser loads at once, so it is the figure that must stay bounded.
+peer_selvedge.py; N/10 entities, or --entities of them; reasoning of --reasoning-bytes,
+longer than the store bench's 120 because imported commit messages are long), loaded
+with `append_many`; then the real CLI `cairn export html OUT/` in a fresh process (wall
+and CPU time), and the bytes of every file of the site: each top-level file by name,
+and the numbered and per-entity files by group (count, total, largest). What a browser
+loads when the site opens (index.html and the scripts it names) is the figure that
+must stay bounded however many entities there are.
 
     PYTHONSAFEPATH=1 .venv/bin/python bench/site.py --sizes 10000,100000
+    PYTHONSAFEPATH=1 .venv/bin/python bench/site.py --sizes 10000 --entities 10000
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -33,11 +37,11 @@ from workload import load_peer, to_draft
 CAIRN = str(Path(sys.executable).parent / "cairn")
 
 
-def build_log(root: Path, events: int, reasoning_bytes: int, seed: int) -> float:
+def build_log(root: Path, events: int, entities: int, reasoning_bytes: int, seed: int) -> float:
     """Load the workload into root/.cairn; seconds it took."""
     peer = load_peer()
     cairn_dir = init_store(root)
-    paths = peer.build_paths(max(1, events // 10))
+    paths = peer.build_paths(max(1, entities))
     gen = peer.generate_events(
         events, paths, seed=seed, supersede_rate=0.1, reasoning_bytes=reasoning_bytes, diff_bytes=0
     )
@@ -71,18 +75,29 @@ def export(root: Path, out: Path) -> dict[str, float]:
     return {"wall": wall, "cpu": cpu, "peak_rss_mb": after.ru_maxrss / 1024}
 
 
+def group_of(rel: str) -> str:
+    """A file's group: a top-level file by its own name; files in a folder or numbered
+    pages by their family (`e/*.html`, `decisions-*.html`, `search/t-*.js`)."""
+    folder, _, name = rel.rpartition("/")
+    stem, dot, ext = name.rpartition(".")
+    if folder == "e":  # one page per entity
+        return f"e/*{dot}{ext}"
+    family = re.sub(r"-\w+$", "-*", stem) if folder else re.sub(r"-\d+$", "-*", stem)
+    return f"{folder}/{family}{dot}{ext}" if folder else f"{family}{dot}{ext}"
+
+
 def sizes(site: Path) -> dict[str, Any]:
     files = [p for p in site.rglob("*") if p.is_file()]
-    pages = [p for p in files if p.parent.name == "e"]
+    groups: dict[str, list[int]] = {}
+    for p in files:
+        groups.setdefault(group_of(p.relative_to(site).as_posix()), []).append(p.stat().st_size)
     coverage = json.loads((site / "search.json").read_text())["coverage"]
     return {
         "coverage": f"{coverage['indexed']:,} of {coverage['events']:,}",
-        "search.js": (site / "search.js").stat().st_size,
-        "search.json": (site / "search.json").stat().st_size,
         "index.html": (site / "index.html").stat().st_size,
         "site": sum(p.stat().st_size for p in files),
         "files": len(files),
-        "largest page": max((p.stat().st_size for p in pages), default=0),
+        "groups": {k: groups[k] for k in sorted(groups)},
     }
 
 
@@ -93,6 +108,7 @@ def mb(n: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000", help="comma-separated event counts")
+    ap.add_argument("--entities", type=int, help="entities in the log (default: events / 10)")
     ap.add_argument("--reasoning-bytes", type=int, default=600)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--keep", type=Path, help="keep the projects under this folder")
@@ -103,27 +119,33 @@ def main(argv: list[str] | None = None) -> int:
         try:
             root = base / "project"
             root.mkdir()
-            load = build_log(root, n, args.reasoning_bytes, args.seed)
+            entities = args.entities or max(1, n // 10)
+            build_log(root, n, entities, args.reasoning_bytes, args.seed)
             log_bytes = (root / ".cairn" / "decisions.jsonl").stat().st_size
             timing = export(root, base / "site")
-            rows.append((n, load, log_bytes, timing, sizes(base / "site")))
+            rows.append((n, entities, log_bytes, timing, sizes(base / "site")))
         finally:
             if args.keep is None:
                 shutil.rmtree(base, ignore_errors=True)
     load_avg = os.getloadavg()[0]
     print(f"reasoning ~{args.reasoning_bytes} bytes/event; load average {load_avg:.1f}")
     print(
-        "| events | log | export wall / CPU | peak RSS | search.js | search.json | "
-        "index.html | site (files) | largest entity page | events in search |"
+        "| events | entities | log | export wall / CPU | peak RSS | index.html | "
+        "site (files) | events in search |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for n, _load, log_bytes, t, s in rows:
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for n, entities, log_bytes, t, s in rows:
         print(
-            f"| {n:,} | {mb(log_bytes)} | {t['wall']:.1f} s / {t['cpu']:.1f} s | "
-            f"{t['peak_rss_mb']:.0f} MB | {mb(s['search.js'])} | {mb(s['search.json'])} | "
-            f"{mb(s['index.html'])} | {mb(s['site'])} ({s['files']:,}) | "
-            f"{s['largest page'] / 1e3:,.1f} kB | {s['coverage']} |"
+            f"| {n:,} | {entities:,} | {mb(log_bytes)} | {t['wall']:.1f} s / {t['cpu']:.1f} s | "
+            f"{t['peak_rss_mb']:.0f} MB | {mb(s['index.html'])} | {mb(s['site'])} "
+            f"({s['files']:,}) | {s['coverage']} |"
         )
+    for n, entities, _log, _t, s in rows:
+        print(f"\nFiles at {n:,} events, {entities:,} entities:\n")
+        print("| file | count | total | largest |")
+        print("|---|---:|---:|---:|")
+        for name, found in s["groups"].items():
+            print(f"| {name} | {len(found):,} | {mb(sum(found))} | {mb(max(found))} |")
     return 0
 
 

@@ -19,8 +19,12 @@ Per (project, start commit) of the oracle:
        (`container change`) linked: the rename links recorded at that commit carry the
        name before to the name after (`cairn.core.aliases`, the rule every surface uses);
      - precision: each step of the former-path walk back from today's name is a claimed
-       change; it is right when the oracle has that change (same commit, before, after);
-       `*_shown_right` counts only the steps to former paths a status shows;
+       change; it is right when the oracle has that change (same commit, before, after;
+       a method merge or split the oracle records counts); `*_shown_right` counts only
+       the steps to former paths a status shows; each wrong step is counted by why:
+       `wrong_never_existed` (a file's or class's link covers a member added after it),
+       `wrong_sibling_overload` (the path existed, but the oracle method appeared at or
+       after that commit: another overload shared its name), `wrong_other`;
      - a decision on the oldest name reaches today's name (it is among its former paths);
      - former paths shown that really existed: the file indexed at the parent of the
        commit that renamed it away holds that element. A status shows the former paths
@@ -75,6 +79,10 @@ class Method:
     oldest: str
     names: list[str]
     changes: list[Change]
+    # Every oracle change that renames the path (a merge or split too): a walk step
+    # matching one is right, whatever its type.
+    claimable: set[tuple[str, str, str]] = field(default_factory=set)
+    introduced: str = ""  # the commit the oracle says the method appeared in
 
 
 @dataclass
@@ -133,17 +141,22 @@ def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]
         if today is None:
             continue
         changes: list[Change] = []
+        claimable: set[tuple[str, str, str]] = set()
         names = [today]
         oldest = today
+        introduced = ""
         for c in sorted(d["expectedChanges"], key=lambda c: c["commitTime"]):
             after = cairn_path(c["elementFileAfter"], c["elementNameAfter"])
             before = cairn_path(c["elementFileBefore"], c["elementNameBefore"])
             if c["changeType"] == "introduced":
                 if after is not None and oldest == today:
                     oldest = after
+                    introduced = c["commitId"]
                 continue
             if before is None or after is None:
                 continue
+            if before != after:
+                claimable.add((c["commitId"], before, after))
             for n in (before, after):
                 if n not in names:
                     names.append(n)
@@ -159,7 +172,9 @@ def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]
         key = (repo, d["startCommitId"])
         run = runs.setdefault(key, Run(repo, d["startCommitId"], mirror))
         dedup = list(dict.fromkeys(changes))
-        run.methods.append(Method(name.removesuffix(".json"), today, oldest, names, dedup))
+        run.methods.append(
+            Method(name.removesuffix(".json"), today, oldest, names, dedup, claimable, introduced)
+        )
     return sorted(runs.values(), key=lambda r: (r.project, r.start))
 
 
@@ -323,6 +338,10 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
     claims = {"method": [0, 0], "class": [0, 0]}
     shown_claims = {"method": [0, 0], "class": [0, 0]}  # of the steps to shown paths
     reach = [0, 0]
+    # Why wrong steps are wrong: the former path never existed (a file's or class's link
+    # covers a member added after it); it held a sibling overload (the oracle method
+    # appeared later, the path is shared: Cairn paths carry no parameter types); other.
+    wrong = {"never existed": 0, "sibling overload": 0, "other": 0}
     real = [0, 0]  # of the former paths a status shows (those something is logged on)
     real_all = [0, 0]  # of every path the rename links cover, shown or not
     logged = logged_paths(dest)
@@ -339,16 +358,25 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
         oracle = {(c.commit, c.before, c.after): c.kind for c in m.changes}
         for former, became, link in formers:
             kind = oracle.get((link.commit, former, became))
+            right = (link.commit, former, became) in m.claimable
             if kind is None:
                 kind = "class" if former.split("::")[-1] == became.split("::")[-1] else "method"
-                misses.append(f"  false {kind} {link.commit[:10]} {former} -> {became}")
-            right = (link.commit, former, became) in oracle
+            there = exists(f"{link.commit}^", former)
+            if not right:
+                why = (
+                    "never existed"
+                    if not there
+                    else "sibling overload"
+                    if m.introduced and _not_after(dest, link.commit, m.introduced)
+                    else "other"
+                )
+                wrong[why] += 1
+                misses.append(f"  false {kind} ({why}) {link.commit[:10]} {former} -> {became}")
             claims[kind][0] += right
             claims[kind][1] += 1
             if former in logged:
                 shown_claims[kind][0] += right
                 shown_claims[kind][1] += 1
-            there = exists(f"{link.commit}^", former)
             real_all[0] += there
             real_all[1] += 1
             if former in logged:
@@ -375,10 +403,25 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
         "oldest_reaches_today": reach,
         "formers_existed": real,
         "all_covered_existed": real_all,
+        "wrong_never_existed": [wrong["never existed"], 0],
+        "wrong_sibling_overload": [wrong["sibling overload"], 0],
+        "wrong_other": [wrong["other"], 0],
     }
 
 
-def _pct(pair: list[int]) -> str:
+def _not_after(repo: Path, commit: str, introduced: str) -> bool:
+    """Whether `commit` is `introduced` or one of its ancestors: the method was not
+    there yet."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "merge-base", "--is-ancestor", commit, introduced],
+        capture_output=True,
+    )
+    return proc.returncode == 0
+
+
+def _pct(key: str, pair: list[int]) -> str:
+    if key.startswith("wrong_"):
+        return str(pair[0])  # a count of wrong steps, not a share
     return f"{pair[0]}/{pair[1]}" + (f" ({100 * pair[0] / pair[1]:.0f}%)" if pair[1] else "")
 
 
@@ -411,7 +454,7 @@ def main() -> int:
         for k, v in scores.items():
             totals[k][0] += v[0]
             totals[k][1] += v[1]
-            print(f"  {k:22} {_pct(v)}")
+            print(f"  {k:22} {_pct(k, v)}")
         for s in timing["summary"].get("skipped_items") or []:
             if s.get("item") in ("symbol moves", "renames"):
                 print(f"  skipped: {s['item']}: {s['reason']}")
@@ -419,7 +462,7 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.1f} (1 min) at the end")
     print("all projects:")
     for k, v in totals.items():
-        print(f"  {k:22} {_pct(v)}")
+        print(f"  {k:22} {_pct(k, v)}")
     if args.json:
         args.json.write_text(json.dumps({"runs": results, "totals": totals}, indent=2))
     return 0

@@ -11,15 +11,34 @@ See docs/indexer.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from cairn.indexer.document import Document, index_text, symbols_at
-from cairn.indexer.languages import language_for
-from cairn.indexer.model import QueryError, Range, Role, Symbol
-from cairn.indexer.queries import user_query_errors
+from cairn.lazy import exports
 
 if TYPE_CHECKING:
+    from cairn.indexer.document import Document, index_text, symbols_at
+    from cairn.indexer.languages import language_for
+    from cairn.indexer.model import QueryError, Range, Role, Symbol
+    from cairn.indexer.queries import user_query_errors
     from cairn.indexer.scan import FileSymbols, iter_files, scan_paths
+
+# Which module defines each name, imported on first use (PEP 562): a command that needs
+# one grammar's symbols, or only `cairn.indexer.manifests`, loads no more than that (the
+# tree walk's `pathspec` included, which the language server never needs).
+_HOME = {
+    "Document": "document",
+    "index_text": "document",
+    "symbols_at": "document",
+    "language_for": "languages",
+    "QueryError": "model",
+    "Range": "model",
+    "Role": "model",
+    "Symbol": "model",
+    "user_query_errors": "queries",
+    "FileSymbols": "scan",
+    "iter_files": "scan",
+    "scan_paths": "scan",
+}
 
 __all__ = [
     "Document",
@@ -36,12 +55,4 @@ __all__ = [
     "user_query_errors",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    """The tree walk (`scan_paths`, `iter_files`, `FileSymbols`) on first use: it loads
-    `pathspec`, which the language server (one document at a time) never needs."""
-    if name in ("FileSymbols", "iter_files", "scan_paths"):
-        from cairn.indexer import scan
-
-        return getattr(scan, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = exports(__name__, _HOME)

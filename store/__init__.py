@@ -7,31 +7,66 @@ and `event_id`/`content_digest`/`canonical_json` for integrity checks.
 
 from __future__ import annotations
 
-from cairn.store.canonical import CONTENT_FIELDS, canonical_json, content_digest, event_id
-from cairn.store.errors import (
-    AmbiguousTarget,
-    KeyReused,
-    LockTimeout,
-    StoreError,
-    UnknownEvent,
-    ValidationError,
-)
-from cairn.store.init import init_store
-from cairn.store.model import (
-    EVENT_FIELDS,
-    AppendResult,
-    Attempt,
-    EntityStatus,
-    Event,
-    EventDraft,
-    EventType,
-    Reapplied,
-    Review,
-    SearchHit,
-    Status,
-    line_id,
-)
-from cairn.store.store import Store
+from typing import TYPE_CHECKING
+
+from cairn.lazy import exports
+
+if TYPE_CHECKING:
+    from cairn.store.canonical import CONTENT_FIELDS, canonical_json, content_digest, event_id
+    from cairn.store.errors import (
+        AmbiguousTarget,
+        KeyReused,
+        LockTimeout,
+        StoreError,
+        UnknownEvent,
+        ValidationError,
+    )
+    from cairn.store.init import init_store
+    from cairn.store.model import (
+        EVENT_FIELDS,
+        AppendResult,
+        Attempt,
+        EntityStatus,
+        Event,
+        EventDraft,
+        EventType,
+        Reapplied,
+        Review,
+        SearchHit,
+        Status,
+        line_id,
+    )
+    from cairn.store.store import Store
+
+# Which module defines each name, imported on first use (PEP 562): `cairn.store.paths`
+# and the gate's read path must not load the write path, msgspec's encoders or orjson
+# just because the package is imported on the way.
+_HOME = {
+    "CONTENT_FIELDS": "canonical",
+    "canonical_json": "canonical",
+    "content_digest": "canonical",
+    "event_id": "canonical",
+    "AmbiguousTarget": "errors",
+    "KeyReused": "errors",
+    "LockTimeout": "errors",
+    "StoreError": "errors",
+    "UnknownEvent": "errors",
+    "ValidationError": "errors",
+    "init_store": "init",
+    "EVENT_FIELDS": "model",
+    "AppendResult": "model",
+    "Attempt": "model",
+    "EntityStatus": "model",
+    "Event": "model",
+    "EventDraft": "model",
+    "EventType": "model",
+    "Reapplied": "model",
+    "Review": "model",
+    "SearchHit": "model",
+    "Status": "model",
+    "line_id": "model",
+    "Store": "store",
+}
 
 __all__ = [
     "CONTENT_FIELDS",
@@ -59,3 +94,5 @@ __all__ = [
     "init_store",
     "line_id",
 ]
+
+__getattr__ = exports(__name__, _HOME)

@@ -23,13 +23,13 @@ from cairn.core.decisions import loggable_types
 from cairn.core.present import (
     blocked_explanation,
     clip,
+    count_label,
     day,
     finding_line,
     in_mcp_terms,
     logged,
     more_entities,
     no_decisions_hint,
-    plural,
     short_id,
 )
 from cairn.core.project import Project, ProjectNotFound, find_project
@@ -506,7 +506,7 @@ def _describe(
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
     the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({plural(status.event_count, 'event')})"]
+    lines = [f"{status.entity}: {status.status.value} ({count_label(status)})"]
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(
@@ -539,6 +539,8 @@ def _describe(
         "entity": status.entity,
         "status": status.status.value,
         "event_count": status.event_count,
+        "decision_count": status.decision_count,
+        "note_count": status.note_count,
         "open_verdicts": [_event_dict(v) for v in status.open_verdicts],
         "conflicts": [_event_dict(c) for c in conflicts],
         "reopened": dict(status.reopened),

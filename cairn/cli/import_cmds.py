@@ -286,8 +286,8 @@ def export_html_cmd(out: Path) -> None:
     the log's integrity. No server and no network needed; OUT/ must be new, empty, or
     a previous export written on this machine (which it replaces); never a link.
     """
-    from cairn.export_html import SiteError, export_site
     from cairn.gitrefs import refs_holding
+    from cairn.site import SiteError, export_site
     from cairn.store import Store, StoreError
     from cairn.store.verify import verify
 

@@ -18,11 +18,17 @@ from cairn.cli._common import (
     emit_json,
     json_option,
     key_option,
-    plural,
     warn_if_damaged,
 )
 from cairn.core.commits import commits_of, linked_commit
-from cairn.core.present import logged, more_entities, no_decisions_hint, short_id, who
+from cairn.core.present import (
+    count_label,
+    logged,
+    more_entities,
+    no_decisions_hint,
+    short_id,
+    who,
+)
 from cairn.core.session import Session, did_you_mean
 from cairn.store import (
     AmbiguousTarget,
@@ -205,7 +211,7 @@ def _reason(given: str | None, entity: str, type_: str) -> str:
 
     with open_store() as store:
         st = store.status(entity)
-    context = [f"status: {st.status.value} ({plural(st.event_count, 'event')})"]
+    context = [f"status: {st.status.value} ({count_label(st)})"]
     if st.open_verdicts:
         context.append("open verdicts:")
         context += [
@@ -371,8 +377,7 @@ def _print_status(
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
-        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  "
-        f"({plural(st.event_count, 'event')})"
+        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  ({esc(count_label(st))})"
     )
     if st.formerly:  # its decisions include those taken under these names
         console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in st.formerly))

@@ -77,10 +77,16 @@ class Session:
         `few`: the session answers a few questions and closes (a command, the gate), so
         renames are read for the paths it meets (`Aliases.reading`) instead of all at
         once: a long history's thousands of renames were most of a one-file check."""
-        from cairn.gitrefs import git_author
         from cairn.store import Store
 
-        store = Store.open(project.cairn_dir, author=git_author(project.root))
+        def author() -> str:
+            # git (and subprocess) only when a draft without an author is written: a
+            # read-only command, the gate's above all, never asks
+            from cairn.gitrefs import git_author
+
+            return git_author(project.root)()
+
+        store = Store.open(project.cairn_dir, author=author)
         return cls(project, store, few=few)
 
     @classmethod

@@ -6,7 +6,9 @@ rename, and a class renamed together with its file are each one link.
 Lines are a poor unit here: a split `} catch` or a re-indented body changes every line
 fingerprint while the tokens barely move. Tokens (identifiers, numbers, punctuation) are
 compared as multisets (the Dice coefficient), the element's own name left out so a
-rename does not count against itself.
+rename does not count against itself. A kept parameter list weighs like a kept name
+(RefactoringMiner's strongest sign of a rename), and it tells overloads apart where
+they share a path (`Decl.params`).
 
     decls = declarations(text, "src/Pool.java")      # {"Pool.get": [Decl, ...], ...}
     best(gone, arrived)                              # (Decl, "rename") or None
@@ -34,13 +36,14 @@ class Decl:
     """One declaration in one version of a file. Its tokens are counted when first
     asked for: most declarations are only looked up by name."""
 
-    __slots__ = ("_lines", "_tokens", "entity", "kind")
+    __slots__ = ("_lines", "_params", "_tokens", "entity", "kind")
 
     def __init__(self, entity: str, kind: str, lines: list[str]) -> None:
         self.entity = entity  # file::Qualified.name
         self.kind = kind
         self._lines = lines  # its own source lines
         self._tokens: Counter[str] | None = None
+        self._params: str | None = None
 
     def __repr__(self) -> str:
         return f"Decl({self.entity!r}, {self.kind!r})"
@@ -53,6 +56,15 @@ class Decl:
                 tokens[self.name] -= 1  # the name it is declared under: a rename changes that
             self._tokens = +tokens
         return self._tokens
+
+    @property
+    def params(self) -> str:
+        """Its parameter list as written, blanks removed (`(Stringa,LineText[]b)`); ""
+        when it has none to read. Overloads share a path and differ here, and a rename
+        that keeps the parameters is RefactoringMiner's strongest sign of one."""
+        if self._params is None:
+            self._params = _params("\n".join(self._lines), self.name)
+        return self._params
 
     @property
     def file(self) -> str:
@@ -92,6 +104,22 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
     return out
 
 
+def _params(text: str, name: str) -> str:
+    """The balanced parentheses after the first `name(` in `text`, blanks removed."""
+    start = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", text)
+    if start is None:
+        return ""
+    depth, i = 0, start.end() - 1
+    for i in range(start.end() - 1, min(len(text), start.end() + 2000)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                break
+    return "".join(text[start.end() - 1 : i + 1].split())
+
+
 def similarity(a: Counter[str], b: Counter[str]) -> float:
     """The Dice coefficient of two token multisets: 1.0 the same tokens, 0.0 none shared."""
     total = sum(a.values()) + sum(b.values())
@@ -123,8 +151,13 @@ def best(gone: Decl, arrived: Iterable[Decl]) -> tuple[Decl, str] | None:
         floor = SAME_NAME_MIN if cand.name == gone.name else RENAMED_MIN
         if sim < floor:
             continue
-        # The name kept, then the container kept, break ties between equally alike bodies.
-        bonus = 0.2 * (cand.name == gone.name) + 0.1 * (cand.container == gone.container)
+        # The name kept, the parameters kept, then the container kept, break ties
+        # between equally alike bodies.
+        bonus = (
+            0.2 * (cand.name == gone.name)
+            + 0.2 * (len(gone.params) > 2 and cand.params == gone.params)  # not `()`
+            + 0.1 * (cand.container == gone.container)
+        )
         scored.append((sim + bonus, cand))
     if not scored:
         return None

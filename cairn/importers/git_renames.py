@@ -36,6 +36,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from cairn.importers.base import Known, Proposed, Skipped, SourceError
@@ -51,6 +52,7 @@ MAX_READS = 20_000
 PARSED_KEPT = 16  # versions whose declarations are kept, newest last
 MAX_CANDIDATE_FILES = 50  # files parsed per commit, for one element that left
 MAX_FILE_BYTES = 1_000_000
+MEMO_BYTES = 32_000_000  # one commit's blobs kept while its elements are matched
 MIN_BODY_LINES = 2  # a body of one significant line says too little to be recognised
 
 
@@ -90,6 +92,7 @@ class RenameTracker:
         self._max_reads = max_reads()
         self._parsed: dict[tuple[str, str], dict[str, list[Decl]]] = {}
         self._unfollowed = 0  # symbols left when MAX_READS stopped the walk
+        self._memo: _CommitMemo | None = None
         for entity in known:
             self._note(entity, -1)
 
@@ -215,10 +218,9 @@ class RenameTracker:
             if not here:
                 break
             blob = self._object(blobs, oids[i]) if oids[i] != ZERO else None
-            words = _words(blob)
             decls: dict[str, list[Decl]] | None = None
             for name in here:
-                if _last(name) not in words:
+                if not _has_word(blob, _last(name)):
                     continue
                 if decls is None:
                     decls = self._declared(blob, path)
@@ -289,8 +291,7 @@ class RenameTracker:
             if last is None:
                 continue
             blob = self._read(blobs, last.sha, path)
-            words = _words(blob)
-            maybe = [n for n in names if _last(n) in words]
+            maybe = [n for n in names if _has_word(blob, _last(n))]
             decls = self._declared(blob, path) if maybe else {}
             for name in [n for n in maybe if n in decls]:
                 del names[name]
@@ -327,6 +328,15 @@ class RenameTracker:
             self._parsed[key] = found
         return found
 
+    def _memo_for(self, c: Commit) -> _CommitMemo:
+        """The reads and parses of commit `c`, kept while its elements are matched:
+        symbols that leave a file together (a split, a reorganisation) are matched
+        against the same changed files, and a big commit read again for each of them
+        was most of a large import's matching time."""
+        if self._memo is None or self._memo.sha != c.sha:
+            self._memo = _CommitMemo(c.sha)
+        return self._memo
+
     def _moved(self, c: Commit, path: str, gone: Decl, blobs: Blobs) -> tuple[str, str] | None:
         """The declaration commit `c` added that `gone` (of `path`, before `c`) became,
         and the change type; declarations are matched, not lines (`declarations.best`)."""
@@ -340,10 +350,11 @@ class RenameTracker:
             (ch for ch in c.changes if ch.new != ZERO),
             key=lambda ch: ch.path not in (path, target),  # its own file first
         )
+        memo = self._memo_for(c)
         for ch in changes:
             if parsed >= MAX_CANDIDATE_FILES or self._reads >= self._max_reads:
                 break
-            after_blob = self._object(blobs, ch.new)
+            after_blob = memo.object(self, blobs, ch.new)
             if after_blob is None:
                 continue
             own = ch.path in (path, target)
@@ -351,20 +362,54 @@ class RenameTracker:
             if not own and ch.old != ZERO and not _may_hold(after_blob, gone, keys):
                 continue  # the body's rarest words are not in this file: no parse needed
             parsed += 1
-            after = self._declared(after_blob, ch.path)
+            after = memo.declared(self, ch.new, after_blob, ch.path)
             kin = {q: ds for q, ds in after.items() if any(d.kind == gone.kind for d in ds)}
-            before_blob = self._object(blobs, ch.old) if ch.old != ZERO else None
+            before_blob = memo.object(self, blobs, ch.old) if ch.old != ZERO else None
             # What the file had before is parsed only when a candidate's name is in it.
-            words = _words(before_blob)
+            words = memo.words(ch.old, before_blob)
             if own or any(_last(q) in words for q in kin):
-                before = self._declared(before_blob, ch.old_path or ch.path)
+                before = memo.declared(self, ch.old, before_blob, ch.old_path or ch.path)
             else:
                 before = {}
-            arrived.extend(d for q, ds in kin.items() if q not in before for d in ds)
+            # New here: a name the file did not declare, or an overload it did not have.
+            arrived.extend(d for q, ds in kin.items() for d in ds if not _was(before, q, d, ds))
             if own:
                 arrived.extend(_absorbed(gone, kin, before))
         found = best(gone, arrived)
         return (found[0].entity, found[1]) if found is not None else None
+
+
+class _CommitMemo:
+    """One commit's blobs, their declarations and their words, each read once."""
+
+    def __init__(self, sha: str) -> None:
+        self.sha = sha
+        self._objects: dict[str, bytes | None] = {}
+        self._bytes = 0
+        self._decls: dict[tuple[str, str], dict[str, list[Decl]]] = {}
+        self._words: dict[str, set[bytes]] = {}
+
+    def object(self, tracker: RenameTracker, blobs: Blobs, oid: str) -> bytes | None:
+        if oid in self._objects:
+            return self._objects[oid]
+        blob = tracker._object(blobs, oid)
+        if self._bytes < MEMO_BYTES:  # a commit rewriting thousands of files: read again
+            self._bytes += len(blob or b"")
+            self._objects[oid] = blob
+        return blob
+
+    def declared(
+        self, tracker: RenameTracker, oid: str, blob: bytes | None, path: str
+    ) -> dict[str, list[Decl]]:
+        key = (oid, path)
+        if key not in self._decls:
+            self._decls[key] = tracker._declared(blob, path)
+        return self._decls[key]
+
+    def words(self, oid: str, blob: bytes | None) -> set[bytes]:
+        if oid not in self._words:
+            self._words[oid] = _words(blob)
+        return self._words[oid]
 
 
 def _may_hold(blob: bytes, gone: Decl, keys: list[bytes]) -> bool:
@@ -378,14 +423,27 @@ def _may_hold(blob: bytes, gone: Decl, keys: list[bytes]) -> bool:
 def _absorbed(
     gone: Decl, after: dict[str, list[Decl]], before: dict[str, list[Decl]]
 ) -> Iterator[Decl]:
-    """The declarations of its own file that `gone` went into: they were there before,
-    and are now more like `gone` than like what they were (`run` inlined into the
-    `execute` it called, CodeTracker's rename)."""
+    """The declarations of its own file that `gone` went into: they were there before
+    (`_was`: a new overload of a name is an arrival), and are now more like `gone` than
+    like what they were (`run` inlined into the `execute` it called, CodeTracker's
+    rename)."""
     for q, ds in after.items():
-        for d in ds if q in before and q != gone.qualified else ():
-            own = max(similarity(o.tokens, d.tokens) for o in before[q])
-            if similarity(gone.tokens, d.tokens) > own:
+        for d in ds if q != gone.qualified else ():
+            was = _was(before, q, d, ds)
+            if was and similarity(gone.tokens, d.tokens) > max(
+                similarity(o.tokens, d.tokens) for o in was
+            ):
                 yield d
+
+
+def _was(before: dict[str, list[Decl]], qualified: str, decl: Decl, now: list[Decl]) -> list[Decl]:
+    """What `decl` (one of `now`, the declarations of its name) was before the commit:
+    the declaration of its name, or with several overloads then or now, those with its
+    parameters; none when it is new (a new name, or an overload the file did not have)."""
+    olds = before.get(qualified, [])
+    if len(olds) == 1 and len(now) == 1:
+        return olds  # one method whose parameters changed is still that method
+    return [o for o in olds if o.params == decl.params]
 
 
 def max_reads() -> int:
@@ -435,6 +493,20 @@ _WORD = re.compile(rb"[\w$]+")
 def _words(blob: bytes | None) -> set[bytes]:
     """The identifiers a file's text holds (one pass, then set lookups per symbol)."""
     return set(_WORD.findall(blob)) if blob is not None else set()
+
+
+def _has_word(blob: bytes | None, word: bytes) -> bool:
+    """Whether `word` is in the text as a whole word. A substring search first: the walk
+    asks this of a few names per version, and splitting a whole file into words for
+    them cost a fifth of a big import."""
+    if blob is None or word not in blob:
+        return False
+    return _word_re(word).search(blob) is not None
+
+
+@lru_cache(maxsize=4096)
+def _word_re(word: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
 
 
 def _last(name: str) -> bytes:

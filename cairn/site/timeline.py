@@ -13,20 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from html import escape
 
+from cairn.site.markup import esc, pager
 from cairn.store import Event, EventType
 
-__all__ = ["KINDS", "PAGE", "Decisions", "Entry", "page_name"]
+__all__ = ["KINDS", "NAMED", "PAGE", "Decisions", "Entry", "page_name", "touched_pages"]
 
 KINDS = (EventType.REVERT, EventType.REJECT, EventType.SUPERSEDE)
 PAGE = 100  # entries a timeline page shows
 FOLDED = 5  # entities named on an entry before the rest fold under "N more"
+NAMED = 50  # entities an entry names at most; a larger one links its own page of them
 REASON_CHARS = 280
-
-
-def esc(value: object) -> str:
-    return escape(str(value), quote=True)
 
 
 def page_name(number: int) -> str:
@@ -85,6 +82,34 @@ class Decisions:
             yield number, count, ordered[(number - 1) * PAGE : number * PAGE]
 
 
+def touched_name(entry: Entry) -> str:
+    """The page of every entity a decision touched (only for more than `NAMED`)."""
+    return f"touched/{entry.first_id[:16]}.html"
+
+
+def touched_pages(
+    decisions: Decisions, clip: Callable[[str, int], str]
+) -> Iterator[tuple[str, str, str]]:
+    """(file name, title, body) of the page of each decision that touched more entities
+    than its timeline entry names; links are relative to `touched/`."""
+    for entry in decisions.newest_first():
+        if len(entry.entities) <= NAMED:
+            continue
+        why = esc(clip(entry.reason, 1000)) if entry.reason else "<em>no reasoning recorded</em>"
+        items = "".join(
+            f'<li><a href="../{esc(page)}"><code>{esc(path)}</code></a></li>'
+            for path, page in sorted(entry.entities.items())
+        )
+        title = f"{entry.kind} {entry.when[:10]} by {entry.who}"
+        body = (
+            '<p class="crumbs"><a href="../index.html">All decisions</a></p>'
+            f"<h1>{esc(title)}</h1>"
+            f'<p class="lede"><span class="why">{why}</span></p>'
+            f"<h2>{len(entry.entities)} entities</h2><ul>{items}</ul>"
+        )
+        yield touched_name(entry), title, body
+
+
 def section(
     entries: list[Entry], number: int, count: int, root: str, clip: Callable[[str, int], str]
 ) -> str:
@@ -97,7 +122,7 @@ def section(
     items = "\n".join(_entry(e, root, clip) for e in entries)
     return (
         '<section class="decisions" aria-label="Decisions"><h2>Decisions</h2>'
-        f'<ol class="decisions">\n{items}\n</ol>{_pager(number, count, root)}</section>'
+        f'<ol class="decisions">\n{items}\n</ol>{pager(number, count, root, page_name)}</section>'
     )
 
 
@@ -108,9 +133,16 @@ def _entry(entry: Entry, root: str, clip: Callable[[str, int], str]) -> str:
     ]
     shown = ", ".join(links[:FOLDED])
     if len(links) > FOLDED:
+        # a revert of a sweeping commit touches thousands: the page names a few
+        rest = ", ".join(links[FOLDED:NAMED])
+        if len(links) > NAMED:
+            rest += (
+                f' … <a class="all" href="{esc(root + touched_name(entry))}">'
+                f"all {len(links)} entities</a>"
+            )
         shown += (
             f'<details class="more"><summary>{len(links) - FOLDED} more</summary>'
-            + ", ".join(links[FOLDED:])
+            + rest
             + "</details>"
         )
     why = (
@@ -128,15 +160,3 @@ def _entry(entry: Entry, root: str, clip: Callable[[str, int], str]) -> str:
         f'<span class="why">{why}</span>{approach}'
         f'<div class="touched">{shown}</div></li>'
     )
-
-
-def _pager(number: int, count: int, root: str) -> str:
-    if count == 1:
-        return ""
-    links = []
-    if number > 1:
-        links.append(f'<a rel="prev" href="{esc(root + page_name(number - 1))}">newer</a>')
-    links.append(f"page {number} of {count}")
-    if number < count:
-        links.append(f'<a rel="next" href="{esc(root + page_name(number + 1))}">older</a>')
-    return '<nav class="pager">' + " · ".join(links) + "</nav>"

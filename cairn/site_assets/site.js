@@ -1,32 +1,76 @@
-// The decision site's search and status filter. Hand-written, no library, no network:
-// the data comes from search.js (window.CAIRN_INDEX), loaded by a <script> tag because
-// browsers refuse fetch() of file:// URLs.
+// The decision site's search and status filter. Hand-written, no library, no network.
+// The search data is split in pieces (cairn/site/search_files.py), each a script that
+// hands its data to CAIRN_SHARD: browsers refuse fetch() of file:// URLs but do run a
+// <script src> added to the page. Nothing is loaded until someone searches or filters;
+// then search/meta.js (every entity's path and status), the pieces of the query's
+// words, and the pieces holding the pages and texts of the results shown.
 //
 // Decision text is untrusted: this script only ever sets textContent and attributes
 // it chose itself, never innerHTML.
 (function () {
   "use strict";
-  var data = window.CAIRN_INDEX || { entities: [] };
   var input = document.getElementById("q");
   var list = document.getElementById("results");
   var summary = document.getElementById("summary");
+  var more = document.getElementById("more");
+  var pager = document.getElementById("entity-pager");
   var chips = Array.prototype.slice.call(document.querySelectorAll(".chip"));
   if (!input || !list) return;
 
-  var byPath = {};
-  data.entities.forEach(function (entity) {
-    byPath[entity.path] = { entity: entity, texts: entity.events.map(function (e) { return e.text; }) };
-  });
-  var rows = Array.prototype.slice.call(list.querySelectorAll("li.row"));
-  var state = { q: "", filter: "" };
+  var SHOW = 100; // results rendered at a time ("show more" adds as many again)
+  var staticRows = Array.prototype.slice.call(list.querySelectorAll("li.row"));
+  var staticSummary = summary.textContent;
+  var state = { q: "", filter: "", shown: SHOW };
+  var has = function (o, k) { return Object.prototype.hasOwnProperty.call(o, k); };
+
+  var shards = {};
+  var loading = {};
+  window.CAIRN_SHARD = function (name, data) { shards[name] = data; };
+  function load(name) {
+    if (!loading[name]) {
+      loading[name] = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = "search/" + name + ".js";
+        script.onload = function () {
+          if (has(shards, name)) resolve(shards[name]);
+          else reject(new Error("search/" + name + ".js holds no search data"));
+        };
+        script.onerror = function () { reject(new Error("cannot load search/" + name + ".js")); };
+        document.head.appendChild(script);
+      });
+    }
+    return loading[name];
+  }
+  function loadAll(names) { return Promise.all(names.map(load)); }
+
+  var meta = null;
+  var rank = null;
+  var stop = {};
+  var pieces = {};
+  function loadMeta() {
+    return load("meta").then(function (m) {
+      if (!meta) {
+        meta = m;
+        rank = m.rank;
+        rank.stop.forEach(function (w) { stop[w] = true; });
+        m.shards.forEach(function (name) { pieces[name] = true; });
+      }
+      return m;
+    });
+  }
+  function pieceOf(token) { return "t-" + token.codePointAt(0).toString(16); }
+  function piecesOf(tokens) {
+    var out = [];
+    tokens.forEach(function (t) {
+      var name = pieceOf(t);
+      if (pieces[name] && out.indexOf(name) < 0) out.push(name);
+    });
+    return out;
+  }
 
   // Ranked as `cairn search` ranks (cairn/store/fulltext.py, cairn/site_search.py): the
   // query's meaningful words, stemmed by the export's porter stems, OR semantics, a
   // phrase's words all required, scored by FTS5's BM25 with the same field weights.
-  var rank = data.rank || { stop: [], stems: {}, weights: [], docs: 0, avglen: 0, k1: 1.2, b: 0.75 };
-  var stop = {};
-  rank.stop.forEach(function (w) { stop[w] = true; });
-
   function fold(text) {
     return text.toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
   }
@@ -59,130 +103,163 @@
     (meaningful.length || terms.length ? meaningful : words).forEach(function (w) { addTerm(terms, w); });
     return terms;
   }
+  // A word form's stem, from the piece of the form's first character (a form the
+  // site's text never holds is its own stem).
   function stem(token) {
-    return Object.prototype.hasOwnProperty.call(rank.stems, token) ? rank.stems[token] : token;
+    var piece = shards[pieceOf(token)];
+    return piece && has(piece.stems, token) ? piece.stems[token] : token;
   }
-  function weighted(counts) {
-    var sum = 0;
-    for (var c = 0; c < counts.length; c++) sum += rank.weights[c] * counts[c];
-    return sum;
-  }
-  // A term's weighted count in one document: a prefix sums the stems it begins; a
-  // phrase (no positions shipped) counts as its least frequent word, 0 if one is missing.
-  function frequency(entity, term) {
-    var terms = entity.terms || {};
-    var least = Infinity;
-    for (var i = 0; i < term.tokens.length; i++) {
-      var found = 0;
-      if (term.prefix && i === term.tokens.length - 1) {
-        var head = term.tokens[i];
-        for (var t in terms) {
-          if (Object.prototype.hasOwnProperty.call(terms, t) && t.indexOf(head) === 0) found += weighted(terms[t]);
-        }
-      } else {
-        var s = stem(term.tokens[i]);
-        if (Object.prototype.hasOwnProperty.call(terms, s)) found = weighted(terms[s]);
-      }
-      least = Math.min(least, found);
-    }
-    return least === Infinity ? 0 : least;
-  }
-  // record -> score, for the records that match (every phrase; else some word).
-  function scores(terms) {
-    var freqs = [];
-    var held = terms.map(function () { return 0; });
-    var keys = Object.keys(byPath);
-    keys.forEach(function (path) {
-      var f = terms.map(function (term) { return frequency(byPath[path].entity, term); });
-      f.forEach(function (x, i) { if (x > 0) held[i]++; });
-      freqs.push(f);
+  // Loads what a query needs: the pieces of its words, then those of their stems.
+  function prepare(terms) {
+    var tokens = [];
+    terms.forEach(function (t) { tokens = tokens.concat(t.tokens); });
+    return loadAll(piecesOf(tokens)).then(function () {
+      var stems = [];
+      terms.forEach(function (t) {
+        t.tokens.forEach(function (token, i) {
+          stems.push(t.prefix && i === t.tokens.length - 1 ? token : stem(token));
+        });
+      });
+      return loadAll(piecesOf(stems));
     });
+  }
+  // One token's weighted count per entity: a prefix sums the stems it begins.
+  function postingsOf(token, prefix) {
     var out = {};
-    var phrases = terms.filter(function (t) { return t.tokens.length > 1; }).length > 0;
-    keys.forEach(function (path, k) {
-      var f = freqs[k];
+    var add = function (list) {
+      for (var k = 0; k < list.length; k += 2) out[list[k]] = (out[list[k]] || 0) + list[k + 1];
+    };
+    var s = prefix ? token : stem(token);
+    var piece = shards[pieceOf(s)];
+    if (!piece) return out;
+    if (!prefix) {
+      if (has(piece.terms, s)) add(piece.terms[s]);
+      return out;
+    }
+    for (var t in piece.terms) if (has(piece.terms, t) && t.indexOf(s) === 0) add(piece.terms[t]);
+    return out;
+  }
+  // A term's weighted count per entity; a phrase (no positions shipped) counts as its
+  // least frequent word, and only where every word is.
+  function frequency(term) {
+    var least = null;
+    term.tokens.forEach(function (token, i) {
+      var found = postingsOf(token, term.prefix && i === term.tokens.length - 1);
+      if (least === null) { least = found; return; }
+      var both = {};
+      for (var d in least) if (has(least, d) && has(found, d)) both[d] = Math.min(least[d], found[d]);
+      least = both;
+    });
+    return least || {};
+  }
+  // entity number -> score, for the entities that match (every phrase; else some word),
+  // by FTS5's BM25 as `cairn search` computes it.
+  function scores(terms) {
+    var freqs = terms.map(frequency);
+    var held = freqs.map(function (f) { return Object.keys(f).length; });
+    var phrases = terms.some(function (t) { return t.tokens.length > 1; });
+    var candidates = {};
+    freqs.forEach(function (f) { for (var d in f) if (has(f, d)) candidates[d] = true; });
+    var out = {};
+    Object.keys(candidates).forEach(function (d) {
       var ok = phrases
-        ? terms.every(function (t, i) { return t.tokens.length === 1 || f[i] > 0; })
-        : f.some(function (x) { return x > 0; });
+        ? terms.every(function (t, i) { return t.tokens.length === 1 || has(freqs[i], d); })
+        : true;
       if (!ok) return;
-      var len = byPath[path].entity.len || 0;
+      var len = meta.entities[d][4] || 0;
       var score = 0;
       for (var i = 0; i < terms.length; i++) {
-        if (f[i] <= 0) continue;
+        var f = freqs[i][d] || 0;
+        if (f <= 0) continue;
         var idf = Math.log((rank.docs - held[i] + 0.5) / (held[i] + 0.5));
         if (idf <= 0) idf = 1e-6;
         var norm = rank.k1 * (1 - rank.b + rank.b * len / (rank.avglen || 1));
-        score += idf * (f[i] * (rank.k1 + 1)) / (f[i] + norm);
+        score += idf * (f * (rank.k1 + 1)) / (f + norm);
       }
-      out[path] = score;
+      out[d] = score;
     });
     return out;
   }
 
   // The snippet: the first shipped event whose text holds a query word or its stem.
-  function snippetOf(record, terms) {
-    for (var j = 0; j < record.texts.length; j++) {
-      var text = fold(record.texts[j]);
+  function snippetOf(events, terms) {
+    for (var j = 0; j < events.length; j++) {
+      var text = fold(events[j][3]);
       for (var i = 0; i < terms.length; i++) {
         var word = terms[i].tokens[0];
-        if (text.indexOf(word) >= 0 || text.indexOf(stem(word)) >= 0) return record.entity.events[j];
+        if (text.indexOf(word) >= 0 || text.indexOf(stem(word)) >= 0) return events[j];
       }
     }
     return null;
   }
 
-  function passes(row, filter) {
-    if (!filter) return true;
-    if (filter === "due") return row.getAttribute("data-due") === "1";
-    return row.getAttribute("data-status") === filter;
-  }
-
   function snippetText(event, terms) {
-    var text = event.text || "(by " + event.who + ")";
+    var text = event[3] || "(by " + event[2] + ")";
     var lower = fold(text);
     var at = -1;
     for (var i = 0; i < terms.length && at < 0; i++) at = lower.indexOf(terms[i].tokens[0]);
     var from = Math.max(0, at - 60);
     var clip = (from > 0 ? "…" : "") + text.slice(from, from + 200) + (text.length > from + 200 ? "…" : "");
-    return event.type + " " + event.date + ": " + clip;
+    return event[0] + " " + event[1] + ": " + clip;
   }
 
-  function apply() {
-    var terms = parseQuery(state.q);
-    var scored = terms.length ? scores(terms) : null;
-    var shown = 0;
-    rows.forEach(function (row) {
-      var path = row.getAttribute("data-path");
-      var record = byPath[path];
-      var ok = !!record && (!scored || Object.prototype.hasOwnProperty.call(scored, path));
-      var visible = ok && passes(row, state.filter);
-      var snippet = visible && scored ? snippetOf(record, terms) : null;
-      row.hidden = !visible;
-      var p = row.querySelector(".snippet");
-      if (snippet) {
-        p.textContent = snippetText(snippet, terms);
-        p.hidden = false;
-      } else {
-        p.textContent = "";
-        p.hidden = true;
-      }
-      if (visible) shown++;
-    });
-    // The best first; the page's own order among equals and without a query.
-    var order = rows.slice();
-    if (scored) {
-      order.sort(function (a, b) {
-        var sa = scored[a.getAttribute("data-path")], sb = scored[b.getAttribute("data-path")];
-        return (sb === undefined ? -1 : sb) - (sa === undefined ? -1 : sa) || rows.indexOf(a) - rows.indexOf(b);
-      });
+  function passes(entity, filter) {
+    if (!filter) return true;
+    if (filter === "due") return entity[2] === 1;
+    return entity[1] === filter;
+  }
+
+  function span(cls, text) {
+    var el = document.createElement("span");
+    el.className = cls;
+    el.textContent = text;
+    return el;
+  }
+  // The row the export writes for an entity (cairn/site/entity_list.py, `row`).
+  function rowOf(number, doc, terms) {
+    var entity = meta.entities[number];
+    var li = document.createElement("li");
+    li.className = "row";
+    li.setAttribute("data-path", entity[0]);
+    li.setAttribute("data-status", entity[1]);
+    li.setAttribute("data-due", String(entity[2]));
+    var a = document.createElement("a");
+    a.setAttribute("href", doc[0]);
+    var code = document.createElement("code");
+    code.textContent = entity[0];
+    a.appendChild(code);
+    li.appendChild(a);
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(span("badge s-" + entity[1], entity[1]));
+    if (entity[5]) {
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(span("badge s-removed", "file removed"));
     }
-    order.forEach(function (row) { list.appendChild(row); });
-    chips.forEach(function (chip) {
-      chip.setAttribute("aria-pressed", String(chip.getAttribute("data-filter") === state.filter));
-    });
-    var what = state.filter ? " " + state.filter : "";
-    summary.textContent = shown + " of " + rows.length + what + " entities" +
-      (terms.length ? " matching \u201c" + state.q.trim() + "\u201d" : "");
+    if (entity[6] && entity[6].length) {
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(span("formerly", "formerly " + entity[6].join(", ")));
+    }
+    if (entity[2]) {
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(span("badge s-due", "due"));
+    }
+    li.appendChild(document.createTextNode(" "));
+    li.appendChild(span("count", entity[3] + " decision" + (entity[3] === 1 ? "" : "s")));
+    var p = document.createElement("p");
+    p.className = "snippet";
+    var snippet = terms.length ? snippetOf(doc[1], terms) : null;
+    if (snippet) p.textContent = snippetText(snippet, terms);
+    else p.hidden = true;
+    li.appendChild(p);
+    return li;
+  }
+
+  function replaceRows(rows) {
+    while (list.firstChild) list.removeChild(list.firstChild);
+    rows.forEach(function (row) { list.appendChild(row); });
+  }
+
+  function writeHash() {
     var hash = [];
     if (state.q) hash.push("q=" + encodeURIComponent(state.q));
     if (state.filter) hash.push("status=" + encodeURIComponent(state.filter));
@@ -190,6 +267,70 @@
     if (location.hash !== wanted) {
       history.replaceState(null, "", wanted || location.pathname + location.search);
     }
+  }
+
+  var turn = 0; // the newest apply; an older one that finishes late draws nothing
+  function apply() {
+    var mine = ++turn;
+    var terms = parseQuery(state.q); // read again once the stop words are loaded
+    var filter = state.filter;
+    writeHash();
+    // the chips say what the list shows: pressed once the list is drawn
+    var drawn = function () {
+      list.removeAttribute("aria-busy");
+      chips.forEach(function (chip) {
+        chip.setAttribute("aria-pressed", String(chip.getAttribute("data-filter") === filter));
+      });
+    };
+    if (!terms.length && !filter) {
+      // the page's own rows, as written, with the links to the other list pages
+      drawn();
+      replaceRows(staticRows);
+      summary.textContent = staticSummary;
+      more.hidden = true;
+      if (pager) pager.hidden = false;
+      return Promise.resolve();
+    }
+    if (pager) pager.hidden = true;
+    list.setAttribute("aria-busy", "true");
+    return loadMeta()
+      .then(function () {
+        terms = parseQuery(state.q);
+        return terms.length ? prepare(terms) : null;
+      })
+      .then(function () {
+        if (mine !== turn) return null;
+        var scored = terms.length ? scores(terms) : null;
+        var found = [];
+        for (var n = 0; n < meta.entities.length; n++) {
+          if ((!scored || has(scored, n)) && passes(meta.entities[n], filter)) found.push(n);
+        }
+        // the best first; the list's own order among equals and without a query
+        if (scored) found.sort(function (a, b) { return scored[b] - scored[a] || a - b; });
+        var shown = found.slice(0, state.shown);
+        var docPieces = [];
+        shown.forEach(function (n) {
+          var name = "d-" + Math.floor(n / meta.doc_shard);
+          if (docPieces.indexOf(name) < 0) docPieces.push(name);
+        });
+        return loadAll(docPieces).then(function () { return [found, shown]; });
+      })
+      .then(function (result) {
+        if (!result || mine !== turn) return;
+        var found = result[0];
+        replaceRows(result[1].map(function (n) {
+          var doc = shards["d-" + Math.floor(n / meta.doc_shard)][n % meta.doc_shard];
+          return rowOf(n, doc, terms);
+        }));
+        drawn();
+        more.hidden = found.length <= result[1].length;
+        var what = filter ? " " + filter : "";
+        summary.textContent = found.length + " of " + meta.entities.length + what + " entities" +
+          (terms.length ? " matching \u201c" + state.q.trim() + "\u201d" : "");
+      })
+      .catch(function (error) {
+        if (mine === turn) summary.textContent = "The search data could not be read: " + error.message;
+      });
   }
 
   // A hand-typed or cut link may hold a lone "%": read it as written rather than let
@@ -216,16 +357,21 @@
     input.value = state.q;
   }
 
-  input.addEventListener("input", function () { state.q = input.value; apply(); });
+  function fresh() { state.shown = SHOW; return apply(); }
+  input.addEventListener("input", function () { state.q = input.value; fresh(); });
   chips.forEach(function (chip) {
     chip.addEventListener("click", function () {
       var filter = chip.getAttribute("data-filter");
       state.filter = state.filter === filter ? "" : filter;
-      apply();
+      fresh();
     });
   });
-  window.addEventListener("hashchange", function () { readHash(); apply(); });
+  more.addEventListener("click", function () { state.shown += SHOW; apply(); });
+  window.addEventListener("hashchange", function () {
+    // the script's own replaceState fires no hashchange; this is a reader's new link
+    readHash();
+    fresh();
+  });
   readHash();
-  apply();
-  document.documentElement.setAttribute("data-ready", "1");
+  fresh().then(function () { document.documentElement.setAttribute("data-ready", "1"); });
 })();

@@ -11,6 +11,14 @@ records one directly, for plugins and agents that ask the user their own way. Wh
 
 `willRenameFiles` is not used: it would hold up the editor's rename while the user reads
 a question, and a `WorkspaceEdit` cannot append to the log anyway.
+
+**Symbols** renamed in the editor are offered the same way, on save: no notification
+tells a server that is not the language's rename provider (`textDocument/rename` goes
+to the Java or Python server, and Cairn must not take it over), so the text at open or
+at the last save is compared with the saved one, and a declaration with decisions that
+left is matched with one the save added, by the importer's rule
+(`cairn.importers.declarations.best`: kind, container, body tokens, parameters). A
+class renamed with decisions is offered once, not once per member.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from cairn.lsp.stores import StoreUnavailable
 
 ALLOWED = frozenset({"from", "to", "reason", "key", "uri"})
 MAX_OFFERED = 200  # renamed paths looked at per notification (a huge move asks once)
+MAX_COMPARED_BYTES = 1_000_000  # a bigger file is not parsed twice on each save
 MOVE = "Move its history"
 NOT_NOW = "Not now"
 FILTERS = types.FileOperationRegistrationOptions(
@@ -81,6 +90,11 @@ async def _offer(ctx: Context, renamed: list[tuple[str, str]]) -> None:
         count = await ctx.hub.call(project.cairn_dir, partial(_decisions, path=old))
         if count:  # nothing to carry: no question to ask
             offers.append((project, old, new, count))
+    await _ask(ctx, offers)
+
+
+async def _ask(ctx: Context, offers: list[tuple[Project, str, str, int]]) -> None:
+    """One question for the renamed paths that have decisions; record them on yes."""
     if not offers:
         return
     if len(offers) == 1:
@@ -103,6 +117,51 @@ async def _offer(ctx: Context, renamed: list[tuple[str, str]]) -> None:
             # A notification has no response to carry the error: the person is told,
             # and the other renames are still recorded.
             ctx.client.show(f"Cairn: cairn.rename: {exc}", types.MessageType.Error)
+
+
+# uri -> the text at open or at the last save: what a save is compared with.
+_saved: dict[str, str] = {}
+
+
+def remember(uri: str, text: str) -> None:
+    """Keep a document's text as opened, to compare the next save with."""
+    _saved[uri] = text
+
+
+def forget(uri: str) -> None:
+    _saved.pop(uri, None)
+
+
+async def offer_symbol_renames(ctx: Context, uri: str, text: str) -> None:
+    """On save: the declarations with decisions that left the file since it was opened
+    or last saved, each matched with one the edit added, are offered as renames."""
+    before = _saved.get(uri)
+    _saved[uri] = text
+    if before is None or before == text or len(text) > MAX_COMPARED_BYTES:
+        return
+    path = uri_path(uri)
+    project = ctx.projects.for_path(path) if path is not None else None
+    rel = relative_to(path, project.root) if path is not None and project is not None else None
+    if project is None or rel is None:
+        return
+    from cairn.importers.declarations import best, declarations  # loaded on first use
+
+    old, new = declarations(before, rel), declarations(text, rel)
+    arrived = [d for q, ds in new.items() if q not in old for d in ds]
+    if not arrived:
+        return
+    offers: list[tuple[Project, str, str, int]] = []
+    moved: list[str] = []
+    for q in sorted(q for q in old if q not in new)[:MAX_OFFERED]:
+        if any(q.startswith(f"{m}.") for m in moved):
+            continue  # its class's rename carries it
+        gone = max(old[q], key=lambda d: d.size)
+        count = await ctx.hub.call(project.cairn_dir, partial(_decisions, path=gone.entity))
+        found = best(gone, arrived) if count else None
+        if found is not None:
+            offers.append((project, gone.entity, found[0].entity, count))
+            moved.append(q)
+    await _ask(ctx, offers)
 
 
 def _paths(ctx: Context, old_uri: str, new_uri: str) -> tuple[Project, str, str] | None:
@@ -154,4 +213,4 @@ def _one_object(args: tuple[Any, ...]) -> Mapping[str, Any]:
     )
 
 
-__all__ = ["MOVE", "NOT_NOW", "register"]
+__all__ = ["MOVE", "NOT_NOW", "forget", "offer_symbol_renames", "register", "remember"]

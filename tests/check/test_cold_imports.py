@@ -1,6 +1,7 @@
-"""A cold start that does little: what `cairn check`, `cairn status` and the Claude Code
-hook import, read from `python -X importtime` of a real run. Module sets, never times:
-each module named here is one a command once loaded (or could) without using it."""
+"""A cold start that does little: what `cairn check`, `cairn status`, `cairn --version`
+and the Claude Code hook import, read from `python -X importtime` of a real run. Module
+sets, never times: each module named here is one a command once loaded (or could)
+without using it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from check_fixtures import MIGRATION, make_project
+from check_fixtures import MIGRATION, git, make_project
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"
@@ -50,6 +51,8 @@ NEVER = {
     "cairn.cli.trust_cmds",
     "cairn.cli.agent_cmds",
 }
+# Only a write asks git for the author of a draft that names none: a read runs no git.
+WRITE_PATH = {"cairn.gitrefs"}
 
 
 def imported(argv: list[str], cwd: Path, stdin: bytes = b"", **env: str) -> set[str]:
@@ -91,7 +94,26 @@ def test_check_of_a_migration_imports_the_gate_and_sql_only(project: Path) -> No
         "cairn.store.store",
         "tree_sitter_sql",
     }
-    assert among(names, NEVER | GRAMMARS | {"rich"}) == set()
+    assert among(names, NEVER | GRAMMARS | WRITE_PATH | {"rich", "importlib.metadata"}) == set()
+
+
+def test_check_of_a_diff_imports_the_one_grammar_it_parses(project: Path) -> None:
+    (project / "db" / "003.sql").write_text(MIGRATION)
+    git(project, "add", "db/003.sql")
+    names = imported(["-m", "cairn", "check", "--diff", "HEAD", "--", "db/003.sql"], project)
+    assert among(names, {"cairn.core.gate", "tree_sitter_sql", "subprocess"}) == {
+        "cairn.core.gate",
+        "tree_sitter_sql",
+        "subprocess",  # (git, for the diff)
+    }
+    assert among(names, NEVER | GRAMMARS | {"rich", "importlib.metadata"}) == set()
+
+
+def test_version_imports_neither_the_store_nor_the_package_metadata(project: Path) -> None:
+    names = imported(["-m", "cairn", "--version"], project)
+    assert "click" in names
+    heavy = {"importlib.metadata", "cairn.store", "cairn.core.session", "msgspec", "rich"}
+    assert among(names, NEVER | GRAMMARS | heavy | {"tree_sitter", "subprocess"}) == set()
 
 
 def test_status_imports_no_parser(project: Path) -> None:
@@ -101,7 +123,8 @@ def test_status_imports_no_parser(project: Path) -> None:
         "cairn.core.session",
     }
     parsing = {"tree_sitter", "cairn.indexer", "cairn.core.gate", "cairn.fingerprints"}
-    assert among(names, NEVER | GRAMMARS | parsing) == set()
+    others = NEVER - {"cairn.cli.store_cmds"}  # (where `status` is defined)
+    assert among(names, others | GRAMMARS | parsing | WRITE_PATH | {"subprocess"}) == set()
 
 
 def test_the_hook_judges_in_process_without_the_command_line(project: Path) -> None:
@@ -118,4 +141,5 @@ def test_the_hook_judges_in_process_without_the_command_line(project: Path) -> N
         "tree_sitter_sql",
     }
     # no command line (its parsing, a second interpreter): the check runs here
-    assert among(names, NEVER | GRAMMARS | {"click", "cairn.cli"}) == set()
+    no_cli = {"click", "cairn.cli", "rich", "subprocess"}
+    assert among(names, NEVER | GRAMMARS | WRITE_PATH | no_cli) == set()

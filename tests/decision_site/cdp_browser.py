@@ -198,10 +198,12 @@ class Browser:
         self.call("Input.insertText", text=text)
 
     def click(self, selector: str) -> None:
-        """A real mouse click at the centre of the element."""
+        """A real mouse click at the centre of the element, scrolled into view first (as a
+        reader scrolls to a link below the fold)."""
         box = self.js(
-            f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
-            ".getBoundingClientRect(); return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)}); "
+            "e.scrollIntoView({block: 'nearest'}); const r = e.getBoundingClientRect(); "
+            "return {x: r.x + r.width / 2, y: r.y + r.height / 2}; })()"
         )
         for kind in ("mousePressed", "mouseReleased"):
             self.call(

@@ -33,6 +33,13 @@ def cairn(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProc
     return proc
 
 
+def read_piece(text: str) -> tuple[str, object]:
+    """A search piece (`CAIRN_SHARD("name",data);`) as its name and data."""
+    head, _, rest = text.partition(",")
+    assert head.startswith("CAIRN_SHARD(") and rest.endswith(");\n"), text[:80]
+    return json.loads(head[len("CAIRN_SHARD(") :]), json.loads(rest[: -len(");\n")])
+
+
 def log(cwd: Path, *args: str) -> str:
     """`cairn log ... --json`; returns the new event's id."""
     out = cairn(cwd, "log", *args, "--json").stdout

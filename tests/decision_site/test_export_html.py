@@ -46,7 +46,13 @@ def anchors(text: str) -> set[str]:
 
 def test_every_file_is_local_and_nothing_is_fetched_from_a_network(site: Path) -> None:
     files = [p for p in site.rglob("*") if p.is_file()]
-    assert {p.name for p in files} >= {"index.html", "search.json", "search.js", "site.js"}
+    assert {p.name for p in files} >= {
+        "index.html",
+        "tree.html",
+        "search.json",
+        "meta.js",
+        "site.js",
+    }
     for path in files:
         text = path.read_text()
         assert "http:" not in text and "https:" not in text, path
@@ -62,8 +68,10 @@ def test_untrusted_text_is_escaped_everywhere(site: Path) -> None:
     assert "&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;" in page
     # the same text, inside the timeline's SVG tooltip, is escaped too
     assert page.count("&lt;img src=x onerror=alert(1)&gt;") >= 2
-    # the search data is loaded as a script: it must not be able to close one
-    assert "</script>" not in (site / "search.js").read_text()
+    # the search data is loaded as scripts: none must be able to close one
+    pieces = list((site / "search").glob("*.js"))
+    assert pieces and not any("</script>" in p.read_text() for p in pieces)
+    assert any("\\u003cscript>alert" in p.read_text() for p in pieces)
     data = json.loads((site / "search.json").read_text())
     texts = [e["text"] for r in data["entities"] for e in r["events"]]
     assert HOSTILE in texts  # kept verbatim as data; the browser sets it as text
@@ -124,7 +132,8 @@ def test_index_has_tree_filters_and_integrity(project: Path, site: Path) -> None
     ):
         assert f'data-filter="{name}" aria-pressed="false">{name} <span>{count}</span>' in index
     assert 'data-filter="due" aria-pressed="false">due <span>1</span>' in index
-    tree = index.split('aria-label="Entity tree"', 1)[1]
+    assert '<a href="tree.html">entity tree</a>' in index
+    tree = (site / "tree.html").read_text().split('id="tree"', 1)[1]
     # tables -> columns; files -> classes -> methods, with parents that have no history
     assert re.search(
         r"<h3>Tables</h3><ul><li><code class=\"plain\">orders</code><ul><li><a [^>]+>"

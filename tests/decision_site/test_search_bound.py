@@ -1,5 +1,5 @@
 """The decision site's search data is bounded: a log of a million long reasons must not
-make a search.js a browser cannot load. Each entity's open verdicts and newest
+make search data a browser cannot load. Each entity's open verdicts and newest
 decisions come first, each clipped; the whole site has a budget spent breadth-first,
 entities with verdicts first; the index page says what the search leaves out.
 
@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from site_fixtures import read_piece
 
-from cairn.export_html import SearchLimits, build_site, coverage_note
+from cairn.site import SearchLimits, build_site, coverage_note
+from cairn.site.search_files import DOC_SHARD
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify
 
@@ -81,7 +83,8 @@ def test_search_text_stays_within_the_budget_and_the_per_event_and_entity_caps(
     assert all(len(e["text"]) <= LIMITS.event_chars for e in events)
     assert all(len(r["events"]) <= LIMITS.events_per_entity for r in rows)  # type: ignore[arg-type]
     # Unbounded, this log's text is about 500,000 characters, 125 times the budget.
-    assert len(files["search.js"]) < 12 * LIMITS.budget_chars
+    pieces = [text for name, text in files.items() if name.startswith("search/")]
+    assert sum(len(text) for text in pieces) < 12 * LIMITS.budget_chars
     # Every entity stays searchable by its path, even without any text indexed.
     assert len(rows) == 61
 
@@ -110,10 +113,43 @@ def test_the_index_page_says_what_the_search_leaves_out(files: dict[str, str]) -
     note = coverage_note(data)
     assert f"{cov['indexed']:,} of 242 events" in note and "entity's page" in note
     assert 'id="coverage"' in files["index.html"] and "of 242 events" in files["index.html"]
-    # search.js is search.json as a script, `<` escaped
-    prefix = "window.CAIRN_INDEX = "
-    assert files["search.js"].startswith(prefix)
-    assert json.loads(files["search.js"][len(prefix) :].rstrip().rstrip(";")) == data
+
+
+def test_the_search_pieces_hold_what_search_json_holds(files: dict[str, str]) -> None:
+    """The browser's pieces are search.json cut up: every entity in the list's order
+    with its status and length, each term's weighted count per entity, every stem,
+    and each entity's page and shipped texts, so the browser ranks over the same data."""
+    data = json.loads(files["search.json"])
+    pieces = dict(read_piece(t) for n, t in sorted(files.items()) if n.startswith("search/"))
+    meta: Any = pieces.pop("meta")
+    rows = data["entities"]
+    assert [e[:5] for e in meta["entities"]] == [
+        [r["path"], r["status"], int(r["due"]), r["count"], r["len"]] for r in rows
+    ]
+    assert meta["rank"]["docs"] == len(rows) == 61
+    terms = {n: p for n, p in pieces.items() if n.startswith("t-")}
+    assert sorted(terms) == meta["shards"]
+    weights = data["rank"]["weights"]
+    expected = {
+        (term, n): sum(w * c for w, c in zip(weights, counts, strict=True))
+        for n, r in enumerate(rows)
+        for term, counts in r["terms"].items()
+    }
+    found: dict[tuple[str, int], float] = {}
+    stems: dict[str, str] = {}
+    for name, piece in terms.items():
+        stems.update(piece["stems"])  # type: ignore[index]
+        for term, postings in piece["terms"].items():  # type: ignore[index]
+            assert name == f"t-{ord(term[0]):x}"
+            for k in range(0, len(postings), 2):
+                found[(term, postings[k])] = postings[k + 1]
+    assert found == expected and stems == data["rank"]["stems"]
+    docs = [doc for n, p in sorted(pieces.items()) if n.startswith("d-") for doc in p]  # type: ignore[attr-defined]
+    assert len(pieces) == len(terms) + -(-61 // DOC_SHARD)  # the pieces of pages and texts
+    assert docs == [
+        [r["page"], [[e["type"], e["date"], e["who"], e["text"]] for e in r["events"]]]
+        for r in rows
+    ]
 
 
 def test_nothing_left_out_means_no_note(project: Path) -> None:
@@ -130,12 +166,12 @@ def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
     """The export writes page by page: while a page is handed out, no other entity holds
     its events in memory (a million events must not be loaded at once), and the files
     are the ones the in-memory build makes."""
-    from cairn import export_html
+    from cairn.site import build
 
     cairn_dir = project / ".cairn"
     seen: dict[str, str] = {}
     loaded_elsewhere = []
-    real = export_html._entity_page
+    real = build.entity_page
 
     def spy(project_name: str, entity: Any, entities: Any, *rest: Any) -> str:
         loaded_elsewhere.extend(
@@ -145,12 +181,12 @@ def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
 
     with Store.open(cairn_dir) as store:
         report = verify(cairn_dir)
-        export_html._entity_page = spy
+        build.entity_page = spy
         try:
-            for name, text in export_html.iter_site(store, report, "bound", limits=LIMITS):
+            for name, text in build.iter_site(store, report, "bound", limits=LIMITS):
                 seen[name] = text
         finally:
-            export_html._entity_page = real
+            build.entity_page = real
         assert seen == build_site(store, report, "bound", limits=LIMITS)
     assert sum(name.startswith("e/") for name in seen) == 61
     assert loaded_elsewhere == []

@@ -23,6 +23,10 @@ import pytest
 from cdp_browser import Browser, chromium_binary
 from site_fixtures import HOSTILE, REVERT_REASON, cairn, make_project
 
+from cairn.site.entity_list import PAGE
+from cairn.site.search_files import DOC_SHARD
+from cairn.store import EventDraft, Store, init_store
+
 REPO = Path(__file__).resolve().parents[2]
 ARTEFACTS = Path(os.environ.get("CAIRN_TEST_ARTEFACTS", REPO / "test-results")) / "site"
 
@@ -169,14 +173,15 @@ def test_the_site_opens_with_the_decisions_timeline(browser: Browser, site: Path
     )
     revert = browser.js(bounced + ".textContent")
     assert revert == "users.email_verified"
-    tree = "document.querySelector('.lede a[href=\"#tree\"]') && document.getElementById('tree')"
-    assert browser.js(
-        f"!!({tree}) && document.getElementById('tree').querySelectorAll('a').length > 0"
-    )
     shot(browser, "decisions")
     browser.js(bounced + ".click()")
     browser.wait_event("Page.loadEventFired")
     assert browser.js("document.querySelector('h1').textContent") == "users.email_verified"
+    open_index(browser, site)
+    browser.click('.lede a[href="tree.html"]')
+    browser.wait_event("Page.loadEventFired")
+    tree = browser.js("[...document.querySelectorAll('#tree a')].map(a => a.textContent)")
+    assert "users.email_verified" in tree and "src/payments.py::Refunds.issue" in tree
 
 
 def test_hostile_reason_is_shown_as_text_and_never_runs(browser: Browser, site: Path) -> None:
@@ -204,6 +209,140 @@ def test_a_malformed_search_link_is_read_as_written(browser: Browser, site: Path
     browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
     assert browser.js("document.getElementById('q').value") == "100%"
     assert browser.js("document.getElementById('summary').textContent").startswith("0 of 8")
+
+
+BIG = 250  # entities: two and a half list pages
+ZEPPELIN = 245  # the one entity whose reason says "zeppelin", on the last page
+
+
+@pytest.fixture(scope="module")
+def big_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """250 columns (written with the store's append_many, exported by the real CLI):
+    `tblNNN.col`, listed in that order; 100 to 229 rejected, 245 reverted."""
+    root = tmp_path_factory.mktemp("paged") / "big"
+    root.mkdir()
+    drafts = []
+    for i in range(BIG):
+        entity = f"tbl{i:03d}.col"
+        if 100 <= i < 230:
+            drafts.append(
+                EventDraft(
+                    type="reject",
+                    entity=entity,
+                    reasoning=f"Index {i} slowed the writes down",
+                    alternative="an index on col",
+                    author="Ann",
+                )
+            )
+            continue
+        drafts.append(
+            EventDraft(
+                type="add", entity=entity, reasoning=f"Column {i} for the report", author="Ann"
+            )
+        )
+    drafts.append(
+        EventDraft(
+            type="revert",
+            entity=f"tbl{ZEPPELIN}.col",
+            reasoning="The zeppelin importer filled the queue",
+            author="Bo",
+        )
+    )
+    with Store.open(init_store(root)) as store:
+        store.append_many(drafts)
+    out = root.parent / "site"
+    cairn(root, "export", "html", str(out))
+    return out
+
+
+def paths_listed(browser: Browser) -> list[str]:
+    return list(
+        browser.js(
+            "[...document.querySelectorAll('li.row')].filter(r => !r.hidden)"
+            ".map(r => r.dataset.path)"
+        )
+    )
+
+
+def search_pieces(browser: Browser) -> list[str]:
+    """The pieces of search data this page loaded so far (each a script it added)."""
+    return sorted(
+        browser.js(
+            "[...document.querySelectorAll('script[src^=\"search/\"]')]"
+            ".map(s => s.getAttribute('src').slice('search/'.length))"
+        )
+    )
+
+
+def test_the_entity_list_is_paged(browser: Browser, big_site: Path) -> None:
+    open_index(browser, big_site)
+    assert paths_listed(browser) == [f"tbl{i:03d}.col" for i in range(PAGE)]
+    assert "page 1 of 3" in browser.js("document.getElementById('entity-pager').textContent")
+    # nothing of the search data is loaded before someone searches or filters
+    assert search_pieces(browser) == []
+    browser.click('#entity-pager a[rel="next"]')
+    browser.wait_event("Page.loadEventFired")
+    assert browser.js("location.pathname").endswith("/entities-2.html")
+    assert paths_listed(browser) == [f"tbl{i:03d}.col" for i in range(PAGE, 2 * PAGE)]
+    browser.click('.pager a[rel="next"]')
+    browser.wait_event("Page.loadEventFired")
+    last = paths_listed(browser)
+    assert last == [f"tbl{i:03d}.col" for i in range(2 * PAGE, BIG)]
+    assert not browser.js("!!document.querySelector('.pager a[rel=\"next\"]')")
+    browser.click(f'li.row[data-path="tbl{ZEPPELIN}.col"] a')
+    browser.wait_event("Page.loadEventFired")
+    assert browser.js("document.querySelector('h1').textContent") == f"tbl{ZEPPELIN}.col"
+
+
+def test_search_finds_an_entity_on_a_later_page(browser: Browser, big_site: Path) -> None:
+    # a fresh page load, so that the resources listed are this page's own
+    browser.open((big_site / "index.html").as_uri() + "?search")
+    browser.wait_for("document.documentElement.dataset.ready === '1'", "the site script ran")
+    browser.type_text("#q", "zeppelin")
+    browser.wait_for(
+        "document.getElementById('summary').textContent.startsWith('1 of 250')",
+        "the search found the entity on page 3",
+    )
+    assert visible_rows(browser) == [f"tbl{ZEPPELIN}.col"]
+    snippet = browser.js("document.querySelector('li.row:not([hidden]) .snippet').textContent")
+    assert snippet.startswith("revert ") and "zeppelin importer" in snippet
+    assert browser.js("document.getElementById('entity-pager').hidden") is True
+    # only what the query needs: the entity list, the piece of words starting with "z",
+    # and the piece holding entity 245's page and texts
+    assert search_pieces(browser) == [f"d-{ZEPPELIN // DOC_SHARD}.js", "meta.js", "t-7a.js"]
+    # a path is searchable too, wherever its entity is listed
+    browser.js("document.getElementById('q').value = ''")
+    browser.type_text("#q", "tbl240")
+    browser.wait_for(
+        "document.getElementById('summary').textContent.includes('\u201ctbl240\u201d')",
+        "the search found the entity by its path",
+    )
+    assert browser.js("document.getElementById('summary').textContent").startswith("1 of 250")
+    assert visible_rows(browser) == ["tbl240.col"]
+    browser.click("li.row:not([hidden]) a")
+    browser.wait_event("Page.loadEventFired")
+    assert browser.js("document.querySelector('h1').textContent") == "tbl240.col"
+
+
+def test_a_filter_covers_every_page_and_shows_more_on_request(
+    browser: Browser, big_site: Path
+) -> None:
+    open_index(browser, big_site)
+    browser.click('.chip[data-filter="rejected"]')
+    browser.wait_for(
+        "document.getElementById('summary').textContent.startsWith('130 of 250 rejected')",
+        "the filter ran over every entity",
+    )
+    assert visible_rows(browser) == [f"tbl{i:03d}.col" for i in range(100, 100 + PAGE)]
+    assert browser.js("document.getElementById('more').hidden") is False
+    browser.click("#more")
+    browser.wait_for("document.getElementById('more').hidden", "the rest is shown")
+    assert visible_rows(browser) == [f"tbl{i:03d}.col" for i in range(100, 230)]
+    # back to no filter: the page's own rows and the pager again
+    browser.click('.chip[data-filter="rejected"]')
+    browser.wait_for("location.hash === ''", "the filter is off")
+    assert visible_rows(browser) == [f"tbl{i:03d}.col" for i in range(PAGE)]
+    assert browser.js("document.getElementById('entity-pager').hidden") is False
 
 
 AGREEMENT = [

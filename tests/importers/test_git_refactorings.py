@@ -231,3 +231,72 @@ def test_a_former_path_is_shown_only_where_something_was_logged_on_it(project: P
     cairn_json(project, "import", "git")
     assert status(project, "src/session.py::make_token")["formerly"] == ["src/auth.py::make_token"]
     assert status(project, "src/session.py::logout")["formerly"] == []
+
+
+CHECKER = """\
+package checkstyle;
+
+class Checker {{
+  int process(String fileName) {{
+    LineText[] errors = verify(fileName);
+    if (errors.length > 0) {{
+      {report}(fileName, errors);
+    }}
+    return errors.length;
+  }}
+{methods}}}
+"""
+
+DISPLAY = """
+  private void displayErrors(String fileName, LineText[] errors) {
+    for (int i = 0; i < errors.length; i++) {
+      log.println(fileName + ":" + errors[i].getLineNo() + ": " + errors[i].getText());
+    }
+  }
+"""
+
+# The rename keeps the parameters and half the body; the commit also adds an overload
+# of `process`, which loops over the errors too and is about as alike by its tokens.
+FIRE = """
+  int process(String[] fileNames) {
+    int total = 0;
+    for (int i = 0; i < fileNames.length; i++) {
+      total += process(fileNames[i]);
+      log.println(fileNames[i] + ": " + total);
+    }
+    return total;
+  }
+
+  protected void fireErrors(String fileName, LineText[] errors) {
+    for (int i = 0; i < errors.length; i++) {
+      final AuditEvent event =
+          new AuditEvent(this, fileName, errors[i].getLineNo(), errors[i].getText());
+      final Iterator it = listeners.iterator();
+      while (it.hasNext()) {
+        ((AuditListener) it.next()).addError(event);
+      }
+    }
+  }
+"""
+
+
+def test_a_rename_that_keeps_its_parameters_beats_a_new_overload_of_another_name(
+    project: Path,
+) -> None:
+    """checkstyle 0e3fe56436: `displayErrors` became `fireErrors` while `process` got a
+    second overload. The new overload is an arrival (it is not the `process` the file
+    had), and the kept parameter list says which arrival the method became."""
+    path = "src/checkstyle/Checker.java"
+    before = CHECKER.format(report="displayErrors", methods=DISPLAY)
+    commit(project, "Checker", "2024-01-01T10:00:00Z", {path: before})
+    reject(project, f"{path}::Checker.displayErrors")
+    after = CHECKER.format(report="fireErrors", methods=FIRE)
+    moved = commit(project, "Listeners", "2024-02-01T10:00:00Z", {path: after})
+
+    cairn_json(project, "import", "git")
+    assert [(e, c, m["change"]) for e, c, m in renames(project)] == [
+        (f"{path}::Checker.displayErrors", moved, "rename"),
+        (f"{path}::Checker.fireErrors", moved, "rename"),
+    ]
+    assert status(project, f"{path}::Checker.fireErrors")["status"] == "rejected"
+    assert status(project, f"{path}::Checker.process")["status"] != "rejected"

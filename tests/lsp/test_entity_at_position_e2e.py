@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, open_warned
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -102,9 +102,7 @@ async def test_a_mapped_column_hovers_warns_and_acts_as_its_column(
 ) -> None:
     root = tmp_path / "shop"
     _project(root)
-    await initialize(client, root)
-    uri = open_doc(client, root / "app" / "models.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, root, root / "app" / "models.py", "python")
 
     diagnostics = cairn_diagnostics(client, uri)
     by_entity = {d.data["entity"]: d for d in diagnostics}

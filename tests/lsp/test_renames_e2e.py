@@ -6,15 +6,15 @@ silently writes — a `rename` event."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_helpers import cairn_diagnostics, capabilities, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, capabilities, hover_text, open_doc, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from real_cli import env as real_env
 
 from cairn.store import EventDraft, Store, init_store
 
@@ -33,18 +33,7 @@ def legacy_token(user):
 
 
 def _run(root: Path, *args: str, date: str = "2024-02-01T10:00:00Z") -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    env.update(
-        GIT_AUTHOR_NAME="Ann Example",
-        GIT_AUTHOR_EMAIL="ann@example.com",
-        GIT_COMMITTER_NAME="Ann Example",
-        GIT_COMMITTER_EMAIL="ann@example.com",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        PYTHONSAFEPATH="1",
-        GIT_AUTHOR_DATE=date,
-        GIT_COMMITTER_DATE=date,
-    )
+    env = real_env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
 
 
@@ -73,14 +62,7 @@ async def _until(predicate: Any, timeout: float = 15.0) -> None:
 
 
 async def _hover(client: LanguageClient, uri: str, line: int, character: int) -> str:
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
-        )
-    )
-    assert hover is not None
-    return str(hover.contents.value)  # type: ignore[union-attr]
+    return await hover_text(client, uri, line, character)
 
 
 async def test_a_revert_from_before_a_git_rename_warns_in_the_new_file(
@@ -270,3 +252,92 @@ async def test_a_folder_and_several_files_renamed_at_once_ask_once(
     await _until(lambda: status("c2.py::f")[0] == "rejected")
     assert status("core/a.py::f") == ("rejected", ("pkg/a.py::f",))
     assert status("b2.py::f") == ("rejected", ("b.py::f",))
+
+
+TOKENS = """\
+def make_token(user):
+    payload = {"sub": user.id, "name": user.name, "iat": now()}
+    headers = {"alg": "HS256", "typ": "JWT"}
+    signed = encode(payload, headers, secret=SECRET)
+    audit_log.write("token issued", user.id)
+    return signed
+
+
+def helper(user):
+    return user.name.strip().lower()
+"""
+
+
+async def test_renaming_a_symbol_in_the_editor_offers_to_move_its_history(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """No notification reaches Cairn when the language's own server renames a symbol:
+    the save is compared with the text as opened, and the declaration with decisions
+    that left is matched with the one the edit added (body edited too)."""
+    root = tmp_path / "app"
+    (root / "src").mkdir(parents=True)
+    (root / "src/tokens.py").write_text(TOKENS)
+    init_store(root)
+    with Store.open(root / ".cairn") as store:
+        store.append(
+            EventDraft(
+                type="revert",
+                entity="src/tokens.py::make_token",
+                reasoning="tokens without expiry leaked",
+                occurred_at="2024-01-03",
+            )
+        )
+    asked: list[types.ShowMessageRequestParams] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        asked.append(params)
+        return types.MessageActionItem(title="Move its history")
+
+    def renames() -> list[tuple[str, Any]]:
+        with Store.open(root / ".cairn") as store:
+            events = [e for ent in store.entities() for e in store.history(ent)]
+        return sorted((e.entity, e.metadata) for e in events if str(e.type) == "rename")
+
+    await _start(client, root)
+    uri = open_doc(client, root / "src/tokens.py", "python")
+    # Both renamed, one body edited; only the one with a decision is asked about.
+    edited = (
+        TOKENS.replace("def make_token", "def issue_token")
+        .replace("user.id)\n    return", 'user.id, level="info")\n    return')
+        .replace("def helper", "def display_name")
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+        )
+    )
+    (root / "src/tokens.py").write_text(edited)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    await _until(lambda: len(asked) == 1)
+    assert asked[0].message == (
+        "Cairn: src/tokens.py::make_token has 1 decision. "
+        "Move its history to src/tokens.py::issue_token?"
+    )
+    await _until(lambda: len(renames()) == 2)
+    assert renames() == [
+        ("src/tokens.py::issue_token", {"renamed_from": "src/tokens.py::make_token"}),
+        ("src/tokens.py::make_token", {"renamed_to": "src/tokens.py::issue_token"}),
+    ]
+    # The revert now speaks at the new name.
+    await wait_for(
+        lambda: any(
+            d.data["entity"] == "src/tokens.py::issue_token" for d in cairn_diagnostics(client, uri)
+        ),
+        client,
+    )
+
+    # Saving again without a change asks nothing more.
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    await asyncio.sleep(0.5)
+    assert len(asked) == 1
