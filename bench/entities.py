@@ -81,13 +81,15 @@ def read_expected(path: Path) -> set[Row]:
     return rows
 
 
-def found_rows(rel: str, data: bytes) -> set[Row]:
-    """The indexer's table and column symbols for a file at repository path `rel`."""
-    from cairn.indexer import index_text
+def found_rows(rel: str, data: bytes, root: Path | None = None) -> set[Row]:
+    """The indexer's table and column symbols for a file at repository path `rel`
+    (`root`: the folder `rel` is under, whose Django apps state their tables)."""
+    from cairn.indexer import app_model_tables, index_text
 
+    tables = app_model_tables(root, rel) if root is not None else None
     return {
         (s.name_range.start_line + 1, s.role.value, s.kind, s.entity)
-        for s in index_text(data, rel)
+        for s in index_text(data, rel, model_tables=tables)
         if s.kind in KINDS
     }
 
@@ -99,7 +101,7 @@ def measure(corpus: Path = CORPUS) -> dict[str, Score]:
         score = scores.setdefault(framework, Score())
         score.files += 1
         expected = read_expected(source.with_name(source.name + ".expected"))
-        found = found_rows(rel, source.read_bytes())
+        found = found_rows(rel, source.read_bytes(), corpus / framework)
         score.true_positives += len(found & expected)
         score.false_positives += [(rel, r) for r in sorted(found - expected)]
         score.false_negatives += [(rel, r) for r in sorted(expected - found)]
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         source = args.draft.resolve()
         framework_dir = source.relative_to(CORPUS).parts[0]
         rel = source.relative_to(CORPUS / framework_dir).as_posix()
-        for row in sorted(found_rows(rel, source.read_bytes())):
+        for row in sorted(found_rows(rel, source.read_bytes(), CORPUS / framework_dir)):
             print(" ".join(map(str, row)))
         return 0
     scores = measure()

@@ -4,6 +4,7 @@
     doc = Document("db/001.sql", text)              # keeps its tree between edits
     doc.edit(0, 4, 0, 9, "people"); doc.symbols; doc.symbol_at(0, 5)
     symbols_at(symbols, line, character)            # every symbol at a position
+    index_text(text, rel, model_tables=app_model_tables(root, rel))  # a Django migration
 
 Queries live in `queries/<language>.scm`; users extend them in `.cairn/queries/`.
 See docs/indexer.md.
@@ -17,6 +18,7 @@ from cairn.lazy import exports
 
 if TYPE_CHECKING:
     from cairn.indexer.document import Document, index_text, symbols_at
+    from cairn.indexer.frameworks.django_apps import app_model_tables
     from cairn.indexer.languages import language_for
     from cairn.indexer.model import QueryError, Range, Role, Symbol
     from cairn.indexer.queries import user_query_errors
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 # tree walk's `pathspec` included, which the language server never needs).
 _HOME = {
     "Document": "document",
+    "app_model_tables": "frameworks.django_apps",
     "index_text": "document",
     "symbols_at": "document",
     "language_for": "languages",
@@ -47,6 +50,7 @@ __all__ = [
     "Range",
     "Role",
     "Symbol",
+    "app_model_tables",
     "index_text",
     "iter_files",
     "language_for",

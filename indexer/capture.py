@@ -3,6 +3,7 @@ generic layer (`extract.py`) and the framework resolvers (`frameworks/`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -68,6 +69,9 @@ class FileContext:
     language: str
     data: bytes
     memo: dict[Any, Any] = field(default_factory=dict)
+    # what other files say that this one needs: a Django app's model -> stated table
+    # (`frameworks.django_apps.app_model_tables`), read by the caller, not the indexer
+    model_tables: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def basename(self) -> str:

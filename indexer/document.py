@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tree_sitter import Point, Tree
@@ -29,9 +29,11 @@ class Document:
         user_queries_dir: str | Path | None = None,
         *,
         language: str | None = None,
+        model_tables: Mapping[str, str] | None = None,
         _one_shot: bool = False,
     ) -> None:
         self.file = file.replace("\\", "/")
+        self.model_tables: Mapping[str, str] = model_tables or {}
         self.language = language if language is not None else language_for(self.file)
         self.user_queries_dir = user_queries_dir
         self._tree: Tree | None = None
@@ -172,7 +174,7 @@ class Document:
             return
         if self.language is None:
             return
-        ctx = FileContext(self.file, self.language, self._data)
+        ctx = FileContext(self.file, self.language, self._data, model_tables=self.model_tables)
         remember(self._chunks, self._tree, ctx, self._lines, self._queries(), self._symbols)
 
     def symbol_at(self, line: int, character: int) -> Symbol | None:
@@ -220,7 +222,7 @@ class Document:
         if self._tree is None or self.language is None:
             return []
         queries = self._queries()
-        ctx = FileContext(self.file, self.language, self._data)
+        ctx = FileContext(self.file, self.language, self._data, model_tables=self.model_tables)
         base, pending = self._base, self._pending
         self._base, self._pending = None, []
         if base is not None and len(pending) == 1:
@@ -263,10 +265,16 @@ def _size(r: Range) -> tuple[int, int]:
 
 
 def index_text(
-    text: str | bytes, file: str, *, user_queries_dir: str | Path | None = None
+    text: str | bytes,
+    file: str,
+    *,
+    user_queries_dir: str | Path | None = None,
+    model_tables: Mapping[str, str] | None = None,
 ) -> list[Symbol]:
-    """The symbols of one file's text; never raises on bad input."""
-    return Document(file, text, user_queries_dir, _one_shot=True).symbols
+    """The symbols of one file's text; never raises on bad input. `model_tables` is
+    what the file's Django app states about its tables (`app_model_tables`)."""
+    doc = Document(file, text, user_queries_dir, model_tables=model_tables, _one_shot=True)
+    return doc.symbols
 
 
 def _enclosing_key(symbol: Symbol) -> tuple[tuple[int, int], bool]:

@@ -27,7 +27,7 @@ from lsprotocol import types
 
 from cairn.core.position import history_from, rank
 from cairn.core.project import Project
-from cairn.indexer import Document, symbols_at, user_query_errors
+from cairn.indexer import Document, app_model_tables, symbols_at, user_query_errors
 from cairn.lsp.analysis import EMPTY, Analysis, analyse, prefetch_hovers
 from cairn.lsp.conversions import relative_to, uri_path, wire_diagnostics
 from cairn.lsp.settings import Settings
@@ -352,7 +352,11 @@ class Documents:
         if queries.is_dir():
             self._report_query_errors(doc.project)
         try:
-            doc.doc = Document(doc.relpath, text, queries if queries.is_dir() else None)
+            # what the file's Django app says of its tables is read once, at open
+            tables = app_model_tables(doc.project.root, doc.relpath)
+            doc.doc = Document(
+                doc.relpath, text, queries if queries.is_dir() else None, model_tables=tables
+            )
             doc.skipped = None
         except Exception as exc:
             doc.doc = None

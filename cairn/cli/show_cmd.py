@@ -39,6 +39,7 @@ def show_cmd(file: Path, as_json: bool) -> None:
     from cairn.cli._common import current_project
     from cairn.core.session import Session
     from cairn.core.view import file_view
+    from cairn.indexer import app_model_tables
     from cairn.limits import source_text
     from cairn.store import StoreError
 
@@ -62,7 +63,11 @@ def show_cmd(file: Path, as_json: bool) -> None:
         with Session.open(project) as session:
             warn_if_damaged(session.damage())
             view = file_view(
-                session, rel, text, user_queries_dir=queries if queries.is_dir() else None
+                session,
+                rel,
+                text,
+                user_queries_dir=queries if queries.is_dir() else None,
+                model_tables=app_model_tables(project.root, rel),
             )
     except StoreError as exc:
         raise CairnError(f"cannot read the decision log: {exc}") from None

@@ -43,7 +43,7 @@ def which_cmd(position: str, as_json: bool) -> None:
     Without COL every entity named on the line is printed (else the enclosing one).
     """
     from cairn.cli.scan_cmd import project_root
-    from cairn.indexer import Document
+    from cairn.indexer import Document, app_model_tables
 
     path, line, column = parse_position(position)
     if not path.is_file():
@@ -55,7 +55,12 @@ def which_cmd(position: str, as_json: bool) -> None:
     except ValueError:
         raise CairnError(f"{path} is outside the project at {root}") from None
     queries = cairn_dir / "queries" if cairn_dir is not None else None
-    doc = Document(rel, absolute.read_bytes(), queries if queries and queries.is_dir() else None)
+    doc = Document(
+        rel,
+        absolute.read_bytes(),
+        queries if queries and queries.is_dir() else None,
+        model_tables=app_model_tables(root, rel),
+    )
     lines = doc.text.splitlines()
     if line > max(len(lines), 1):
         raise CairnError(f"{path} has {len(lines)} lines; line {line} is past the end")

@@ -277,13 +277,14 @@ def check(
     revert's lines that must come back). Opens the project's log (and closes it again)
     unless an open `session` is given. Store errors propagate.
     """
-    from cairn.indexer import Role, index_text
+    from cairn.indexer import Role, app_model_tables, index_text
     from cairn.indexer.enclosing import innermost_by_line
 
     per_file: list[tuple[Target, list[Symbol], list[Symbol]]] = []
     entities: set[str] = set()
     for target in targets:
-        all_symbols = index_text(target.text, target.relpath)
+        tables = app_model_tables(project.root, target.relpath)
+        all_symbols = index_text(target.text, target.relpath, model_tables=tables)
         symbols = [
             s
             for s in all_symbols

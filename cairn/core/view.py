@@ -161,15 +161,17 @@ def file_view(
     severities: Severities | None = None,
     policy: AttentionPolicy | None = None,
     user_queries_dir: Path | None = None,
+    model_tables: Mapping[str, str] | None = None,
 ) -> FileView:
-    """What the editor shows for `file` (repository-relative) holding `text`."""
+    """What the editor shows for `file` (repository-relative) holding `text`
+    (`model_tables`: what its Django app states of its tables, `app_model_tables`)."""
     from cairn.core.findings import Severities, findings_for
     from cairn.fingerprints import document_bring_backs
     from cairn.indexer import Document
 
     severities = severities or Severities()
     policy = policy or AttentionPolicy()
-    doc = Document(file, text, user_queries_dir)
+    doc = Document(file, text, user_queries_dir, model_tables=model_tables)
     symbols = doc.symbols
     statuses = session.statuses(sorted({s.entity for s in symbols})) if symbols else {}
     removals = session.removals(statuses)

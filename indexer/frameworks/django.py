@@ -13,6 +13,7 @@ the same `XField(...)` calls; they are not models and have no table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from tree_sitter import Node
@@ -47,6 +48,13 @@ _MODEL_BASES = frozenset({"AbstractUser", "AbstractBaseUser"})
 def model_table(app_label: str, model: str) -> str:
     """Django's default table name: `<app_label>_<model name lower-cased>`."""
     return f"{app_label}_{model.lower()}"
+
+
+def table_of(app: str, model: str, tables: Mapping[str, str]) -> str:
+    """The table of app `app`'s model `model`: the table stated for it (`tables`, keyed
+    by the model's lower-cased name: `django_apps.app_model_tables`), else Django's
+    default."""
+    return tables.get(model.lower()) or model_table(app, model)
 
 
 def field_column(name: str, field_class: str, db_column: str | None = None) -> str | None:
@@ -183,9 +191,10 @@ _TABLE_OPTIONS = frozenset(
 def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
     """One operation of a migration's `operations` list -> its tables and columns.
 
-    A file is read alone: a model's `db_table` stated in an earlier migration, or the
-    class of a field removed here (a foreign key's `<name>_id`), is not known; the names
-    then follow Django's defaults."""
+    A model's table comes from the app's stated tables, the document's context
+    (`ctx.model_tables`, read by the caller from `models.py` and earlier migrations),
+    else Django's default. The class of a field removed here (a foreign key's
+    `<name>_id`) is not known: the column then follows the default."""
     app = migration_app_label(ctx.path)
     call = capture.call
     if app is None or call is None:
@@ -222,7 +231,7 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         model = literal(model_node)
         if not model:
             return []
-        table = model_table(app, model)
+        table = table_of(app, model, ctx.model_tables)
         if op == "RenameField":
             emit("column", Role.REMOVE, _argument(call, "old_name", 1), table)
             emit("column", Role.INTRODUCE, _argument(call, "new_name", 2), table)
@@ -236,7 +245,7 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         options = _options(_argument(call, "options", 2))
         if options.get("proxy") == "True" or options.get("managed") == "False":
             return []
-        table = options.get("db_table") or model_table(app, model)
+        table = options.get("db_table") or table_of(app, model, ctx.model_tables)
         found.append(
             capture.but(kind="table", role=Role.INTRODUCE, name=table, name_node=name_node)
         )
@@ -247,7 +256,7 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
                 column(table, Role.INTRODUCE, parts[0], parts[1])
         return found
     if op == "DeleteModel" and model:
-        table = model_table(app, model)
+        table = table_of(app, model, ctx.model_tables)
         found.append(capture.but(kind="table", role=Role.REMOVE, name=table, name_node=name_node))
         return found
     if op == "RenameModel":
@@ -255,17 +264,18 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         for node, role in ((old, Role.REMOVE), (new, Role.INTRODUCE)):
             value = literal(node)
             if node is not None and value:
-                table = model_table(app, value)
+                table = table_of(app, value, ctx.model_tables)
                 found.append(capture.but(kind="table", role=role, name=table, name_node=node))
         return found
     if op == "AlterModelTable" and model:
         table_node = _argument(call, "table", 1)
-        table = model_table(app, model)
+        table = table_of(app, model, ctx.model_tables)
         found.append(capture.but(kind="table", role=Role.REMOVE, name=table, name_node=name_node))
         emit("table", Role.INTRODUCE, table_node)
         return found
     if op in _TABLE_OPTIONS:
-        return _table_option(capture, call, app, model_node if literal(model_node) else name_node)
+        node = model_node if literal(model_node) else name_node
+        return _table_option(capture, call, app, node, ctx.model_tables)
     return []
 
 
@@ -296,13 +306,15 @@ def _run_sql(capture: Capture, sql: Node | None) -> list[Capture]:
     return found
 
 
-def _table_option(capture: Capture, call: Node, app: str, node: Node | None) -> list[Capture]:
+def _table_option(
+    capture: Capture, call: Node, app: str, node: Node | None, tables: Mapping[str, str]
+) -> list[Capture]:
     """An operation on a model's table options (an index, a constraint, ...): the table
     it references, and the columns an index names."""
     model = literal(node)
     if node is None or not model:
         return []
-    table = model_table(app, model)
+    table = table_of(app, model, tables)
     found = [capture.but(kind="table", role=Role.REFERENCE, name=table, name_node=node)]
     index = _argument(call, "index", 1)
     fields = keyword(index, "fields") if index is not None and index.type == "call" else None

@@ -1,0 +1,146 @@
+"""A new Django migration names a model, not its table (issue 29.3): when the model
+states `db_table` (in `models.py`, or in an earlier migration's `CreateModel` options
+or `AlterModelTable`), `cairn check` on the migration names the stated table, as the
+migration importer does, and catches a re-added reverted column on it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from check_fixtures import CAIRN, git
+
+from cairn.indexer import app_model_tables
+from cairn.store import EventDraft, Store, init_store
+
+REASON = "Search indexing of every entry doubled the nightly job; reverted in 0007"
+
+MODELS = """\
+from django.db import models
+
+
+class Entry(models.Model):
+    headline = models.CharField(max_length=200)
+
+    class Meta:
+        db_table = "blog_entries"
+"""
+
+ADD_FIELD = """\
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [("blog", "0007_remove_entry_is_searchable")]
+
+    operations = [
+        migrations.AddField(
+            model_name="entry",
+            name="is_searchable",
+            field=models.BooleanField(default=False),
+        ),
+    ]
+"""
+
+INITIAL = """\
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    operations = [
+        migrations.CreateModel(
+            name="Entry",
+            fields=[("id", models.AutoField(primary_key=True))],
+            options={{"db_table": "{table}"}},
+        ),
+    ]
+"""
+
+RENAME = """\
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    operations = [migrations.AlterModelTable(name="entry", table="{table}")]
+"""
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    git(root, "init", "-q", "-b", "main")
+    init_store(root)
+    with Store.open(root / ".cairn") as store:
+        added = store.append(
+            EventDraft(type="add", entity="blog_entries.is_searchable", reasoning="Search")
+        ).event.id
+        store.append(
+            EventDraft(
+                type="revert", entity="blog_entries.is_searchable", reverts=added, reasoning=REASON
+            )
+        )
+    for rel, text in {"blog/migrations/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "base")
+    return root
+
+
+def _check(root: Path, rel: str) -> subprocess.CompletedProcess[str]:
+    (root / rel).write_text(ADD_FIELD)
+    return subprocess.run([CAIRN, "check", rel], cwd=root, capture_output=True, text=True)
+
+
+NEW = "blog/migrations/0008_entry_is_searchable.py"
+
+
+def test_a_new_migration_on_a_model_with_db_table_in_models_py_fails_check(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path, {"blog/models.py": MODELS})
+    done = _check(root, NEW)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "blog_entries.is_searchable was reverted" in done.stdout
+    assert REASON in done.stdout
+    assert f"{NEW}:10:18" in done.stdout  # at the field's name
+    assert "blog_entry." not in done.stdout
+
+
+def test_the_table_stated_in_earlier_migrations_wins_and_later_ones_are_not_read(
+    tmp_path: Path,
+) -> None:
+    """Earlier migrations say what the table was when this one runs: a CreateModel's
+    `db_table`, then an AlterModelTable; a migration after this one changes nothing."""
+    root = _project(
+        tmp_path,
+        {
+            "blog/migrations/0001_initial.py": INITIAL.format(table="entries_old"),
+            "blog/migrations/0002_rename.py": RENAME.format(table="blog_entries"),
+            "blog/migrations/0009_later.py": RENAME.format(table="entries_later"),
+        },
+    )
+    assert app_model_tables(root, NEW) == {"entry": "blog_entries"}
+    assert app_model_tables(root, "blog/migrations/0002_rename.py") == {"entry": "entries_old"}
+    assert app_model_tables(root, "blog/models.py") == {}  # only a migration has context
+    done = _check(root, NEW)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "blog_entries.is_searchable was reverted" in done.stdout
+
+
+def test_without_a_stated_table_the_default_name_applies(tmp_path: Path) -> None:
+    """A model whose table is Django's default names `blog_entry`: no revert there."""
+    root = _project(
+        tmp_path, {"blog/models.py": MODELS.replace('db_table = "blog_entries"', "ordering = []")}
+    )
+    assert app_model_tables(root, NEW) == {}
+    done = _check(root, NEW)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_unreadable_models_file_leaves_the_defaults(tmp_path: Path) -> None:
+    """A models.py that is not a file (a FIFO would block a reader) or over the size
+    limit is skipped, not read: the check still runs."""
+    root = _project(tmp_path, {})
+    (root / "blog" / "models.py").mkdir()
+    assert app_model_tables(root, NEW) == {}
+    done = _check(root, NEW)
+    assert done.returncode == 0, done.stdout + done.stderr
