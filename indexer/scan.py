@@ -11,6 +11,7 @@ from pathlib import Path
 import pathspec
 
 from cairn.indexer.document import index_text
+from cairn.indexer.frameworks.django_apps import app_model_tables
 from cairn.indexer.languages import language_for
 from cairn.indexer.model import Symbol
 from cairn.indexer.skip import SKIPPED_DIRS, content_reason, load_generated, name_reason
@@ -54,6 +55,7 @@ def scan_paths(
 ) -> Iterator[FileSymbols]:
     """Index every file under `paths`; entity file paths are relative to `root`."""
     root = root.resolve()
+    django_apps: dict[Path, object] = {}  # each Django app's files parsed once a scan
     for path in iter_files(paths):
         file = relative_name(path, root)
         try:
@@ -65,7 +67,8 @@ def scan_paths(
         if reason is not None:
             yield FileSymbols(path, file, len(data), [], skipped=reason)
             continue
-        symbols = index_text(data, file, user_queries_dir=user_queries_dir)
+        tables = app_model_tables(root, file, django_apps)
+        symbols = index_text(data, file, user_queries_dir=user_queries_dir, model_tables=tables)
         yield FileSymbols(path, file, len(data), symbols)
 
 

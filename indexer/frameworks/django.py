@@ -261,6 +261,8 @@ def migration(capture: Capture, ctx: FileContext) -> list[Capture]:
         return found
     if op == "RenameModel":
         old, new = _argument(call, "old_name", 0), _argument(call, "new_name", 1)
+        if (literal(old) or "").lower() in ctx.model_tables:
+            return []  # db_table stated: the table keeps its name (as the importer has it)
         for node, role in ((old, Role.REMOVE), (new, Role.INTRODUCE)):
             value = literal(node)
             if node is not None and value:

@@ -9,49 +9,69 @@ migration resolver reads one file, so the caller (the gate, the language server,
 as the document's context, where `django.table_of` turns a model into its table.
 
 The read is bounded: only files under the size limit, at most `MAX_APP_FILES` of
-them, and only files that mention `db_table` or `AlterModelTable` are parsed at all
-(most migrations are skipped by one byte search).
+them, and only files that mention `db_table` or an operation that renames or deletes a
+model are parsed at all (most migrations are skipped by one byte search).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 from tree_sitter import Node
 
 from cairn.indexer.capture import literal, node_text
-from cairn.indexer.frameworks._python import class_assignment, inner_class, keyword, positional
-from cairn.indexer.frameworks.django import is_model, migration_app_label, model_table
+from cairn.indexer.frameworks._python import class_assignment, inner_class
+from cairn.indexer.frameworks.django import _argument, is_model, migration_app_label
 from cairn.indexer.languages import parser
 from cairn.limits import MAX_FILE_BYTES, LimitExceeded, read_source
 
 # Files of one app read for its tables (models modules and earlier migrations): a real
 # app has dozens; past this the rest are not read and the defaults apply.
 MAX_APP_FILES = 1_000
-_MENTIONS = ("db_table", "AlterModelTable")
+_MENTIONS = ("db_table", "AlterModelTable", "RenameModel", "DeleteModel")
 
 
-def app_model_tables(root: Path, relpath: str) -> dict[str, str]:
+# One migration's effect on the stated tables, in order: ("set", model, table or None
+# for Django's default) or ("move", old model, new model).
+Step = tuple[str, str, str | None]
+
+
+def app_model_tables(
+    root: Path, relpath: str, cache: dict[Path, object] | None = None
+) -> dict[str, str]:
     """For a migration at `relpath` under `root`: each model of its app whose table is
     stated -> that table, as of just before this migration. Earlier migrations (by
     file name) say what the table was then; the app's models modules fill in models
-    those migrations never name. Empty for any other file; never raises on bad files."""
+    those migrations never name. Empty for any other file; never raises on bad files.
+    `cache` (path -> what the file says) lets a caller that reads many migrations of
+    one app (`scan_paths`) parse each file once."""
     app = migration_app_label(relpath)
     if app is None:
         return {}
     rel = PurePosixPath(relpath)
     app_dir = root / rel.parent.parent
-    budget = [MAX_APP_FILES]
+    memo: dict[Path, object] = cache if cache is not None else {}
+    files = _models_files(app_dir)[:MAX_APP_FILES]
     tables: dict[str, str] = {}
-    for source in _texts(_models_files(app_dir), budget):
-        for model, table in declared_tables(source).items():
+    for path in files:
+        declared = _read(path, memo, declared_tables)
+        for model, table in declared.items() if isinstance(declared, dict) else ():
             tables.setdefault(model, table)
-    stated: dict[str, str] = {}
+    stated: dict[str, str | None] = {}
     earlier = sorted(p for p in _py_files(app_dir / "migrations") if p.name < rel.name)
-    for source in _texts(earlier, budget):
-        migration_tables(source, app, stated)
-    tables.update(stated)
+    for path in earlier[: MAX_APP_FILES - len(files)]:
+        steps = _read(path, memo, migration_tables)
+        for step, model, table in steps if isinstance(steps, list) else ():
+            if step == "move" and table is not None:
+                stated[table], stated[model] = stated.get(model), None
+            else:
+                stated[model] = table
+    for model, table in stated.items():
+        if table:
+            tables[model] = table
+        else:
+            tables.pop(model, None)
     return tables
 
 
@@ -70,27 +90,30 @@ def declared_tables(source: str) -> dict[str, str]:
     return found
 
 
-def migration_tables(source: str, app: str, tables: dict[str, str]) -> None:
-    """Apply one migration's table-naming operations to `tables`, in order: a
-    `CreateModel` names its table (stated or default), `AlterModelTable` renames it,
+def migration_tables(source: str) -> list[Step]:
+    """One migration's table-naming operations, in order, as the migration importer
+    reads them: a `CreateModel` or `AlterModelTable` states a table or none,
+    `RenameModel` carries a stated table to the new name (it keeps its name) and leaves
+    the old name none, so the models module cannot fill in a stale table;
     `DeleteModel` forgets it."""
     tree = parser("python").parse(source.encode("utf-8"))
+    steps: list[Step] = []
     for call in _calls(tree.root_node):
         function = call.child_by_field_name("function")
         op = node_text(function).rsplit(".", 1)[-1] if function is not None else ""
-        args = positional(call)
-        name_node = keyword(call, "name") or (args[0] if args else None)
-        model = (literal(name_node) or "").lower()
-        if not model:
-            continue
-        if op == "CreateModel":
-            options = keyword(call, "options") or (args[2] if len(args) > 2 else None)
-            tables[model] = _option(options, "db_table") or model_table(app, model)
-        elif op == "AlterModelTable":
-            table = literal(keyword(call, "table") or (args[1] if len(args) > 1 else None))
-            tables[model] = table or model_table(app, model)
-        elif op == "DeleteModel":
-            tables.pop(model, None)
+        model = (literal(_argument(call, "name", 0)) or "").lower()
+        if op == "CreateModel" and model:
+            steps.append(("set", model, _option(_argument(call, "options", 2), "db_table")))
+        elif op == "AlterModelTable" and model:
+            steps.append(("set", model, literal(_argument(call, "table", 1))))
+        elif op == "DeleteModel" and model:
+            steps.append(("set", model, None))
+        elif op == "RenameModel":
+            old = (literal(_argument(call, "old_name", 0)) or "").lower()
+            new = (literal(_argument(call, "new_name", 1)) or "").lower()
+            if old and new:
+                steps.append(("move", old, new))
+    return steps
 
 
 def _option(node: Node | None, key: str) -> str | None:
@@ -132,15 +155,15 @@ def _py_files(folder: Path) -> list[Path]:
         return []
 
 
-def _texts(paths: list[Path], budget: list[int]) -> Iterator[str]:
-    """The text of each file that may state a table, while the budget lasts."""
-    for path in paths:
-        if budget[0] <= 0:
-            return
-        budget[0] -= 1
+def _read(path: Path, memo: dict[Path, object], parse: Callable[[str], object]) -> object:
+    """What `parse` makes of the file, once per `memo`; None for a file that is not
+    read (not a regular file, over the size limit, undecodable) or names no table."""
+    if path not in memo:
+        memo[path] = None
         try:
             text = read_source(path, MAX_FILE_BYTES)
         except (OSError, UnicodeDecodeError, LimitExceeded):
-            continue
+            return None
         if any(word in text for word in _MENTIONS):
-            yield text
+            memo[path] = parse(text)
+    return memo[path]

@@ -144,3 +144,34 @@ def test_an_unreadable_models_file_leaves_the_defaults(tmp_path: Path) -> None:
     assert app_model_tables(root, NEW) == {}
     done = _check(root, NEW)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_renamed_model_keeps_its_stated_table_and_a_deleted_one_forgets_it(
+    tmp_path: Path,
+) -> None:
+    """As the migration importer has it: RenameModel leaves a stated table's name alone
+    (so a new migration on the new model name names it, and the rename names nothing);
+    after DeleteModel, the model's name means a new model with the default table."""
+    rename = """\
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    operations = [migrations.RenameModel(old_name="Entry", new_name="Post")]
+"""
+    delete = 'from django.db import migrations\nops = [migrations.DeleteModel("Post")]\n'
+    root = _project(
+        tmp_path,
+        {
+            "blog/migrations/0001_initial.py": INITIAL.format(table="blog_entries"),
+            "blog/migrations/0002_rename.py": rename,
+            "blog/migrations/0003_delete.py": delete,
+        },
+    )
+    assert app_model_tables(root, "blog/migrations/0003_delete.py") == {"post": "blog_entries"}
+    assert app_model_tables(root, NEW) == {}
+    scan = subprocess.run(
+        [CAIRN, "scan", "blog/migrations/0002_rename.py"], cwd=root, capture_output=True, text=True
+    )
+    assert scan.returncode == 0, scan.stderr
+    assert "blog_entries" not in scan.stdout and "blog_post" not in scan.stdout
