@@ -282,8 +282,9 @@ def check(
 
     per_file: list[tuple[Target, list[Symbol], list[Symbol]]] = []
     entities: set[str] = set()
+    django_apps: dict[Path, object] = {}  # each Django app's files parsed once a check
     for target in targets:
-        tables = app_model_tables(project.root, target.relpath)
+        tables = app_model_tables(project.root, target.relpath, django_apps)
         all_symbols = index_text(target.text, target.relpath, model_tables=tables)
         symbols = [
             s

@@ -15,8 +15,10 @@ model are parsed at all (most migrations are skipped by one byte search).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from tree_sitter import Node
 
@@ -52,14 +54,17 @@ def app_model_tables(
     rel = PurePosixPath(relpath)
     app_dir = root / rel.parent.parent
     memo: dict[Path, object] = cache if cache is not None else {}
-    files = _models_files(app_dir)[:MAX_APP_FILES]
+    if app_dir not in memo:  # the app's files, listed once per cache
+        migrations = sorted(_py_files(app_dir / "migrations"))
+        memo[app_dir] = (_models_files(app_dir)[:MAX_APP_FILES], migrations)
+    files, migrations = cast(tuple[list[Path], list[Path]], memo[app_dir])
     tables: dict[str, str] = {}
     for path in files:
         declared = _read(path, memo, declared_tables)
         for model, table in declared.items() if isinstance(declared, dict) else ():
             tables.setdefault(model, table)
     stated: dict[str, str | None] = {}
-    earlier = sorted(p for p in _py_files(app_dir / "migrations") if p.name < rel.name)
+    earlier = migrations[: bisect_left(migrations, rel.name, key=lambda p: p.name)]
     for path in earlier[: MAX_APP_FILES - len(files)]:
         steps = _read(path, memo, migration_tables)
         for step, model, table in steps if isinstance(steps, list) else ():
