@@ -49,14 +49,17 @@ def payload(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, A
 
 
 def run_hook(
-    data: dict[str, Any] | str, env: dict[str, str] | None = None, python: str = sys.executable
+    data: dict[str, Any] | str,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
+    flags: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Run the hook the way Claude Code does: a command with JSON on stdin."""
     stdin = data if isinstance(data, str) else json.dumps(data)
     full_env = {**os.environ, "CAIRN_BIN": CAIRN, **MODE_ENV, **(env or {})}
     full_env.pop("CAIRN_DIR", None)
     return subprocess.run(
-        [python, str(HOOK)],
+        [python, *flags, str(HOOK)],
         input=stdin,
         capture_output=True,
         text=True,
@@ -243,14 +246,17 @@ def test_the_check_in_this_process_gives_the_spawned_checks_verdict_and_words(
     ]
     venv_bin = str(Path(CAIRN).parent)
     bare = os.path.realpath(sys.executable)
+    via_path = f"{venv_bin}:/usr/bin:/bin"
     outcomes = []
     for data in cases:
         spawned = run_hook(data)
         direct = run_hook(data, env={"CAIRN_BIN": "", "PATH": "/usr/bin:/bin"})
-        via_venv = run_hook(
-            data, env={"CAIRN_BIN": "", "PATH": f"{venv_bin}:/usr/bin:/bin"}, python=bare
-        )
+        via_venv = run_hook(data, env={"CAIRN_BIN": "", "PATH": via_path}, python=bare)
         assert (direct.returncode, direct.stderr) == (spawned.returncode, spawned.stderr)
         assert (via_venv.returncode, via_venv.stderr) == (spawned.returncode, spawned.stderr)
+        # as hooks.json runs it: `python3 -S`, site-packages added back for the cold path
+        for python, path in ((sys.executable, "/usr/bin:/bin"), (bare, via_path)):
+            no_site = run_hook(data, {"CAIRN_BIN": "", "PATH": path}, python, ("-S",))
+            assert (no_site.returncode, no_site.stderr) == (spawned.returncode, spawned.stderr)
         outcomes.append(spawned.returncode)
     assert outcomes == [2, 0, 2, 0, 2]

@@ -32,13 +32,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
 import stat
 import sys
 from pathlib import Path
-from types import FrameType, ModuleType
-from typing import Any
+
+# Only what the way to the daemon needs is imported here: a warm call is mostly this
+# interpreter's start and these imports (docs/performance.md), so `signal` and `shutil`
+# (enum, fnmatch, compression modules) wait for the cold path, `socket` is its C core
+# and `typing` is for the type checker alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import FrameType, ModuleType
+    from typing import Any
 
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 # Under the 30 s hooks.json gives this hook: past it Claude Code lets the edit through,
@@ -221,7 +226,7 @@ def judge(raw: bytes) -> int:
     gate = None if os.environ.get("CAIRN_BIN") else cairn_gate()
     if gate is not None:
         return settle(check_in_process(gate, path, data, folder))
-    cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
+    cairn = os.environ.get("CAIRN_BIN") or _which("cairn")
     if not cairn:
         raise Refused("`cairn` is not on PATH (or set CAIRN_BIN)")
     import subprocess  # (only here: the in-process check needs no second process)
@@ -321,12 +326,13 @@ def socket_dir() -> Path | None:
 def socket_path(root: Path) -> Path | None:
     """Where the daemon of the project at `root` (resolved) listens: one socket per root,
     named by a hash of it. None when there is no private folder or the path is too long."""
-    import hashlib
+    import zlib  # (hashlib's OpenSSL costs a warm call a tenth; the daemon checks the root)
 
     folder = socket_dir()
     if folder is None:
         return None
-    key = hashlib.sha256(os.fsencode(str(root))).hexdigest()[:24]
+    name = os.fsencode(str(root))
+    key = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
     found = folder / f"{key}.sock"
     return found if len(os.fsencode(str(found))) <= MAX_SOCKET_PATH else None
 
@@ -362,10 +368,10 @@ def ask_daemon(
     this version answered (nothing listens, it refused, it broke): then the cold path
     runs. A daemon that takes the check's whole time refuses the edit, as a cold check
     that does would."""
+    import _socket  # `socket` itself builds enums on import: a tenth of a warm call
     import binascii
-    import socket
 
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(CONNECT_TIMEOUT_S)
         conn.connect(str(sock))
@@ -401,7 +407,7 @@ def start_daemon(root: Path) -> bool:
     """Start the project's gate daemon in the background, detached from this hook, for
     the next edit (one already serving makes the new one exit at once); False when there
     is no `cairn` to start. This edit is checked all the same, either way."""
-    cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
+    cairn = os.environ.get("CAIRN_BIN") or _which("cairn")
     if not cairn:
         return False
     import subprocess
@@ -420,21 +426,35 @@ def start_daemon(root: Path) -> bool:
     return True
 
 
+def _which(name: str) -> str | None:
+    import shutil
+
+    return shutil.which(name)
+
+
 def cairn_gate() -> ModuleType | None:
     """Cairn's gate (`cairn.core.gate`) imported into this interpreter, or None (then
     `cairn check` is spawned). Tried: this interpreter's own packages, then the virtual
     environment whose Python runs the `cairn` on PATH, when it is this Python's version
     (compiled packages are built for one version). Where no alarm can bound the check
     (Windows), the check is spawned, with its timeout."""
+    import signal
+
     if not hasattr(signal, "SIGALRM"):
         return None
+    if sys.flags.no_site:
+        import site
+
+        # hooks.json runs this as `python3 -S`, which keeps site-packages off the warm
+        # path (a third of its instructions); the cold one imports Cairn from them.
+        site.main()
     try:
         from cairn.core import gate
 
         return gate
     except ImportError:
         pass
-    site_dir = _site_of(shutil.which("cairn"))
+    site_dir = _site_of(_which("cairn"))
     if site_dir is None:
         return None
     import site
@@ -471,6 +491,8 @@ def check_in_process(gate: ModuleType, path: Path, data: bytes, folder: Path) ->
     """`cairn check --json --stdin-filename` without a second process, as the reply
     `settle` takes (the daemon's too): the report as that prints it, or the words it
     reports an error in. A check that runs past the timeout refuses the edit."""
+
+    import signal
 
     def too_long(_signum: int, _frame: FrameType | None) -> None:
         raise Refused(f"the check took over {CHECK_TIMEOUT_S} s")
