@@ -22,16 +22,11 @@ from pathlib import Path
 
 from cairn.githooks import block, hook_file, make_executable, merged
 from cairn.store import EventDraft, Store, init_store
+from cairn.testing.gitenv import isolated_env
 
 BIN = Path(sys.executable).parent
 CAIRN = str(BIN / "cairn")
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "B",
-    "GIT_AUTHOR_EMAIL": "b@example.invalid",
-    "GIT_COMMITTER_NAME": "B",
-    "GIT_COMMITTER_EMAIL": "b@example.invalid",
-}
+ENV = isolated_env("B", "b@example.invalid")
 
 
 def timed(argv: list[str], cwd: Path) -> tuple[float, float]:

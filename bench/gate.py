@@ -51,6 +51,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
 from workload import REPO, load_peer, to_draft
 
+from cairn.testing.gitenv import isolated_env
+
 BIN = Path(sys.executable).parent
 # `python3` as a user's PATH gives it, without a version manager's shim (pyenv's costs
 # 0.5 s a call here): the interpreter this virtual environment was made from.
@@ -66,16 +68,8 @@ EDITED = "src/main/core.js"
 ADDED = "\nfunction cairnBenchHelper(text) {\n  return text.trim().length > 0;\n}\n"
 # Bytecode is written and read, as after installing a wheel (`compile_package`): a
 # PYTHONDONTWRITEBYTECODE in the caller's environment would make every call compile.
-ENV = {
-    **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
-    "PYTHONSAFEPATH": "1",
-    "CAIRN_BIN": str(CAIRN),
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-}
+ENV = isolated_env("bench", "bench@example.com", PYTHONSAFEPATH="1", CAIRN_BIN=str(CAIRN))
+ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 _IMPORT_LINE = re.compile(rb"^import time:\s+(\d+)\s+\|\s+\d+\s+\|", re.M)
 
 

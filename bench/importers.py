@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from cairn.testing.gitenv import isolated_env
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -34,13 +35,6 @@ CACHE = HERE / ".cache"
 CAIRN = ROOT / ".venv" / "bin" / "cairn"
 PEER_VENV = CACHE / "selvedge-0.3.17"
 MODULES = 500  # small modules keep fast-import quick; each revert touches one
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "PYTHONSAFEPATH": "1",
-}
 
 PEER_SCRIPT = r"""
 import json, sys, time
@@ -63,9 +57,7 @@ print(json.dumps({"events": len(events), "seconds": time.perf_counter() - t0}))
 
 
 def env() -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    out.update(IDENTITY)
-    return out
+    return isolated_env("Bench", "bench@example.com", PYTHONSAFEPATH="1")
 
 
 def build_git_history(repo: Path, commits: int) -> int:

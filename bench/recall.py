@@ -4,11 +4,20 @@
 For each repository (names and commits below, so a run is reproducible):
 
   1. `cairn import git` over the whole history, timed, with the peak RSS of the process.
-  2. At every revert commit R: check out R, put the reverted change back in the working
-     tree (`git revert --no-commit R`) and ask `cairn check --diff HEAD` whether it
-     re-introduces something reverted (exit 1 = caught).
-  3. The same for a sample of ordinary commits C (check out C^, `git cherry-pick
-     --no-commit C`): a flag there is a false alarm.
+  2. At every revert commit R: put the reverted change back at R and ask `cairn check`
+     whether it re-introduces something reverted (exit 1 = caught).
+  3. The same for a sample of ordinary commits C, re-applied on C^: a flag there is a
+     false alarm.
+
+How a change is put back. `git revert --no-commit R` at R leaves exactly R^'s tree (R
+is never a merge here), and `git cherry-pick --no-commit C` at C^ leaves exactly C's
+tree, so `cairn check --diff R..R^` and `--diff C^..C` see the same lines and the
+same new content (`check` reads the new side from git objects) with no checkout: the
+work tree stays at the benchmark commit. `--checkout` does it the old way (check out,
+revert or cherry-pick, `cairn check --diff HEAD`); on a fixed sample of 30 cases from
+caddy and wagtail both gave the same outcome for every case (docs/importers.md). A
+commit whose change is empty (same tree as its parent) has nothing to put back: it is
+`not-reappliable`, in both modes, never scored.
 
 Reverts are classified by their message, independently of what the importer does:
   marker    git's own marker: subject `Revert "…"` (or a standalone "This reverts commit")
@@ -26,6 +35,12 @@ Reverts are classified by their message, independently of what the importer does
             formatting, comments, annotations, lint): recorded, never blocking by
             design; re-applied and listed (its outcome shows it did not block), not scored
 
+  undone    an ordinary commit (drawn as one) whose every file a later commit puts back
+            blob for blob: its change was taken back without a marker, so putting it
+            back is a re-introduction, not a false alarm; re-applied and listed, not
+            scored (rubygems.org's "Use production environment for Bundler when in
+            staging", undone five days later inside "Locking to specific versions")
+
 Across those, a *re-removal* is a revert that mostly puts lines back (its own diff adds
 lines and at least twice as many as it removes): the change it undid was a removal, so
 re-applying it takes the restored lines out again. They are counted in their category
@@ -37,6 +52,7 @@ The repositories come from local mirrors (no network): `--mirror-root` holds
 
 Usage:
   python bench/recall.py [--repo wagtail/wagtail] [--limit 20] [--ordinary 40] [--json out]
+                         [--cairn OTHER/.venv/bin/cairn] [--checkout]
   python bench/recall.py --precision [--work DIR]   # labelled verdict precision
                                                     # (bench/precision.py)
 """
@@ -284,6 +300,22 @@ def put_back(
     return False
 
 
+def undone_later(
+    sha: str,
+    blobs: dict[str, dict[str, tuple[str, str]]],
+    changes: dict[tuple[str, str, str], list[str]],
+    position: dict[str, int],
+) -> bool:
+    """Whether later commits put every file of this commit back, blob for blob, to what
+    it was before it: git's own evidence that the change was taken back."""
+    mine = blobs.get(sha) or {}
+    here = position.get(sha, -1)
+    return bool(mine) and all(
+        any(position.get(o, here) < here for o in changes.get((path, new, old), ()))
+        for path, (old, new) in mine.items()
+    )
+
+
 def by_change(
     blobs: dict[str, dict[str, tuple[str, str]]],
 ) -> dict[tuple[str, str, str], list[str]]:
@@ -363,9 +395,9 @@ def run_import(work: Path) -> dict[str, float | int | str]:
     }
 
 
-def check(work: Path) -> tuple[int, list[str]]:
+def check(work: Path, rev: str = "HEAD") -> tuple[int, list[str]]:
     out = subprocess.run(
-        [str(CAIRN), "check", "--diff", "HEAD", "--json"], cwd=work, env=ENV, capture_output=True
+        [str(CAIRN), "check", "--diff", rev, "--json"], cwd=work, env=ENV, capture_output=True
     )
     why: list[str] = []
     try:
@@ -382,8 +414,21 @@ def check(work: Path) -> tuple[int, list[str]]:
     return out.returncode, why
 
 
-def reapply(work: Path, case: Case) -> None:
-    if case.category == "ordinary":
+def reapply(work: Path, case: Case, checkout: bool = False) -> None:
+    """Put the case's change back and check it: from git objects (the work tree stays
+    at the benchmark commit) or, with `checkout`, in a checked-out work tree."""
+    # The range whose new side is what re-applying leaves: C's tree on C^, R^'s at R.
+    old, new = (
+        (f"{case.sha}^", case.sha) if case.category in FORWARD else (case.sha, f"{case.sha}^")
+    )
+    if subprocess.run(["git", "diff", "--quiet", old, new], cwd=work, env=ENV).returncode == 0:
+        case.outcome = "not-reappliable"  # an empty commit: nothing to put back
+        case.why = ["no change between the commit and its parent"]
+        return
+    if not checkout:
+        record(case, *check(work, f"{old}..{new}"))
+        return
+    if case.category in FORWARD:
         reset(work, f"{case.sha}^")
         ok = subprocess.run(
             ["git", "cherry-pick", "--no-commit", case.sha], cwd=work, capture_output=True, env=ENV
@@ -396,9 +441,12 @@ def reapply(work: Path, case: Case) -> None:
     if ok.returncode != 0:
         case.outcome = "not-reappliable"
         return
-    code, why = check(work)
+    record(case, *check(work))
+
+
+def record(case: Case, code: int, why: list[str]) -> None:
     case.why = why
-    if case.category == "ordinary":
+    if case.category in FORWARD:
         case.outcome = "flagged" if code == 1 else "clean"
     else:
         case.outcome = "caught" if code == 1 else "missed"
@@ -414,6 +462,7 @@ def bench_repo(
     limit: int | None,
     n_ordinary: int,
     reuse: bool = False,
+    checkout: bool = False,
 ) -> dict[str, object]:
     mirror = mirror_root / name.replace("/", "+") / "repo"
     work = work_root / name.replace("/", "+")
@@ -436,31 +485,42 @@ def bench_repo(
     picked += [
         Case(s, "ordinary", git(work, "log", "-1", "--format=%s", s).strip()) for s in sample
     ]
+    # Drawn first, then set apart: the draw stays the same whatever this rule says.
+    blobs = file_blobs(work, commit)
+    changes = by_change(blobs)
+    position = {sha: i for i, sha in enumerate(git(work, "rev-list", commit).split())}
+    for case in picked:
+        if case.category == "ordinary" and undone_later(case.sha, blobs, changes, position):
+            case.category = "undone"
     # In history order: each checkout then rewrites few files (a big win on big trees).
     order = {sha: i for i, sha in enumerate(git(work, "rev-list", "--reverse", commit).split())}
     picked.sort(key=lambda c: order.get(c.sha, 0))
     for case in picked:
-        case.restores = case.category != "ordinary" and restores(work, case.sha)
+        case.restores = case.category not in FORWARD and restores(work, case.sha)
     for i, case in enumerate(picked, 1):
-        reapply(work, case)
+        reapply(work, case, checkout)
         print(
             f"  [{i}/{len(picked)}] {case.category:9} {case.outcome:16} {case.sha[:10]} "
             f"{case.subject[:70]}",
             file=sys.stderr,
         )
-    reset(work, commit)
+    if checkout:
+        reset(work, commit)
     return {
         "repo": name,
+        "cairn": str(CAIRN),
+        "mode": "checkout" if checkout else "objects",
         "commit": commit,
         "commits": n_commits,
         "import": imported,
         "table": tabulate([asdict(c) for c in picked]),
-        "listed": listed(cases),
+        "listed": listed(cases + [c for c in picked if c.category == "undone"]),
         "cases": [asdict(c) for c in picked],
     }
 
 
-NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic")
+FORWARD = ("ordinary", "undone")  # re-applied on their parent, not undone at a revert
+NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic", "undone")
 
 
 def tabulate(cases: list[dict]) -> dict[str, dict[str, int]]:
@@ -534,7 +594,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
         mark_cosmetic(work, cases)
         category = {c.sha: c.category for c in cases}
         for case in result["cases"]:
-            if case["category"] != "ordinary":
+            if case["category"] not in FORWARD:
                 case["category"] = category.get(case["sha"], case["category"])
                 case["restores"] = restores(work, case["sha"])
         result["table"] = tabulate(result["cases"])
@@ -543,6 +603,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
 
 
 def main() -> None:
+    global CAIRN
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--repo", action="append", help="only these repositories (owner/name)")
     ap.add_argument("--limit", type=int, help="at most N reverts per category (a fixed sample)")
@@ -563,7 +624,21 @@ def main() -> None:
         help="label shares of a fixed draw of the imported verdicts (bench/precision.py); "
         "imports first where --work holds no log",
     )
+    ap.add_argument(
+        "--cairn",
+        type=Path,
+        default=CAIRN,
+        help="the cairn executable to import and check with (another build's, for "
+        "before/after in one run)",
+    )
+    ap.add_argument(
+        "--checkout",
+        action="store_true",
+        help="re-apply each change in a checked-out work tree (slow; the proof that "
+        "checking from git objects measures the same)",
+    )
     args = ap.parse_args()
+    CAIRN = args.cairn.absolute()
     results = []
     if args.rescore:
         print_table(rescore(args.rescore, args.work))
@@ -589,7 +664,14 @@ def main() -> None:
         print(f"{name} @ {commit[:10]}", file=sys.stderr)
         results.append(
             bench_repo(
-                name, commit, args.mirror_root, args.work, args.limit, args.ordinary, args.reuse
+                name,
+                commit,
+                args.mirror_root,
+                args.work,
+                args.limit,
+                args.ordinary,
+                args.reuse,
+                args.checkout,
             )
         )
     print_table(results)

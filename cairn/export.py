@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from cairn.core.present import md_code, md_text, short_id
+from cairn.core.present import decisions_and_notes, md_code, md_text, short_id
 from cairn.store import Event, Store, canonical_json
 from cairn.store.log import LOG_NAME
 
@@ -110,8 +110,8 @@ def export_markdown(store: Store) -> str:
         total += len(events)
         sections.append(f"## {md_code(row.entity)}")
         sections.append("")
-        noun = "event" if len(events) == 1 else "events"
-        line = f"Status: **{row.state}** · {len(events)} {noun}"
+        notes = sum(1 for e in events if e.type.is_note)
+        line = f"Status: **{row.state}** · {decisions_and_notes(len(events) - notes, notes)}"
         if row.formerly:
             line += " · formerly " + ", ".join(md_code(f) for f in row.formerly)
         sections.append(line)

@@ -53,19 +53,30 @@ _TS_RETURN = re.compile(r"(?<=\))\s*:\s*" + _TYPE + r"(?=\s*(?:\{|=>|;|$))")
 _PARAM = re.compile(r"(?<=[\w?])\s*:\s*" + _TYPE + r"(?=\s*(?:[,)=;]|$))")
 _CAST = re.compile(r"\b(?:typing\.)?cast\(\s*" + _TYPE + r"\s*,\s*")
 _QUIET_STATEMENT = re.compile(r"^\s*(if\s+(typing\.)?TYPE_CHECKING\s*:)\s*$")
+# The project's own release number (`__version__ = '0.10.3'`, `VERSION = "1.2.0"`,
+# setup()'s `version='2.0',`): a bump taken back is release bookkeeping ("quick test"
+# then "test #2" on psf/requests), not a decision. A dependency's version is not this.
+_OWN_VERSION = re.compile(
+    r"""^\s*(?:(?:const|var|let)\s+)?(?:__version__|VERSION|Version|version)\s*[:=]+\s*"""
+    r"""(["'])v?\d+(?:\.\d+)+[\w.+-]*\1\s*[,;]?\s*$"""
+    r"""|^\s*__build__\s*=\s*(?:0x[0-9a-fA-F]+|\d+)\s*$"""
+)
 _SPACE = re.compile(r"\s+")
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
 
 
 def essence(line: str, path: str) -> str:
     """What a line does, without what cannot change behaviour: whitespace, comments,
-    lint suppressions, type annotations, an import, quote style."""
+    lint suppressions, type annotations, an import, quote style, the project's own
+    release number."""
     from cairn.fingerprints import is_code, is_comment_line, is_import_line
 
     if not is_code(path):
         return _SPACE.sub("", line)
     if is_comment_line(line) or is_import_line(line) or _QUIET_STATEMENT.match(line):
         return ""  # an import is judged apart (`_modules`)
+    if _OWN_VERSION.match(line):
+        return ""
     text = _SUPPRESSION.sub("", line)
     before = _TRAILING.split(text, 1)[0]
     if before.count('"') % 2 == 0 and before.count("'") % 2 == 0:
@@ -79,7 +90,8 @@ def essence(line: str, path: str) -> str:
 
 def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> bool:
     """Whether a change (path -> (removed lines, added lines), each in file order) only
-    touched formatting, comments, imports, type annotations or lint suppressions."""
+    touched formatting, comments, imports, type annotations, lint suppressions or the
+    project's own release number."""
     if not files:
         return False
     seen = 0

@@ -11,8 +11,9 @@ See docs/indexer.md.
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn.lazy import exports
 
 if TYPE_CHECKING:
     from cairn.indexer.document import Document, index_text, symbols_at
@@ -54,12 +55,4 @@ __all__ = [
     "user_query_errors",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # the import statement's own path (`__import__`), which `-X importtime` reports;
-    # importlib.import_module's is invisible to it (tests/check/test_cold_imports.py)
-    __import__(f"{__name__}.{home}")
-    return getattr(sys.modules[f"{__name__}.{home}"], name)
+__getattr__ = exports(__name__, _HOME)

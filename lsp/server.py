@@ -43,6 +43,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from cairn import __version__
 from cairn.core.project import ProjectFinder
 from cairn.lsp.context import Client, Context
 from cairn.lsp.conversions import converter, uri_path
@@ -86,7 +87,7 @@ class CairnServer(LanguageServer):
 
     def __init__(self) -> None:
         super().__init__(
-            "cairn", installed_version(), protocol_cls=CairnProtocol, converter_factory=converter
+            "cairn", __version__, protocol_cls=CairnProtocol, converter_factory=converter
         )
         self.configuration = SettingsByFolder()
         self.client = Client(self)
@@ -335,13 +336,3 @@ def serve(tcp: str | None = None, log_level: str = "WARNING") -> None:
     finally:
         server.hub.shutdown()
         flush_log()
-
-
-def installed_version() -> str:
-    """This distribution's version, as the server reports it to the client."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("cairn-lsp")
-    except PackageNotFoundError:  # run from a source tree that was never installed
-        return "0.0.0"

@@ -7,8 +7,9 @@ and `event_id`/`content_digest`/`canonical_json` for integrity checks.
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from cairn.lazy import exports
 
 if TYPE_CHECKING:
     from cairn.store.canonical import CONTENT_FIELDS, canonical_json, content_digest, event_id
@@ -94,12 +95,4 @@ __all__ = [
     "line_id",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # the import statement's own path (`__import__`), which `-X importtime` reports;
-    # importlib.import_module's is invisible to it (tests/check/test_cold_imports.py)
-    __import__(f"{__name__}.{home}")
-    return getattr(sys.modules[f"{__name__}.{home}"], name)
+__getattr__ = exports(__name__, _HOME)

@@ -1,31 +1,27 @@
-"""A shortcut for `verify` and ingest at a million events: prove a line's id quickly.
+"""Reading a line of the log quickly: `loads` parses it, `proven` proves its id.
 
-`proves_id(raw)` encodes an already parsed line's header and content with orjson and
-hashes them. orjson's sorted output is byte for byte the canonical encoder's for what
-an event holds (tests/store/test_canonical.py checks every code point), so a match
-proves the line is what was written. This is only a shortcut, never a second definition
-of an id: anything else returns False and the caller asks `line_id` (the one
-definition, `cairn.store.model`). Verify's own hot path, which proves a line from its
-bytes without a dict, is `cairn.store.fastproof`.
+The id has one definition, `line_id` (`cairn.store.model`, over the canonical encoder).
+`proven(line)` is its one shortcut: it decodes the line's bytes into `EventFields` (the
+event's one declaration, `cairn.store.fields`) and hashes the struct's own encoding,
+emptied of `id` and the content fields, as the header. msgspec's output is byte for byte
+the canonical encoder's (tests/trust/test_fastid.py checks every code point, sorted
+keys, big integers), so a match proves the line is what was written; anything the struct
+cannot hold as it is returns None, and `line_damage` asks the definition, which decides.
+The writer encodes plain events through the same `plain_id`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
+import msgspec
 import orjson
 
-from cairn.store.fields import CONTENT_FIELDS, NOT_HEADER
+from cairn.store.fields import CONTENT_FIELDS, EventFields, plain_id
 from cairn.store.model import line_id
 
-__all__ = ["line_damage", "loads", "proves_id"]
-
-_CONTENT = CONTENT_FIELDS
-_sha256 = hashlib.sha256
-_dumps = orjson.dumps
-_SORTED = orjson.OPT_SORT_KEYS
+__all__ = ["Proven", "line_damage", "loads", "proven"]
 
 
 def loads(data: bytes | str) -> Any:
@@ -42,41 +38,48 @@ def loads(data: bytes | str) -> Any:
         return json.loads(data.decode("utf-8") if isinstance(data, bytes) else data)
 
 
-def proves_id(raw: dict[str, Any]) -> bool:
-    """True when the parsed line's fields, encoded by orjson, hash to the id it claims.
+def _no_float(text: str) -> Any:
+    # Canonical JSON has no floats (their text differs between languages): such a line
+    # is left to `line_id`, the one definition, which decides what it means.
+    raise ValueError(f"float {text}")
 
-    A match is proof: those are the bytes the writer hashed. Anything else (a field the
-    writer would have pruned, a float, an integer orjson cannot hold, a wrong id) is
-    False, and the caller asks `line_id`, the one definition.
+
+_decode = msgspec.json.Decoder(EventFields, float_hook=_no_float).decode
+_DecodeError = (msgspec.DecodeError, ValueError)  # ValidationError is a DecodeError
+
+Proven = tuple[str, list[str], str, str]
+
+
+def proven(line: bytes | memoryview) -> Proven | None:
+    """(id, parents, supersedes, reverts) of an unredacted event line whose fields hash
+    to the id it claims; None for anything else (not JSON, not an event, redacted, a
+    value of an unexpected type, a float, an id that does not match), which the caller
+    then reads the full way (`loads`, `line_id`). A match is proof: those are the bytes
+    the writer hashed.
     """
-    claimed = raw.get("id")
-    if type(claimed) is not str:
-        return False
     try:
-        if raw.get("redacted"):
-            digest = raw.get("content_digest")
-            if type(digest) is not str:
-                return False
-        else:
-            content = {k: raw[k] for k in _CONTENT if k in raw}
-            digest = _sha256(_dumps(content, option=_SORTED)).hexdigest()
-        header = {k: v for k, v in raw.items() if k not in NOT_HEADER}
-        header["content_digest"] = digest
-        return _sha256(_dumps(header, option=_SORTED)).hexdigest() == claimed
-    except TypeError:  # what orjson refuses (a big integer, a lone surrogate)
-        return False
+        f = _decode(line)
+    except _DecodeError:
+        return None
+    ident = f.id
+    if not ident or not f.type or not f.entity or f.redacted or f.content_digest:
+        return None
+    if plain_id(f) != ident:
+        return None
+    return ident, f.parents, f.supersedes, f.reverts
 
 
-def line_damage(raw: dict[str, Any]) -> str | None:
-    """Why a parsed line cannot be trusted (`verify`'s problem code), or None when its id
-    is proven: the quick id first, then the one definition (`line_id`).
+def line_damage(raw: dict[str, Any], line: bytes | memoryview) -> str | None:
+    """Why a line (its bytes, and `raw`, those bytes parsed) cannot be trusted
+    (`verify`'s problem code), or None when its id is proven: by `proven` first, then
+    by the one definition (`line_id`).
 
     Readers and `verify` ask this same question, so a line verify rejects never
     changes an answer.
     """
-    if raw.get("redacted") and any(raw.get(k) for k in _CONTENT):
+    if raw.get("redacted") and any(raw.get(k) for k in CONTENT_FIELDS):
         return "redacted-with-content"
-    if proves_id(raw):
+    if proven(line) is not None:
         return None
     try:
         return None if line_id(raw) == raw.get("id") else "id-mismatch"

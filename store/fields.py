@@ -9,7 +9,7 @@ have a proven shape by the time they are masked and which have a size limit.
 Everything that needs the list derives it from here: the content and header names
 (`cairn.store.canonical`), the masking exemptions and the size limits
 (`cairn.store.mask`, `cairn.store.validate`), the byte-level proof of an id
-(`cairn.store.fastproof`), the writer's struct encoding (`cairn.store.encode`), and the
+(`cairn.store.fastid`), the writer's struct encoding (`cairn.store.encode`), and the
 check that `Event`, the typed read model (`cairn.store.model`), holds the same fields.
 
 As a struct it encodes in definition order with empty fields omitted, which is the

@@ -19,7 +19,15 @@ import os
 
 from cairn.store.index_ingest import FLUSH_EVERY, Ingest
 from cairn.store.index_lines import Record
-from cairn.store.index_queries import COUNT_SHIFT, KIND_SHIFT, NO_KIND, STATUS_MASK, status_code
+from cairn.store.index_queries import (
+    COUNT_MASK,
+    COUNT_SHIFT,
+    KIND_SHIFT,
+    NO_KIND,
+    NOTE_SHIFT,
+    STATUS_MASK,
+    status_code,
+)
 from cairn.store.index_rows import Row, id_key, names_a_summarised_change
 from cairn.store.index_schema import (
     DERIVED_TABLES,
@@ -42,12 +50,14 @@ from cairn.store.index_trace import Tracer
 from cairn.store.prefix import starts_with_ingested
 
 __all__ = [
+    "COUNT_MASK",
     "COUNT_SHIFT",
     "FLUSH_EVERY",
     "INDEX_NAME",
     "KINDS",
     "KIND_SHIFT",
     "MARKED_KEYS",
+    "NOTE_SHIFT",
     "NO_KIND",
     "PRINT_KEY",
     "SCHEMA_VERSION",

@@ -185,7 +185,7 @@ def _records(data: bytes, end: int, base: int) -> tuple[list[Record], int]:
                 bad += 1
             else:
                 rec = Record(base + pos, nl - pos, raw)
-                rec.damage = line_damage(raw)
+                rec.damage = line_damage(raw, line)
                 records.append(rec)
         pos = nl + 1
     return records, bad

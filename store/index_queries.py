@@ -34,33 +34,52 @@ from cairn.store.index_schema import (
     SUPERSEDE_CODE,
 )
 
-__all__ = ["COUNT_SHIFT", "KIND_SHIFT", "NO_KIND", "STATUS_MASK", "Queries", "status_code"]
+__all__ = [
+    "COUNT_MASK",
+    "COUNT_SHIFT",
+    "KIND_SHIFT",
+    "NOTE_SHIFT",
+    "NO_KIND",
+    "STATUS_MASK",
+    "Queries",
+    "status_code",
+]
 
 # A query word held by at most this many events is rare: BM25 scores every event it
 # is given (about 20 µs each), so these bound a search's cost (docs/search.md).
 RARE = 1000
 
-# `status_table`: a row's status, kind and event count in one number (`status_code`),
-# `NO_KIND` for a row without a kind (it names no event); three lists in the order
-# SQLite reads the rows (every aggregate of one query sees them in the same order).
+# `status_table`: a row's status, kind, event count and note count in one number
+# (`status_code`), `NO_KIND` for a row without a kind (it names no event); three lists
+# in the order SQLite reads the rows (every aggregate of one query sees them in the
+# same order). 28 bits of event count and 27 of notes: SQLite's integers are 64-bit.
 STATUS_MASK = 15
 KIND_SHIFT = 4
 COUNT_SHIFT = 8
+NOTE_SHIFT = 36
+COUNT_MASK = (1 << (NOTE_SHIFT - COUNT_SHIFT)) - 1
 NO_KIND = 15
 assert len(STATUSES) <= STATUS_MASK + 1 and len(KINDS) < NO_KIND
 _STATUS_LISTS_SQL = (
     "SELECT group_concat(j.key), "
-    f"group_concat((s.event_count << {COUNT_SHIFT}) "
+    f"group_concat((s.note_count << {NOTE_SHIFT}) | (s.event_count << {COUNT_SHIFT}) "
     f"| (ifnull(s.kind, {NO_KIND}) << {KIND_SHIFT}) | s.status), "
     "group_concat(ifnull(s.detail, 0)) "
     "FROM json_each(?) j CROSS JOIN entity_status s ON s.path = j.value"
 )
 
 
-def status_code(code: int) -> tuple[int, int | None, int]:
-    """(status code, kind code or None, event count) of one `status_table` number."""
+def status_code(code: int) -> tuple[int, int | None, int, int]:
+    """(status code, kind code or None, event count, note count) of one `status_table`
+    number."""
     kind = (code >> KIND_SHIFT) & NO_KIND
-    return code & STATUS_MASK, None if kind == NO_KIND else kind, code >> COUNT_SHIFT
+    status = code & STATUS_MASK
+    return (
+        status,
+        None if kind == NO_KIND else kind,
+        (code >> COUNT_SHIFT) & COUNT_MASK,
+        (code >> NOTE_SHIFT),
+    )
 
 
 class Queries(LogLines):
@@ -81,22 +100,22 @@ class Queries(LogLines):
             rows.sort(key=by_seq)
         return out
 
-    def status_rows(self, paths: list[str]) -> Iterator[tuple[str, int, int, int | None, Any]]:
-        """The stored (path, status code (`STATUSES`), event count, kind code (`KINDS`),
-        detail JSON) of the entities that have events, among `paths` (distinct; sorted is
+    def status_rows(self, paths: list[str]) -> Iterator[tuple[str, int, int, int, int | None, Any]]:
+        """The stored (path, status code (`STATUSES`), event count, note count, kind code
+        (`KINDS`), detail JSON) of the entities that have events, among `paths` (distinct; sorted is
         fastest), as SQLite gives them. The kind code is there when the detail is.
 
         One lookup a path, in their given order: `IN (SELECT ...)` first built a
         temporary index of them.
         """
-        rows: Iterator[tuple[str, int, int, int | None, Any]] = self.db.execute(
+        rows: Iterator[tuple[str, int, int, int, int | None, Any]] = self.db.execute(
             STATUS_ROWS_SQL, (_json_list(paths),)
         )
         return rows
 
     def status_table(self, paths: list[str]) -> tuple[list[int], list[int], list[Any]]:
         """`status_rows` as three lists in one order: the index of each row's path in
-        `paths`, its `status_code` (status, kind, count in one number) and its detail
+        `paths`, its `status_code` (status, kind, counts in one number) and its detail
         parsed (`detail_parts`' form, or 0 when it names no event). Paths without events
         are left out.
 

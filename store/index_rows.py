@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from cairn.store.dag import ChainPos
-from cairn.store.index_schema import APPLIED_CODES, KEY_SHIFT, RESTORED_BIT, TYPES
+from cairn.store.index_schema import APPLIED_CODES, KEY_SHIFT, NOTE_CODES, RESTORED_BIT, TYPES
 from cairn.store.model import EventType
 
 # Applied events folded to their chain's latest; a rename is kept whole, as `derive`
@@ -130,19 +130,22 @@ BY_PATHS_IN_ORDER_SQL = _BY_PATH_SQL.format(
 )
 # The stored status rows of many paths (?1: a JSON list), one lookup a path.
 STATUS_ROWS_SQL = (
-    "SELECT s.path, s.status, s.event_count, s.kind, s.detail FROM json_each(?) j "
+    "SELECT s.path, s.status, s.event_count, s.note_count, s.kind, s.detail FROM json_each(?) j "
     "CROSS JOIN entity_status s ON s.path = j.value"
 )
 
 
 def summarise(
     cursor: Iterable[tuple[Any, ...]], keys: list[Any]
-) -> Iterator[tuple[Any, tuple[list[Row], int]]]:
+) -> Iterator[tuple[Any, tuple[list[Row], int, int]]]:
     """Per key (the first column): every verdict, supersede and removal, but of the
     applied events only the latest of each DAG chain (within a chain a later position
-    descends from every earlier one, so it alone decides ancestry), and the event count."""
+    descends from every earlier one, so it alone decides ancestry), the event count and
+    how many of those are notes (`EventType.is_note`; `status_rows.advance` counts the
+    same)."""
     rows: dict[Any, list[Row]] = {k: [] for k in keys}
     counts: dict[Any, int] = dict.fromkeys(keys, 0)
+    notes: dict[Any, int] = dict.fromkeys(keys, 0)
     latest: dict[tuple[Any, int], tuple[Any, ...]] = {}  # (key, chain) -> applied row
     # One pass in SQLite's order; a GROUP BY in SQL cost more than this loop.
     for t in cursor:
@@ -154,11 +157,13 @@ def summarise(
             if best is None or t[6] > best[6]:
                 latest[lk] = t
         else:
+            if t[4] in NOTE_CODES:
+                notes[k] += 1
             rows[k].append(row_of(t[1:]))
     for (k, _), t in latest.items():
         rows[k].append(row_of(t[1:]))
     for k in keys:
-        yield k, (rows[k], counts[k])
+        yield k, (rows[k], counts[k], notes[k])
 
 
 def names_a_summarised_change(rows: list[Row]) -> bool:

@@ -40,7 +40,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "19"
+SCHEMA_VERSION = "20"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
@@ -49,6 +49,7 @@ TYPES: tuple[EventType, ...] = tuple(EventType)
 TYPE_CODES: dict[str, int] = {t.value: i for i, t in enumerate(TYPES)}
 CODE_OF_TYPE: dict[EventType, int] = {t: i for i, t in enumerate(TYPES)}
 APPLIED_CODES = frozenset(i for i, t in enumerate(TYPES) if t.is_applied)
+NOTE_CODES = frozenset(i for i, t in enumerate(TYPES) if t.is_note)
 STATUSES: tuple[Status, ...] = tuple(Status)
 STATUS_CODES: dict[Status, int] = {s: i for i, s in enumerate(STATUSES)}
 KINDS: tuple[str, ...] = tuple(k.value for k in EntityKind)
@@ -131,6 +132,7 @@ CREATE TABLE entity_status(
   path TEXT PRIMARY KEY,
   status INTEGER NOT NULL,
   event_count INTEGER NOT NULL,
+  note_count INTEGER NOT NULL,
   kind INTEGER,
   detail TEXT) WITHOUT ROWID;
 CREATE TABLE damage(

@@ -28,12 +28,16 @@ _KEEP_STATES = 1 << 18  # status rows kept between a load's batches (~100 MB at 
 _RECORDED_SQL = (
     "SELECT seq, recorded_ms, chain FROM event WHERE seq IN (SELECT value FROM json_each(?))"
 )
-_WRITE_SQL = "INSERT OR REPLACE INTO entity_status VALUES (?, ?, ?, ?, ?)"
+_WRITE_SQL = "INSERT OR REPLACE INTO entity_status VALUES (?, ?, ?, ?, ?, ?)"
 # A status row that names no event (no kind, no detail) leaves those columns out: no
 # None is bound (each costs the sqlite3 module a failed adapter lookup).
-_WRITE_BARE_SQL = "INSERT OR REPLACE INTO entity_status(path, status, event_count) VALUES (?, ?, ?)"
+_WRITE_BARE_SQL = (
+    "INSERT OR REPLACE INTO entity_status(path, status, event_count, note_count) "
+    "VALUES (?, ?, ?, ?)"
+)
 
-Summary = tuple[str, Derived, int, list[Row]]  # path, its status, event count, rows
+# path, its status, event count, note count, rows
+Summary = tuple[str, Derived, int, int, list[Row]]
 
 
 class StatusRows(Queries):
@@ -111,16 +115,16 @@ class StatusRows(Queries):
             rows = []
             bare = []  # rows that name no event (`_WRITE_BARE_SQL`)
             for path, state in chunk:
-                st, cnt, kd, detail = state.row()
+                st, cnt, notes, kd, detail = state.row()
                 if detail is None:
                     if kd is None:
-                        bare.append((path, st, cnt))
+                        bare.append((path, st, cnt, notes))
                         continue
                 elif kd is None:
                     # Kept on the state: a detail, once there, stays (only a full
                     # derivation, which makes a new row, clears it).
                     kd = state.kd = kind_code(path)
-                rows.append((path, st, cnt, kd, detail))
+                rows.append((path, st, cnt, notes, kd, detail))
             self.db.executemany(_WRITE_SQL, rows)
             self.db.executemany(_WRITE_BARE_SQL, bare)
 
@@ -141,13 +145,13 @@ class StatusRows(Queries):
             chunk = wanted[i : i + 10_000]
             found = self.db.execute(BY_PATHS_IN_ORDER_SQL, (json.dumps(chunk),))
             derived = [
-                self._derived(path, rows, count)
-                for path, (rows, count) in summarise(found, chunk)
+                self._derived(path, rows, count, notes)
+                for path, (rows, count, notes) in summarise(found, chunk)
                 if count
             ]
             out += self._status_rows(derived)
-        self.db.executemany(_WRITE_SQL, [r for r in out if r[3] is not None or r[4] is not None])
-        bare = [r[:3] for r in out if r[3] is None and r[4] is None]
+        self.db.executemany(_WRITE_SQL, [r for r in out if r[4] is not None or r[5] is not None])
+        bare = [r[:4] for r in out if r[4] is None and r[5] is None]
         self.db.executemany(_WRITE_BARE_SQL, bare)
 
     def _list_entities(self) -> None:
@@ -190,21 +194,21 @@ class StatusRows(Queries):
         )
         self._entities_recent_from = stop
 
-    def _derived(self, path: str, rows: list[Row], count: int) -> Summary:
-        """(path, its derived status, event count, the rows derived over)."""
+    def _derived(self, path: str, rows: list[Row], count: int, notes: int) -> Summary:
+        """(path, its derived status, event count, note count, the rows derived over)."""
         if count > len(rows) and names_a_summarised_change(rows):
             # A revert names a change the summary folded away.
             rows = self.rows_for(rows[0].entity)
-        return path, derive(rows, self.dag.is_ancestor), count, rows
+        return path, derive(rows, self.dag.is_ancestor), count, notes, rows
 
     def _status_rows(
         self, derived: list[Summary]
-    ) -> list[tuple[str, int, int, int | None, str | None]]:
+    ) -> list[tuple[str, int, int, int, int | None, str | None]]:
         """The `entity_status` rows of derived statuses; the lines of their newest
         conflicts and re-opened pairs are read (together) for what the detail keeps."""
         wanted: list[Row] = []  # each status's newest conflict, then its pairs' events
         newest: list[int] = []  # each status's newest conflict's seq (0: none)
-        for _, d, _, rows in derived:
+        for _, d, _, _, rows in derived:
             conflict = 0
             if d.conflicts or d.reopened:
                 by_seq = {r.seq: r for r in rows}
@@ -218,7 +222,7 @@ class StatusRows(Queries):
             newest.append(conflict)
         events = iter(self.events_at([(r.off, r.len) for r in wanted]) if wanted else ())
         out = []
-        for (path, d, count, rows), conflict in zip(derived, newest, strict=True):
+        for (path, d, count, notes, rows), conflict in zip(derived, newest, strict=True):
             summary: list[Any] | int = 0
             if conflict:
                 event = next(events)
@@ -228,7 +232,7 @@ class StatusRows(Queries):
             spans = {r.seq: (r.off, r.len) for r in rows if r.seq in opened}
             detail = encode_detail(d.open_verdicts, conflict, d.reopened, spans, summary, pair_ids)
             kd = kind_code(path) if detail is not None else None
-            out.append((path, STATUS_CODES[d.status], count, kd, detail))
+            out.append((path, STATUS_CODES[d.status], count, notes, kd, detail))
         return out
 
 

@@ -68,6 +68,14 @@ class EventType(str, Enum):
         """A revert or a reject: stands until a supersede names it."""
         return self in _VERDICT
 
+    @property
+    def is_note(self) -> bool:
+        """An event about another event, not a decision about the entity: an `annotate`
+        (a reason added later, a commit link) or a `redact`. The one rule behind every
+        count: notes are counted apart from decisions (`EntityStatus.decision_count`),
+        so the post-commit hook's links never make an entity look busier."""
+        return self in _NOTE
+
     @classmethod
     def parse(cls, raw: str | EventType) -> EventType:
         """The type named `raw`, or ValueError listing the vocabulary."""
@@ -97,6 +105,7 @@ _APPLIED = frozenset(
 _TYPE_BY_VALUE = {t.value: t for t in EventType}
 _REMOVAL = frozenset({EventType.REMOVE, EventType.DELETE, EventType.INDEX_REMOVE})
 _VERDICT = frozenset({EventType.REVERT, EventType.REJECT})
+_NOTE = frozenset({EventType.ANNOTATE, EventType.REDACT})
 
 
 class Status(str, Enum):
@@ -392,6 +401,14 @@ class EntityStatus(msgspec.Struct, frozen=True, gc=False):
     # The entity's former paths (renames and moves, nearest first) whose events the
     # status was derived over as well (`cairn.core.aliases`); empty when it kept its name.
     formerly: tuple[str, ...] = ()
+    # How many of the `event_count` events are notes (`EventType.is_note`).
+    note_count: int = 0
+
+    @property
+    def decision_count(self) -> int:
+        """Its decisions: every event but the notes (what "N decisions" and the quiet
+        rule's `busy_after` count)."""
+        return self.event_count - self.note_count
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -402,6 +419,8 @@ class EntityStatus(msgspec.Struct, frozen=True, gc=False):
             "conflicts": [e.to_dict() for e in self.conflicts],
             "reopened": dict(self.reopened),
             "event_count": self.event_count,
+            "decision_count": self.decision_count,
+            "note_count": self.note_count,
             "latest": self.latest.to_dict() if self.latest else None,
             "due_reviews": [r.to_dict() for r in self.due_reviews],
             "rollup": {k: v.value for k, v in self.rollup.items()},

@@ -19,11 +19,13 @@ from cairn.store.fastid import loads as parse_line
 from cairn.store.fulltext import SearchTerm
 from cairn.store.gcpause import gc_paused
 from cairn.store.index import (
+    COUNT_MASK,
     COUNT_SHIFT,
     KIND_SHIFT,
     KINDS,
     MARKED_KEYS,
     NO_KIND,
+    NOTE_SHIFT,
     PRINT_KEY,
     STATUS_MASK,
     STATUSES,
@@ -101,7 +103,8 @@ class Reader:
             ]
             if children:
                 # Only the children's statuses: their stored rows, no event read.
-                states = {p: STATUSES[st] for p, st, _, _, _ in self.index.status_rows(children)}
+                rows = self.index.status_rows(children)
+                states = {p: STATUSES[st] for p, st, _, _, _, _ in rows}
                 for child in children:
                     state = states.get(child, Status.UNKNOWN)
                     if state not in (Status.ACTIVE, Status.UNKNOWN):
@@ -118,6 +121,7 @@ class Reader:
             found.latest,
             found.due_reviews,
             rollup,
+            note_count=found.note_count,
         )
 
     def status_many(self, entities: Iterable[str]) -> dict[str, EntityStatus]:
@@ -174,11 +178,17 @@ class Reader:
         statuses, types = STATUSES, TYPES
         keys, codes, details = self.index.status_table(paths)
         for key, code, parts in zip(keys, codes, details, strict=True):
-            # `code`: status, kind and count in one number (`index.status_code`).
+            # `code`: status, kind and counts in one number (`index.status_code`).
             path = paths[key]
             if not parts:
                 out[path] = EntityStatus(
-                    path, statuses[code & STATUS_MASK], [], [], {}, code >> COUNT_SHIFT
+                    path,
+                    statuses[code & STATUS_MASK],
+                    [],
+                    [],
+                    {},
+                    (code >> COUNT_SHIFT) & COUNT_MASK,
+                    note_count=code >> NOTE_SHIFT,
                 )
                 continue
             kd = (code >> KIND_SHIFT) & NO_KIND
@@ -209,7 +219,8 @@ class Reader:
                 events[at : at + n_open],
                 conflicts,
                 pairs,
-                code >> COUNT_SHIFT,
+                (code >> COUNT_SHIFT) & COUNT_MASK,
+                note_count=code >> NOTE_SHIFT,
             )
         return out
 
@@ -248,6 +259,7 @@ class Reader:
             reopened={ids(by_seq[v]): ids(by_seq[s]) for v, s in derived.reopened},
             event_count=len(rows),
             latest=events[latest_seq],
+            note_count=sum(1 for r in rows if r.type.is_note),
         )
 
     def lineage_status(

@@ -15,7 +15,8 @@ is enough to apply the rule:
   its parents), so only with open verdicts must that one be derived in full;
 - a linear verdict has every older change as an ancestor, so it adds no conflict;
 - a linear removal descends from every change: `removed` when no verdict is open;
-- redactions and annotations only count.
+- notes (annotations, commit links, redactions) only count, apart from the decisions
+  (`EventType.is_note`).
 
 What the row cannot settle, `advance` refuses (None) and the caller derives from all the
 entity's rows: a supersede (closing a verdict may clear conflicts), or a non-linear verdict
@@ -58,6 +59,7 @@ _REMOVAL = frozenset(i for i, t in enumerate(_TYPES) if t.is_removal)
 _SUPERSEDE = _TYPES.index(EventType.SUPERSEDE)
 _REVERT = _TYPES.index(EventType.REVERT)
 _RENAME = _TYPES.index(EventType.RENAME)
+_NOTE = frozenset(i for i, t in enumerate(_TYPES) if t.is_note)
 _ACTIVE = _STATUSES.index(Status.ACTIVE)
 _REOPENED = _STATUSES.index(Status.REOPENED)
 _REMOVED = _STATUSES.index(Status.REMOVED)
@@ -71,9 +73,9 @@ _UNKNOWN = _STATUSES.index(Status.UNKNOWN)
 # lines are not kept, a conflict's line is read again when its row is stored) of an
 # event new to the index.
 NewEvent = tuple[int, int, int, int, bool, int, int, Any]
-# (status code, event count, kind code or None, detail JSON or None): an
+# (status code, event count, note count, kind code or None, detail JSON or None): an
 # `entity_status` row without its entity's path (the kind code is `index.kind_code`).
-StoredRow = tuple[int, int, int | None, str | None]
+StoredRow = tuple[int, int, int, int | None, str | None]
 # What a detail keeps of the newest re-applying change, `Reapplied`'s fields in order
 # (its type as a code of `EventType`), or 0 when there is none.
 Summary = list[Any] | int
@@ -129,14 +131,14 @@ class State:
     # else its line is read when the row is stored (`unread`, `Index._store_states`: a
     # rebuild keeps 100k states, and a summary each in memory was ~30 MB at 1M events).
     __slots__ = (
-        "cch", "conflict", "count", "crec", "kd", "open", "pair_ids", "reopened", "status",
-        "summary", "where",
+        "cch", "conflict", "count", "crec", "kd", "notes", "open", "pair_ids", "reopened",
+        "status", "summary", "where",
     )  # fmt: skip
 
     def __init__(self, row: StoredRow | None, conflict_at: tuple[int, int] = (0, -1)) -> None:
         self.crec, self.cch = conflict_at
         if row is None:
-            self.status, self.count, self.kd = _UNKNOWN, 0, None
+            self.status, self.count, self.notes, self.kd = _UNKNOWN, 0, 0, None
             self.open: list[int] = []
             self.conflict = 0
             self.reopened: list[list[int]] = []
@@ -144,7 +146,7 @@ class State:
             self.summary: Any = 0
             self.pair_ids: list[str] = []
             return
-        self.status, self.count, self.kd, detail = row
+        self.status, self.count, self.notes, self.kd, detail = row
         if detail:
             parts = detail_parts(detail)
             self.open, self.conflict, self.reopened, self.where, self.summary, self.pair_ids = parts
@@ -173,7 +175,7 @@ class State:
             self.settle()
             parts = [self.open, self.conflict, self.reopened, self.where, self.summary]
             detail = orjson.dumps([*parts, self.pair_ids]).decode()
-        return self.status, self.count, self.kd, detail
+        return self.status, self.count, self.notes, self.kd, detail
 
 
 def advance(state: State, events: list[NewEvent]) -> bool:
@@ -187,6 +189,7 @@ def advance(state: State, events: list[NewEvent]) -> bool:
     """
     st = state.status
     open_v = state.open
+    notes = 0
     for seq, ty, rec, ch, linear, off, length, event in events:
         if ty == _RENAME and open_v:
             pass  # a move re-applies nothing: the verdicts stand, no conflict (`derive`)
@@ -218,7 +221,10 @@ def advance(state: State, events: list[NewEvent]) -> bool:
                 st = _REMOVED
         elif ty == _SUPERSEDE:
             return False
+        elif ty in _NOTE:
+            notes += 1
     # Once, not per event: on False the caller drops `state`, half moved or not.
     state.status = st
     state.count += len(events)
+    state.notes += notes
     return True

@@ -11,8 +11,8 @@ reads the log again in one range, so the result is always the one-process result
 Each process reads only its own range from the file (`LogBytes`), and workers are
 forked only from a process running one thread; without multiprocessing, on one core,
 or when a worker fails, its range is read here. Most lines are proven by
-`cairn.store.fastproof.proven` from their bytes; anything it declines is read the full
-way (`loads`, `proves_id`, `line_id`), which decides every finding.
+`cairn.store.fastid.proven` from their bytes; anything it declines is read the full
+way (`loads`, `line_id`), which decides every finding.
 """
 
 from __future__ import annotations
@@ -27,8 +27,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cairn.store.canonical import CONTENT_FIELDS
-from cairn.store.fastid import loads, proves_id
-from cairn.store.fastproof import proven
+from cairn.store.fastid import loads, proven
 from cairn.store.gcpause import gc_paused
 from cairn.store.model import line_id
 
@@ -239,8 +238,6 @@ def _id_problem(raw: dict[str, Any], ident: str) -> tuple[str, str] | None:
             f"event {ident} is marked redacted but carries content its id "
             "does not cover (added after the redaction)",
         )
-    if proves_id(raw):
-        return None
     try:
         actual = line_id(raw)
     except (TypeError, ValueError) as exc:

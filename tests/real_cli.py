@@ -4,32 +4,22 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from cairn.testing.gitenv import isolated_env
+
 BIN = Path(sys.executable).parent
 CAIRN = str(BIN / "cairn")
-# CI may have no git identity, and the user's own config must not leak in
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Ann Example",
-    "GIT_AUTHOR_EMAIL": "ann@example.com",
-    "GIT_COMMITTER_NAME": "Ann Example",
-    "GIT_COMMITTER_EMAIL": "ann@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 
 
 def env(**extra: str) -> dict[str, str]:
-    """This process's environment without git's or Cairn's settings, plus a fixed identity."""
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    out.update(IDENTITY)
-    out.update({"PYTHONSAFEPATH": "1", "NO_COLOR": "1", "CAIRN_AUTHOR": "Ada <ada@example.com>"})
-    out.update(extra)
-    return out
+    """`isolated_env` (a fixed git identity, none of the machine's settings), with
+    Cairn's author fixed too and no colour; `extra` may override any of them."""
+    fixed = {"PYTHONSAFEPATH": "1", "NO_COLOR": "1", "CAIRN_AUTHOR": "Ada <ada@example.com>"}
+    return isolated_env(**(fixed | extra))
 
 
 def cairn(

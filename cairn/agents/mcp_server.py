@@ -19,7 +19,6 @@ import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +29,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from cairn import __version__
 from cairn.agents.tools import RESOURCE_TEMPLATE, TOOLS, AgentTools, ToolError
 
 INSTRUCTIONS = (
@@ -37,13 +37,6 @@ INSTRUCTIONS = (
     "Before re-adding or reworking code, ask cairn_why (or cairn_check with the new "
     "content); record decisions you make with cairn_record."
 )
-
-
-def _version() -> str:
-    try:
-        return version("cairn-lsp")
-    except PackageNotFoundError:
-        return "0"
 
 
 def _client_name(ctx: ServerRequestContext[Any]) -> str:
@@ -108,7 +101,7 @@ def build_server(tools: AgentTools, session_id: str | None = None) -> Server[Any
 
     return Server(
         "cairn",
-        version=_version(),
+        version=__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,

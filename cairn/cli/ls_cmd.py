@@ -70,6 +70,8 @@ def ls_cmd(prefix: str, wanted: tuple[str, ...], as_json: bool) -> None:
                 "entity": r.entity,
                 "status": r.status.status.value,
                 "events": r.status.event_count,
+                "decisions": r.status.decision_count,
+                "notes": r.status.note_count,
                 "open_verdicts": len(r.status.open_verdicts),
                 "formerly": list(r.formerly),
                 "file_removed": r.file_removed,
@@ -94,7 +96,7 @@ def ls_cmd(prefix: str, wanted: tuple[str, ...], as_json: bool) -> None:
 
     for r in rows:
         style = STATUS_STYLE.get(Status(r["status"]), "")
-        counts = plural(r["events"], "decision")
+        counts = plural(r["decisions"], "decision")
         if r["open_verdicts"]:
             counts += f", {plural(r['open_verdicts'], 'open verdict')}"
         if r["formerly"]:

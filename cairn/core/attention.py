@@ -12,7 +12,8 @@ card only when its history matters:
 - a re-opened verdict (someone decided the old "no" no longer holds),
 - a removal: the entity was dropped (code that still names it is stale or re-adds it),
   or it was dropped and later re-added,
-- more than `busy_after` decisions,
+- more than `busy_after` decisions (notes: later reasons and commit links, are not
+  decisions: `EventType.is_note`),
 - for a table (or any parent), a child whose status is not plain: a column that was
   reverted, rejected, removed, re-opened or is in conflict.
 
@@ -111,7 +112,7 @@ def needs_history(status: EntityStatus, policy: AttentionPolicy = AttentionPolic
     alone already decides, so callers fetch history for few entities."""
     if not policy.quiet:
         return False
-    count = status.event_count
+    count = status.decision_count  # notes (commit links) never make an entity busy
     if count < 2 or count > policy.busy_after or _is_dependency(status.entity):
         return False  # a dependency's events can add nothing it keeps (`_DEPENDENCY_REASONS`)
     return not _status_reasons(status)
@@ -129,7 +130,7 @@ def attention(
     `needs_history` says so (otherwise it may be None); `children` the statuses of the
     entities it contains (a table's columns), besides the status's own `rollup`.
     """
-    count = status.event_count
+    count = status.decision_count
     reasons = _status_reasons(status)
     if events and readded_after_removal(events):
         reasons.append(Reason.READDED)
@@ -141,7 +142,7 @@ def attention(
         reasons.append(Reason.CHILDREN)
     if policy.quiet and _is_dependency(status.entity):
         reasons = [r for r in reasons if r in _DEPENDENCY_REASONS]
-    if not policy.quiet and not reasons and count:
+    if not policy.quiet and not reasons and status.event_count:
         reasons.append(Reason.HISTORY)
     return Attention(tuple(reasons))
 

@@ -97,6 +97,19 @@ def plural(count: int, noun: str, many: str = "") -> str:
     return f"{count} {noun if count == 1 else (many or noun + 's')}"
 
 
+def count_label(status: EntityStatus) -> str:
+    """`2 decisions`, or `2 decisions, 2 notes` when notes (`EventType.is_note`: later
+    reasons, commit links, redactions) were written on them: what `status`, `ls` and the
+    agents' tools say. The hover card and the lens show the decisions alone; the quiet
+    rule counts them alone too (`cairn.core.attention`)."""
+    return decisions_and_notes(status.decision_count, status.note_count)
+
+
+def decisions_and_notes(decisions: int, notes: int) -> str:
+    """`count_label` of two counts (the site counts an entity's events itself)."""
+    return plural(decisions, "decision") + (f", {plural(notes, 'note')}" if notes else "")
+
+
 def sentence(text: str) -> str:
     """`text` ending in one full stop: none added after `.`, `!`, `?` or a clipped `…`
     (which read `the….` before)."""
@@ -205,10 +218,9 @@ def command_link(label: str, command: str, arguments: dict[str, Any]) -> str:
 def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = ()) -> str:
     """The hover card for one entity."""
     state = status.status.value
-    count = status.event_count
-    noun = "decision" if count == 1 else "decisions"
+    count = status.decision_count
     if count:
-        lines = [f"**{md_code(entity)}** · {state} · {count} {noun}"]
+        lines = [f"**{md_code(entity)}** · {state} · {plural(count, 'decision')}"]
     else:  # a table known only through its columns' decisions
         lines = [f"**{md_code(entity)}** · no decisions of its own"]
     lines[0] += formerly_note(status)
@@ -271,9 +283,8 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
 def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = ()) -> str:
     """The one-line card of an entity whose history deserves no attention (the quiet
     rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
-    count = status.event_count
-    noun = "decision" if count == 1 else "decisions"
-    line = f"**{md_code(entity)}** · {status.status.value} · {count} {noun}"
+    count = status.decision_count
+    line = f"**{md_code(entity)}** · {status.status.value} · {plural(count, 'decision')}"
     line += formerly_note(status)
     # A commit link is written after every commit: it is the newest event, not a decision.
     decisions = [e for e in newest if not linked_commit(e)]
@@ -336,8 +347,8 @@ def _children_of(entity: str) -> tuple[str, str]:
 
 def lens_title(status: EntityStatus) -> str:
     """`3 decisions · reverted 2026-04-02` (the newest open verdict, else the status)."""
-    count = status.event_count
-    title = f"{count} decision" + ("" if count == 1 else "s")
+    count = status.decision_count
+    title = plural(count, "decision")
     verdicts = status.open_verdicts
     if verdicts:
         newest = max(verdicts, key=lambda e: e.occurred_at or e.recorded_at)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time
+from cairn.importers.base import Proposed, Skipped, SourceError, guarded, normalise_time
 from cairn.importers.dates import added_dates, file_author, file_date
 from cairn.importers.sql import relative
 from cairn.limits import LimitExceeded, Steps, read_source
@@ -135,12 +135,9 @@ def _list_items(text: str) -> list[str]:
 def read_adr(path: Path, root: Path) -> Adr | Skipped:
     """Parse one ADR file."""
     rel = relative(path, root)
-    try:
-        text = read_source(path)
-    except LimitExceeded as exc:
-        return Skipped(rel, f"skipped: {exc}")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Skipped(rel, f"unreadable: {exc}")
+    text = guarded(rel, lambda: read_source(path))
+    if isinstance(text, Skipped):
+        return text
     meta, body = _front_matter(text)
     title, sections = _sections(body)
     if not title:

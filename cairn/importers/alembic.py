@@ -22,7 +22,7 @@ from cairn.importers.base import Proposed, Skipped, SourceError, normalise_time,
 from cairn.importers.dates import commit_reason, file_author, file_date, file_history
 from cairn.importers.ddl import Change, change_emitter, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative
-from cairn.limits import MAX_NESTING, LimitExceeded, Steps
+from cairn.limits import Steps
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "alembic"
@@ -468,17 +468,8 @@ def import_alembic(
             when, origin = (
                 (rev.create_date, "Create Date") if rev.create_date else file_date(rev.path, dates)
             )
-            try:
-                changes, unknown = upgrade_changes(rev)
-            except LimitExceeded as exc:
-                yield Skipped(rel, f"skipped: {exc}")
-                continue
-            except (RecursionError, MemoryError):
-                yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
-                continue
             yield from file_proposals(
-                changes,
-                unknown,
+                lambda: upgrade_changes(rev),  # noqa: B023 (file_proposals calls it at once)
                 source=SOURCE,
                 rel=rel,
                 reasoning=commit_reason(

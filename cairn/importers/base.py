@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
 from cairn.store.times import format_ts
@@ -233,6 +233,21 @@ class _Progress:
 
 
 ProgressHook = Callable[[int], None]
+_R = TypeVar("_R")
+
+
+def guarded(rel: str, work: Callable[[], _R]) -> _R | Skipped:
+    """What `work` makes of one source file, or why the file is skipped: over a size or
+    nesting limit, or unreadable. A hostile file costs its own proposals, never the
+    import's."""
+    try:
+        return work()
+    except LimitExceeded as exc:
+        return Skipped(rel, f"skipped: {exc}")
+    except (RecursionError, MemoryError):
+        return Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Skipped(rel, f"unreadable: {exc}")
 
 
 def parse_python(path: Path) -> tuple[str, ast.Module] | Skipped:

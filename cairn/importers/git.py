@@ -381,8 +381,8 @@ def _walk(
         if not ents:
             yield Skipped(
                 f"{c.sha[:10]} {c.subject}",
-                "the revert restored a manifest, but names none of its dependencies and "
-                "its reverted commit changed none of them",
+                "the revert restored or deleted a manifest whole, and names none of the "
+                "dependencies it was about",
             )
             continue
         yield from _revert_events(c, f, original, ents, diffs.get(c.sha, {}), taken)

@@ -323,23 +323,27 @@ def about(
     message names, or whose lines the reverted commit itself changed, get a verdict.
     With neither a named dependency nor a reverted commit to read, a revert that
     touched one dependency is about it; one that touched several is about none (a
-    verdict on each would be a guess). Everything that is not a dependency stays."""
+    verdict on each would be a guess). A revert that deletes a manifest whole dropped
+    the file (a CI experiment's `requirements.txt`), not each dependency in it: only
+    those its message names. Everything that is not a dependency stays."""
     deps = [e for e in ents if e.path.startswith("deps/")]
     if not deps:
         return ents
     message = revert.message + "\n" + (original.message if original is not None else "")
+    deleted = {ch.path for ch in revert.changes if ch.new == ZERO}
     changed: dict[str, set[str]] = {}
     for path, fd in original_diff.items():  # manifests and lock files alike
         lines = {*fd.added.values(), *fd.removed.values()}
         changed[path] = {_squeezed(t) for t in lines}
     keep: set[int] = set()
     for e in deps:
-        theirs = changed.get(e.file, set())
+        theirs = set() if e.file in deleted else changed.get(e.file, set())
         if explains(message, e.path) or any(
             _squeezed(t) in theirs for t in (*e.lines, *e.restored)
         ):
             keep.add(id(e))
-    if not keep and original is None and len({e.path for e in deps}) == 1:
+    one = len({e.path for e in deps}) == 1
+    if not keep and original is None and one and not deleted & {e.file for e in deps}:
         keep = {id(e) for e in deps}
     return [e for e in ents if not e.path.startswith("deps/") or id(e) in keep]
 

@@ -13,6 +13,7 @@ this is the part that reads files and runs the indexer.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,6 +49,16 @@ class Entity:
     files: int = 0  # and how many of its files the revert changed
     restored: list[str] = field(default_factory=list)  # lines the revert put back in it
     imports: list[str] = field(default_factory=list)  # its print when it has no other line
+
+
+_REPLACES = re.compile(rb"^[ \t]+replaces\s*=\s*[\[(]", re.M)
+
+
+def redeclares(blob: bytes, path: str) -> bool:
+    """A squashed Django migration (`replaces = [...]`): it declares again every table
+    and column of the migrations it replaces, so a revert of it is about the file (the
+    squash), never about each of those (wagtail's reverted `0001_squashed_0016`)."""
+    return "/migrations/" in f"/{path}" and path.endswith(".py") and bool(_REPLACES.search(blob))
 
 
 def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
@@ -198,7 +209,7 @@ def _place_removed(
     meaningful: set[int] = {n - 1 for n in removed}
     imports: set[int] = set()
     if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
-        symbols = index_text(blob, path)
+        symbols = [] if redeclares(blob, path) else index_text(blob, path)
         # Only lines that carry meaning are fingerprinted: no comment, import,
         # docstring or licence header (they still say where the revert was). An
         # entity whose only lines are imports is fingerprinted by them: a module
@@ -281,7 +292,7 @@ def _place_restored(
     rows = code_rows(after, path, (n - 1 for n in added))
     if not rows:
         return
-    symbols = index_text(after, path)
+    symbols = [] if redeclares(after, path) else index_text(after, path)
     for number, text in sorted(added.items()):
         if number - 1 not in rows:
             continue

@@ -21,7 +21,7 @@ from cairn.importers.base import Proposed, Skipped, SourceError
 from cairn.importers.dates import commit_reason, file_author, file_history
 from cairn.importers.ddl import Change, Emit, emit_rename, emit_sql
 from cairn.importers.sql import file_proposals, relative, stamp_date
-from cairn.limits import MAX_NESTING, LimitExceeded, nesting_within, read_source
+from cairn.limits import nesting_within, read_source
 from cairn.store.paths import EntityPathError, column_path, table_path
 
 SOURCE = "rails"
@@ -301,20 +301,8 @@ def import_rails(
         yield from skipped
         for stamp, path, desc in files:
             rel = relative(path, root)
-            try:
-                changes, unknown = migration_changes(read_source(path))
-            except LimitExceeded as exc:
-                yield Skipped(rel, f"skipped: {exc}")
-                continue
-            except (RecursionError, MemoryError):
-                yield Skipped(rel, f"skipped: nested deeper than {MAX_NESTING} levels")
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                yield Skipped(rel, f"unreadable: {exc}")
-                continue
             yield from file_proposals(
-                changes,
-                unknown,
+                lambda: migration_changes(read_source(path)),  # noqa: B023 (called at once)
                 source=SOURCE,
                 rel=rel,
                 reasoning=commit_reason(added, path, f"Rails migration {path.name} ({desc})"),

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from cairn.importers.base import Proposed, Skipped, SourceError, iso
+from cairn.importers.base import Proposed, Skipped, SourceError, guarded, iso
 from cairn.importers.dates import (
     absolute,
     commit_reason,
@@ -24,7 +24,7 @@ from cairn.importers.dates import (
     file_history,
 )
 from cairn.importers.ddl import Change, parse_sql
-from cairn.limits import LimitExceeded, read_source
+from cairn.limits import read_source
 
 SOURCE = "sql"
 
@@ -122,8 +122,7 @@ def _identity(ch: Change) -> str:
 
 
 def file_proposals(
-    changes: list[Change],
-    unknown: Iterable[str],
+    read: Callable[[], tuple[list[Change], Iterable[str]]],
     *,
     source: str,
     rel: str,
@@ -134,14 +133,20 @@ def file_proposals(
     unit_done: list | None,
 ) -> Iterator[Proposed | Skipped]:
     """One migration file's share of an import, in the order every importer gives it:
-    what could not be read (`unknown`, a note each), a proposal for each change, then a
-    tick of the progress bar (`unit_done`).
+    a note for each part `read()` could not make sense of, a proposal for each change
+    it found, then a tick of the progress bar (`unit_done`). A file `read()` fails on
+    (see `guarded`) is one `Skipped`, and no tick.
 
     A proposal is keyed `source:rel:<digest>:entity`: the key names a change by its
     text, not its position, so inserting a statement into an imported migration imports
     just that statement; `#2`, `#3`... tell apart identical changes on the same entity
     in one file.
     """
+    got = guarded(rel, read)
+    if isinstance(got, Skipped):
+        yield got
+        return
+    changes, unknown = got
     for note in unknown:
         yield Skipped(rel, note)
     used: dict[str, int] = {}
@@ -182,13 +187,9 @@ def import_sql(
             yield Skipped(relative(Path(s.item), root), s.reason)
         for m in migrations:
             rel = relative(m.path, root)
-            try:
-                text = read_source(m.path)
-            except LimitExceeded as exc:
-                yield Skipped(rel, f"skipped: {exc}")
-                continue
-            except (OSError, UnicodeDecodeError) as exc:
-                yield Skipped(rel, f"unreadable: {exc}")
+            text = guarded(rel, lambda: read_source(m.path))  # noqa: B023
+            if isinstance(text, Skipped):
+                yield text
                 continue
             if m.stamp:
                 when, origin = stamp_date(m.stamp), "file name"
@@ -202,8 +203,7 @@ def import_sql(
                     snippet = " ".join(entry.sql.split())[:60]
                     yield Skipped(f"{rel} statement {entry.statement + 1}: {snippet}", entry.reason)
             yield from file_proposals(
-                changes,
-                (),
+                lambda: (changes, ()),  # noqa: B023 (file_proposals calls it at once)
                 source=SOURCE,
                 rel=rel,
                 # The commit that added the file says why; the file name says only what.

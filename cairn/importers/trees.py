@@ -126,16 +126,18 @@ def attributes(run: Runner, paths: Iterable[str]) -> dict[str, str]:
     return said
 
 
-def _rule(path: str, said: dict[str, str]) -> tuple[str, str] | None:
+def _rule(
+    path: str, said: dict[str, str], bundles: frozenset[str] = frozenset()
+) -> tuple[str, str] | None:
     """(tree directory, kind) for a file that belongs to a tree by its attributes or
-    its path alone; None otherwise."""
+    its path alone (`bundles`: more vendor roots, from `bundle_roots`); None otherwise."""
     pure = PurePosixPath(path)
     parts = pure.parts
     attr = said.get(path)
     if attr == "no":
         return None
     for i, part in enumerate(parts[:-1]):
-        if part.lower() in VENDOR_DIRS:
+        if part.lower() in VENDOR_DIRS or (bundles and "/".join(parts[: i + 1]) + "/" in bundles):
             depth = i + 2 if i + 2 < len(parts) else i + 1  # `vendor/<name>/`
             return "/".join(parts[:depth]) + "/", attr or "vendored"
     for i, part in enumerate(parts[:-1]):
@@ -175,11 +177,13 @@ def trees_of(
     that makes no tree (one image, a generated file beside code, anything at the
     repository's root) is a tree of one: an event on the file, quiet all the same.
     """
+    paths = list(paths)
+    bundles = bundle_roots(run, rev, paths)
     groups: dict[str, Tree] = {}
     rest: list[str] = []
     out: dict[str, Tree] = {}
     for path in paths:
-        hit = _rule(path, said)
+        hit = _rule(path, said, bundles)
         if hit is None:
             rest.append(path)
             continue
@@ -192,11 +196,11 @@ def trees_of(
 
     def wholly(directory: str, kind: str) -> bool:
         if (directory, kind) not in whole:
-            whole[directory, kind] = _wholly_tree(run, rev, directory, kind)
+            whole[directory, kind] = _wholly_tree(run, rev, directory, kind, bundles)
         return whole[directory, kind]
 
     for tree in groups.values():
-        by_root = _rooted(tree.path)
+        by_root = _rooted(tree.path, bundles)
         few = tree.kind == "asset" and len(tree.files) < MIN_GROUP
         if not by_root and (few or not wholly(tree.path, tree.kind)):
             for path in tree.files:
@@ -216,14 +220,40 @@ def trees_of(
     return sorted(out.values(), key=lambda t: t.path), rest
 
 
-def _rooted(directory: str) -> bool:
-    """A tree by where it is (a vendor root, a tool's directory), whatever it holds."""
-    return any(
-        p.lower() in VENDOR_DIRS or p in GENERATED_DIRS for p in PurePosixPath(directory).parts
+def bundle_roots(run: Runner, rev: str, paths: Iterable[str]) -> frozenset[str]:
+    """The `<package>/packages/` directories among `paths` whose parent is a Python
+    package at `rev`: Python's convention for bundled third-party code with no marker
+    (`requests/packages/urllib3/`, `urllib3/packages/six.py`). A top-level `packages/`,
+    or one in a directory that is no Python package, stays first-party: it is the
+    code of every JavaScript monorepo."""
+    found: set[str] = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        found.update(
+            "/".join(parts[: i + 1]) + "/"
+            for i, part in enumerate(parts[:-1])
+            if part == "packages" and i >= 1
+        )
+    return frozenset(
+        d
+        for d in sorted(found)
+        if run(
+            ["ls-tree", "--name-only", rev, "--", f"{d.removesuffix('packages/')}__init__.py"], b""
+        )
     )
 
 
-def _wholly_tree(run: Runner, rev: str, directory: str, kind: str) -> bool:
+def _rooted(directory: str, bundles: frozenset[str] = frozenset()) -> bool:
+    """A tree by where it is (a vendor root, a tool's directory), whatever it holds."""
+    parts = PurePosixPath(directory).parts
+    return any(p.lower() in VENDOR_DIRS or p in GENERATED_DIRS for p in parts) or any(
+        "/".join(parts[: i + 1]) + "/" in bundles for i in range(len(parts))
+    )
+
+
+def _wholly_tree(
+    run: Runner, rev: str, directory: str, kind: str, bundles: frozenset[str] = frozenset()
+) -> bool:
     """Every file under `directory` at `rev` is of a `kind` tree by its own attribute or
     name (none under a vendor root, which is a tree of its own)."""
     listed = [
@@ -235,6 +265,8 @@ def _wholly_tree(run: Runner, rev: str, directory: str, kind: str) -> bool:
         return False
     said = attributes(run, listed)
     return all(
-        (hit := _rule(n, said)) is not None and hit[1] == kind and not _rooted(hit[0])
+        (hit := _rule(n, said, bundles)) is not None
+        and hit[1] == kind
+        and not _rooted(hit[0], bundles)
         for n in listed
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cairn.core.present import plural
 from cairn.site.markup import badge, entity_link, esc, pager, whereabouts
 from cairn.site.model import Entity
 
@@ -21,8 +22,9 @@ def list_page_name(number: int) -> str:
 
 
 def row(entity: Entity) -> str:
-    """One entity as a list row: a link, its status, where it went, its event count
-    (the browser script builds the same row for a search result)."""
+    """One entity as a list row: a link, its status, where it went, its decision count
+    (the browser script builds the same row for a search result; notes are counted on
+    the entity's page)."""
     status = entity.status.status.value
     return (
         f'<li class="row" data-path="{esc(entity.path)}" data-status="{esc(status)}"'
@@ -30,8 +32,7 @@ def row(entity: Entity) -> str:
         f"{entity_link(entity, '')} {badge(status)}"
         + whereabouts(entity)
         + (' <span class="badge s-due">due</span>' if entity.due else "")
-        + f' <span class="count">{entity.count} event'
-        + ("" if entity.count == 1 else "s")
+        + f' <span class="count">{plural(entity.count, "decision")}'
         + '</span><p class="snippet" hidden></p></li>'
     )
 

@@ -4,6 +4,7 @@ its events, and every event (oldest first) with an anchor and its links to other
 from __future__ import annotations
 
 from cairn.core.commits import commits_of
+from cairn.core.present import decisions_and_notes
 from cairn.site.chart import category_of, timeline_svg
 from cairn.site.markup import badge, entity_link, esc, page_html, whereabouts
 from cairn.site.model import Entity, clip, kind_of, parent_of, when_of, who_of
@@ -44,7 +45,7 @@ def entity_page(
         f'<p class="lede">{esc(entity.kind or "entity")} · {badge(status.status.value)}'
         + whereabouts(entity)
         + (' <span class="badge s-due">review due</span>' if entity.due else "")
-        + f" · {entity.count} event{'' if entity.count == 1 else 's'}</p>",
+        + f" · {decisions_and_notes(entity.count, entity.notes)}</p>",
     ]
     if status.open_verdicts:
         items = "".join(

@@ -46,8 +46,8 @@ def index_page(
     pages, listed = first_page
     number, count, first = next(decisions.pages())
     main = f"""<h1>Decisions of {esc(project)}</h1>
-<p class="lede">{len(decisions)} decisions · {len(entities)} entities ·
-{sum(e.count for e in entities.values())} events · reviews due as of {today.isoformat()} ·
+<p class="lede">{sum(e.count for e in entities.values())} decisions · {len(entities)} entities ·
+{sum(e.notes for e in entities.values())} notes · reviews due as of {today.isoformat()} ·
 <a href="tree.html">entity tree</a></p>
 {_integrity(report)}
 {section(first, number, count, "", clip)}

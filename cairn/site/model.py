@@ -51,7 +51,8 @@ class Entity:
     events: list[Event]
     due: list[Review] = field(default_factory=list)
     page: str = ""
-    count: int = 0
+    count: int = 0  # its decisions: notes (`EventType.is_note`) are counted apart
+    notes: int = 0
     newest: str = ""  # when its newest event happened
     hits: list[Hit] = field(default_factory=list)  # its search candidates, clipped
     searchable: int = 0  # events with text or an author (not redacted)
@@ -142,7 +143,8 @@ def collect(
         kind = events[-1].entity_kind or kind_of(path)
         entity = Entity(path, kind, status, events, due.get(path, []), entity_page_name(path))
         entity.formerly, entity.file_removed = row.formerly, row.file_removed
-        entity.count, entity.newest = len(events), when_of(events[-1])
+        entity.notes = sum(1 for e in events if e.type.is_note)
+        entity.count, entity.newest = len(events) - entity.notes, when_of(events[-1])
         entity.hits, entity.searchable = candidates(entity, limits)
         for event in events:
             links.owner[event.id] = entity

@@ -244,7 +244,7 @@
       li.appendChild(span("badge s-due", "due"));
     }
     li.appendChild(document.createTextNode(" "));
-    li.appendChild(span("count", entity[3] + " event" + (entity[3] === 1 ? "" : "s")));
+    li.appendChild(span("count", entity[3] + " decision" + (entity[3] === 1 ? "" : "s")));
     var p = document.createElement("p");
     p.className = "snippet";
     var snippet = terms.length ? snippetOf(doc[1], terms) : null;

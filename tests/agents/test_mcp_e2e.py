@@ -70,10 +70,10 @@ async def test_why_search_check_and_the_resource_answer_from_the_store(project: 
 
     assert not why.is_error
     text = text_of(why)
-    assert text.startswith("users.email_verified: reverted (2 events)\n")
+    assert text.startswith("users.email_verified: reverted (2 decisions)\n")
     assert f"{short_id(verdict)}: {REVERT_REASON}" in text
     assert "prior attempts: 1 reverted" in text
-    assert "deps/stripe: rejected (1 event)" in text  # one event, not "1 events"
+    assert "deps/stripe: rejected (1 decision)" in text  # one, not "1 decisions"
     assert "reject of “stripe-python v1 client”" in text
     # (no code names orders.total, so there is nothing to suggest; the hint says what to do)
     assert text.endswith(

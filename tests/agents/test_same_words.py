@@ -5,7 +5,6 @@ reason, suggest the same entities, and name their own arguments in errors."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp_helpers import CAIRN, log_lines, make_project, mcp_session, text_of
+from real_cli import env as real_env
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"
@@ -34,21 +34,8 @@ AGAIN = V2.replace("def encode", "def sign_token")
 SUBJECT = "Take the crit header out again"
 
 
-def _env() -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    out.update(
-        GIT_AUTHOR_NAME="Ann Example",
-        GIT_AUTHOR_EMAIL="ann@example.com",
-        GIT_COMMITTER_NAME="Ann Example",
-        GIT_COMMITTER_EMAIL="ann@example.com",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-    )
-    return out
-
-
 def _run(root: Path, *args: str, date: str = "2024-02-01T10:00:00Z") -> str:
-    env = _env() | {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    env = real_env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     proc = subprocess.run(args, cwd=root, env=env, check=True, capture_output=True, text=True)
     return proc.stdout
 
@@ -95,7 +82,7 @@ def _hook(root: Path, tool_input: dict[str, Any]) -> subprocess.CompletedProcess
         "tool_input": tool_input,
         "tool_use_id": "toolu_01ABC",
     }
-    env = {**_env(), "CAIRN_BIN": CAIRN, "CAIRN_GATE_DAEMON": "0"}  # cold: no daemon left
+    env = {**real_env(), "CAIRN_BIN": CAIRN, "CAIRN_GATE_DAEMON": "0"}  # cold: no daemon left
     return subprocess.run(
         [sys.executable, str(HOOK)],
         input=json.dumps(payload),
@@ -118,7 +105,7 @@ def test_a_revert_found_by_content_blocks_with_its_reason_in_check_and_the_hook(
         capture_output=True,
         text=True,
         timeout=120,
-        env=_env(),
+        env=real_env(),
     )
     assert check.returncode == 1, check.stderr
     report = json.loads(check.stdout)
@@ -156,7 +143,7 @@ async def test_cairn_why_suggests_what_cairn_status_suggests(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         timeout=120,
-        env=_env(),
+        env=real_env(),
     )
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout)["did_you_mean"][0] == "deps/requests"

@@ -29,7 +29,7 @@ def test_markdown_digest_groups_by_entity_and_is_stable(project: Path) -> None:
     assert entities == sorted(entities)
     assert "payments" in entities and "deps/stripe" in entities
     section = text.split("## `src/payments.py::charge`")[1].split("\n## ")[0]
-    assert "Status: **reopened** · 3 events" in section
+    assert "Status: **reopened** · 3 decisions" in section
     assert section.index("**reject** 2023-01-20") < section.index("**supersede** 2024-03-01")
     assert "Rejected approach: Store encrypted card numbers" in section
     assert "[docs/adr/0003-store-card-numbers.md](docs/adr/0003-store-card-numbers.md)" in section

@@ -222,6 +222,62 @@ def test_a_restored_manifest_gives_verdicts_only_to_what_the_reverted_commit_cha
     assert code == 1
 
 
+def test_deleting_a_whole_manifest_gives_no_verdict_to_the_dependencies_it_held(
+    project: Path,
+) -> None:
+    # psf/requests: "last attempt" added a CI experiment's requirements.txt, "no need
+    # for this anymore!" deleted it (an inverse patch): the file was dropped, not each
+    # of its 29 pins, so re-adding pytest years later is no re-introduction.
+    commit(project, "App", "2017-01-01T10:00:00Z", {"app.py": "def main():\n    run()\n"})
+    pins = requirements(codecov="2.0.5", pytest="3.0.5", mock="2.0.0", Sphinx="1.5.1")
+    commit(project, "last attempt", "2017-01-21T10:00:00Z", {"requirements.txt": pins})
+    commit(project, "no need for this anymore!", "2017-01-21T11:00:00Z", {"requirements.txt": None})
+    cairn_json(project, "import", "git")
+    assert not [e.entity for e in reverts(project) if e.entity.startswith("deps/")]
+    (project / "requirements-dev.txt").write_text(requirements(pytest="7.4.0", codecov="2.1.13"))
+    git(project, "add", "-A")
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+
+
+def test_deleting_a_manifest_keeps_the_verdicts_its_message_names(project: Path) -> None:
+    commit(project, "App", "2017-01-01T10:00:00Z", {"app.py": "def main():\n    run()\n"})
+    pins = requirements(pytest="3.0.5", mock="2.0.0")
+    commit(project, "Test requirements", "2017-01-21T10:00:00Z", {"requirements.txt": pins})
+    commit(
+        project,
+        "Drop the test requirements: mock is in the standard library now",
+        "2017-01-22T10:00:00Z",
+        {"requirements.txt": None},
+    )
+    cairn_json(project, "import", "git")
+    assert {e.entity for e in reverts(project) if e.entity.startswith("deps/")} == {"deps/mock"}
+
+
+def test_a_release_number_taken_back_is_recorded_and_never_blocks(project: Path) -> None:
+    # psf/requests: "quick test" bumped __version__ to 0.10.3, "test #2" put 0.10.2
+    # back two minutes later (an inverse patch). Bumping it again is a release.
+    init = "__title__ = 'requests'\n__version__ = '{}'\n\n\ndef get(url):\n    return url\n"
+    commit(
+        project, "v0.10.2", "2012-01-30T10:00:00Z", {"requests/__init__.py": init.format("0.10.2")}
+    )
+    commit(
+        project,
+        "quick test",
+        "2012-02-01T10:00:00Z",
+        {"requests/__init__.py": init.format("0.10.3")},
+    )
+    commit(
+        project, "test #2", "2012-02-01T10:02:00Z", {"requests/__init__.py": init.format("0.10.2")}
+    )
+    cairn_json(project, "import", "git")
+    [event] = reverts(project)
+    assert event.metadata["significance"] == "trivial"
+    (project / "requests" / "__init__.py").write_text(init.format("0.10.3"))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
+
+
 def test_bumping_a_dependency_whose_addition_was_reverted_is_no_reintroduction(
     project: Path,
 ) -> None:

@@ -179,6 +179,112 @@ def test_a_revert_of_vendored_generated_and_asset_trees_is_one_event_per_tree(
     assert any("a vendored tree: one event for its 30 changed files" in n for n in notes)
 
 
+def test_a_package_bundled_under_a_python_packages_directory_is_one_vendored_tree(
+    project: Path,
+) -> None:
+    """psf/requests kept oauthlib, urllib3 and chardet under `requests/packages/`, with
+    no `.gitattributes` and no usual vendor root: taking oauthlib out again was one
+    commit undoing its addition, and gave an event to each of its functions. A
+    `packages/` directory inside a Python package is Python's own bundling convention;
+    a JavaScript workspace's `packages/` (no Python package around it) stays code."""
+    commit(
+        project,
+        "Requests",
+        "2012-03-01T10:00:00Z",
+        {
+            "requests/__init__.py": "__version__ = '0.10'\n",
+            "requests/packages/__init__.py": "",
+            "requests/api.py": "def get(url):\n    return request('get', url)\n",
+        },
+    )
+    bundled: dict[str, str | None] = {
+        f"requests/packages/oauthlib/m{i}.py": f"def sign_{i}(r):\n    return hmac_{i}(r)\n"
+        for i in range(12)
+    }
+    bundled["requests/packages/oauthlib/LICENSE"] = "BSD licence of oauthlib, its own\n"
+    bundled |= {
+        f"web/packages/ui/c{i}.js": f"export function widget{i}(p) {{ return draw{i}(p); }}\n"
+        for i in range(3)
+    }
+    commit(project, "oauthlib", "2012-03-02T10:00:00Z", bundled)
+    commit(
+        project,
+        "remove oauthlib",
+        "2012-03-03T10:00:00Z",
+        dict.fromkeys(bundled),
+    )
+    cairn_json(project, "import", "git")
+    events = {e.entity: e for e in reverts(project)}
+    bundle = events["requests/packages/oauthlib/"]
+    assert (bundle.metadata["tree"], bundle.metadata["files"]) == ("vendored", 13)
+    assert bundle.metadata["significance"] == "trivial"
+    assert not [p for p in events if p.startswith("requests/packages/oauthlib/m")]
+    # the JavaScript workspace's functions are still each a decision
+    assert "web/packages/ui/c0.js::widget0" in events
+    assert "significance" not in events["web/packages/ui/c0.js::widget0"].metadata
+
+
+def _migration(name: str, fields: list[str], replaces: list[str] | None = None) -> str:
+    cols = "".join(f"                ('{f}', models.TextField()),\n" for f in fields)
+    rep = f"    replaces = {replaces!r}\n" if replaces else ""
+    return (
+        "from django.db import migrations, models\n\n\n"
+        "class Migration(migrations.Migration):\n"
+        f"{rep}"
+        "    operations = [\n"
+        "        migrations.CreateModel(\n"
+        f"            name='{name}',\n"
+        "            fields=[\n"
+        f"{cols}"
+        "            ],\n"
+        "        ),\n"
+        "    ]\n"
+    )
+
+
+def test_reverting_a_squashed_migration_is_about_the_file_not_what_it_redeclares(
+    project: Path,
+) -> None:
+    """wagtail's `Revert "Create new squashed migration for wagtailcore"` deleted
+    `0001_squashed_0016_….py`, which re-declares every table and column of the
+    migrations it replaces: the verdict went to each of them (wrong entity), though
+    the decision was not to squash. A migration with `replaces` re-declares; the
+    revert is on its file. A plain migration taken back still names its table."""
+    fields = ["title", "slug", "url_path"]
+    commit(
+        project,
+        "Pages",
+        "2018-11-01T10:00:00Z",
+        {
+            "core/migrations/__init__.py": "",
+            "core/migrations/0001_initial.py": _migration("Page", fields),
+        },
+    )
+    squashed = _migration("Page", fields, ["('core', '0001_initial')"])
+    commit(
+        project,
+        "Create new squashed migration for core",
+        "2018-11-27T10:00:00Z",
+        {"core/migrations/0001_squashed_0001_initial.py": squashed},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2018-12-19T10:00:00Z")
+    commit(
+        project,
+        "Add a Snippet model",
+        "2018-12-20T10:00:00Z",
+        {"core/migrations/0002_snippet.py": _migration("Snippet", ["body"])},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2018-12-21T10:00:00Z")
+    cairn_json(project, "import", "git")
+    by_commit: dict[str, set[str]] = {}
+    for e in reverts(project):
+        by_commit.setdefault(e.reasoning, set()).add(e.entity)
+    [squash] = [v for k, v in by_commit.items() if "squashed" in k]
+    assert squash == {"core/migrations/0001_squashed_0001_initial.py"}
+    [snippet] = [v for k, v in by_commit.items() if "Snippet" in k]
+    assert "core_snippet" in snippet, snippet
+
+
 def test_test_snapshots_lock_files_and_lone_generated_files_are_quiet_trees(
     project: Path,
 ) -> None:

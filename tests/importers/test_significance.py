@@ -25,6 +25,10 @@ from cairn.significance import trivial_change
         ("a.py", [], ["from typing import Optional"]),
         ("a.ts", ["function f(x) {"], ["function f(x: string): void {  // eslint-disable-line"]),
         ("main.go", ["x := y"], ["x := y //nolint:errcheck"]),
+        # the project's own release number
+        ("requests/__init__.py", ["__version__ = '0.10.2'"], ["__version__ = '0.10.3'"]),
+        ("setup.py", ["    version='2.0',"], ["    version='2.1.0rc1',"]),
+        ("version.go", ['const Version = "v2.7.5"'], ['const Version = "v2.7.6"']),
     ],
 )
 def test_cosmetic_changes(path: str, removed: list[str], added: list[str]) -> None:
@@ -42,6 +46,8 @@ def test_cosmetic_changes(path: str, removed: list[str], added: list[str]) -> No
         ("a.py", ["from modelsearch import *"], ["from wagtailmodelsearch import *"]),
         ("README.md", ["Install  with pip"], ["Install with uv"]),
         ("a.py", ["x = 1"], ["x = 1", "y = 2"]),
+        ("a.py", ['API_VERSION = "1.0"'], ['API_VERSION = "2.0"']),  # a protocol's
+        ("a.py", ["version = detect()"], ["version = probe()"]),
     ],
 )
 def test_changes_of_behaviour_are_never_cosmetic(

@@ -201,6 +201,61 @@ async def wait_for(
     await asyncio.wait_for(loop(), timeout)
 
 
+async def open_warned(
+    client: LanguageClient, root: Path, path: Path, language: str, **init: Any
+) -> str:
+    """The start of most end-to-end tests: initialize on the folder `root`, open `path`,
+    and wait until the server has published Cairn's diagnostics on it; its uri."""
+    await initialize(client, root, **init)
+    uri = open_doc(client, path, language)
+    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    return uri
+
+
+async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> str | None:
+    """The hover's markdown at a position, or None when the server shows none."""
+    found = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        )
+    )
+    if found is None:
+        return None
+    assert isinstance(found.contents, types.MarkupContent)
+    return found.contents.value
+
+
+async def hover_text(client: LanguageClient, uri: str, line: int, character: int) -> str:
+    """`hover_at` where a hover must be shown."""
+    text = await hover_at(client, uri, line, character)
+    assert text is not None, f"no hover at {line}:{character}"
+    return text
+
+
+async def lens_titles(client: LanguageClient, uri: str) -> dict[int, str]:
+    """Line -> title of each code lens on the document (each opens the history)."""
+    found = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    out = {}
+    for lens in found or []:
+        assert lens.command is not None and lens.command.command == "cairn.history"
+        out[lens.range.start.line] = lens.command.title
+    return out
+
+
+async def only_message(client: LanguageClient) -> types.ShowMessageParams:
+    """The one window message the server has shown, once it has shown one (a second
+    document opened must not repeat it)."""
+    for _ in range(100):
+        if client.messages:
+            break
+        await asyncio.sleep(0.05)
+    [message] = client.messages
+    return message
+
+
 def cairn_diagnostics(client: LanguageClient, uri: str) -> list[types.Diagnostic]:
     return [d for d in client.diagnostics.get(uri, []) if d.source == "cairn"]
 

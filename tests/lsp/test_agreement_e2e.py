@@ -17,6 +17,7 @@ from lsp_helpers import (
     make_client,
     make_sample,
     open_doc,
+    open_warned,
     wait_for,
 )
 from lsprotocol import types
@@ -152,9 +153,7 @@ async def test_the_server_honours_cairn_dir_as_the_cli_does(tmp_path: Path) -> N
     client = await config.start()
     assert isinstance(client, LanguageClient)
     try:
-        await initialize(client, nested)
-        uri = open_doc(client, migration, "sql")
-        await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+        uri = await open_warned(client, nested, migration, "sql")
         [diag] = cairn_diagnostics(client, uri)
         assert diag.code == finding["verdict_id"]
         assert diag.message == finding["message"]

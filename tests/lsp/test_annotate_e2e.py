@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import (
+    Sample,
+    hover_text,
+    open_warned,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -31,18 +35,9 @@ async def test_hover_and_history_show_the_note_with_its_event(
     client: LanguageClient, sample: Sample
 ) -> None:
     annotate(sample.root, sample.ids["revert"])
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / MIGRATION, "sql")
     col = sample.text(MIGRATION).splitlines()[1].index("email_verified") + 3
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=col),
-        )
-    )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    paragraphs = hover.contents.value.split("\n\n")
+    paragraphs = (await hover_text(client, uri, 1, col)).split("\n\n")
     [verdict] = [p for p in paragraphs if p.startswith("⛔")]
     assert "corporate domains" in verdict and f"*Note by Ada:* {NOTE}" in verdict
     # A note is no decision of its own: it is not listed among the newest.

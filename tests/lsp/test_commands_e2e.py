@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, open_warned, wait_for
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pytest_lsp import LanguageClient
@@ -28,9 +28,7 @@ async def run(client: LanguageClient, command: str, *arguments: object) -> objec
 async def test_draft_round_trip_logs_on_save_and_deletes_the_draft(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / PYPROJECT, "toml")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / PYPROJECT, "toml")
 
     result = await run(
         client, "cairn.supersede", {"entity": "deps/stripe", "of": sample.ids["reject"]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, open_warned
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -72,9 +72,7 @@ def _position(text: str, needle: str) -> types.Position:
 async def test_a_reverted_constant_warns_and_hovers(client: LanguageClient, tmp_path: Path) -> None:
     root = tmp_path / "shop"
     _project(root)
-    await initialize(client, root)
-    uri = open_doc(client, root / "app" / "settings.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, root, root / "app" / "settings.py", "python")
 
     [diag] = cairn_diagnostics(client, uri)
     assert diag.data["entity"] == "app/settings.py::CACHE_TIMEOUT"

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import Sample, cairn_diagnostics, initialize, only_message, open_doc, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -39,10 +38,6 @@ async def test_a_forged_supersede_changes_nothing_and_a_notice_says_so(
 
     models = open_doc(client, sample.root / "app" / "models.py", "python")
     await wait_for(lambda: models in client.diagnostics, client)
-    for _ in range(100):
-        if client.messages:
-            break
-        await asyncio.sleep(0.05)
-    [message] = client.messages  # once, though two documents were opened
+    message = await only_message(client)  # once, though two documents were opened
     assert message.type == types.MessageType.Warning
     assert "damaged" in message.message and "cairn verify" in message.message

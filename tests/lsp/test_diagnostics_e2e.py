@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import (
+    Sample,
+    cairn_diagnostics,
+    hover_at,
+    hover_text,
+    initialize,
+    open_doc,
+    open_warned,
+    wait_for,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -14,9 +23,7 @@ MIGRATION = "db/migrations/0042_email_verified.sql"
 async def test_readding_a_reverted_column_warns_at_the_column_name(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / MIGRATION, "sql")
 
     [diag] = cairn_diagnostics(client, uri)
     line = sample.text(MIGRATION).splitlines()[1]
@@ -37,9 +44,7 @@ async def test_readding_a_reverted_column_warns_at_the_column_name(
 async def test_quick_fix_supersedes_and_the_warning_goes_away(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / MIGRATION, "sql")
     [diag] = cairn_diagnostics(client, uri)
 
     actions = await client.text_document_code_action_async(
@@ -94,18 +99,9 @@ async def test_pull_diagnostics_match_and_nothing_is_pushed(
 async def test_hover_shows_the_reasoning_and_links_the_history(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / MIGRATION, "sql")
     col = sample.text(MIGRATION).splitlines()[1].index("email_verified") + 3
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=col),
-        )
-    )
-    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    text = hover.contents.value
+    text = await hover_text(client, uri, 1, col)
     assert "`users.email_verified`** · reverted · 2 decisions" in text
     assert "**Reverted** 2026-04-02 by alice" in text
     assert "corporate domains" in text
@@ -114,23 +110,12 @@ async def test_hover_shows_the_reasoning_and_links_the_history(
     assert len(text.splitlines()) <= 15
 
     # The table has no decisions of its own, but its columns' verdicts roll up.
-    table = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=14),
-        )
-    )
-    assert table is not None and isinstance(table.contents, types.MarkupContent)
-    assert table.contents.value.startswith("**`users`** · no decisions of its own")
-    assert "Columns: 1 reverted (email_verified)" in table.contents.value
+    table = await hover_text(client, uri, 1, 14)
+    assert table.startswith("**`users`** · no decisions of its own")
+    assert "Columns: 1 reverted (email_verified)" in table
 
     # `users.email` has no history at all: no hover by default.
-    nothing = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=2, character=41),
-        )
-    )
+    nothing = await hover_at(client, uri, 2, 41)
     assert nothing is None
 
 
@@ -144,9 +129,7 @@ async def test_reapplied_without_supersede_is_a_conflict_warning(
         reasoning="Needed for the new signup flow.",
         occurred_at="2026-06-01",
     )
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / MIGRATION, "sql")
     [diag] = cairn_diagnostics(client, uri)
     assert diag.severity == types.DiagnosticSeverity.Warning
     assert diag.data["kind"] == "conflict"
@@ -163,9 +146,7 @@ async def test_a_due_review_is_information_at_the_definition(
         reasoning="Greeting by e-mail is a stopgap; revisit once display names ship.",
         revisit_after="2026-01-15",
     )
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / "app" / "models.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / "app" / "models.py", "python")
     [diag] = cairn_diagnostics(client, uri)
     assert diag.severity == types.DiagnosticSeverity.Information
     assert diag.code == review_id and diag.data["kind"] == "review"

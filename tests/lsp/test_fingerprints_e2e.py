@@ -3,14 +3,14 @@ real server warns where the reverted lines come back and says so in the hover.""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, open_warned, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from real_cli import env as real_env
 
 V1 = """\
 class JWTManager:
@@ -26,22 +26,8 @@ CRIT = """\
 V2 = V1.replace('"HS256"}\n', '"HS256"}\n' + CRIT)
 
 
-def _env() -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    out.update(
-        GIT_AUTHOR_NAME="Ann Example",
-        GIT_AUTHOR_EMAIL="ann@example.com",
-        GIT_COMMITTER_NAME="Ann Example",
-        GIT_COMMITTER_EMAIL="ann@example.com",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        PYTHONSAFEPATH="1",
-    )
-    return out
-
-
 def _run(root: Path, *args: str, date: str = "2024-02-01T10:00:00Z") -> None:
-    env = _env() | {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    env = real_env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
 
 
@@ -69,9 +55,7 @@ async def test_reverted_lines_typed_again_warn_and_hover(
     _history(root)
     # The same lines again, in a method with another name.
     (root / "jwt.py").write_text(V2.replace("def encode", "def sign_token"))
-    await initialize(client, root)
-    uri = open_doc(client, root / "jwt.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, root, root / "jwt.py", "python")
     [diag] = cairn_diagnostics(client, uri)
     assert diag.message.startswith("this brings back 3 of the 3 lines reverted on 2024-02-23")
     assert "`Take the crit header out again`" in diag.message

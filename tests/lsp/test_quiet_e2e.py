@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from lsp_helpers import initialize, open_doc
+from lsp_helpers import hover_text, initialize, lens_titles, open_doc
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -90,33 +90,10 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-async def lenses(client: LanguageClient, uri: str) -> dict[int, str]:
-    found = await client.text_document_code_lens_async(
-        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
-    )
-    out = {}
-    for lens in found or []:
-        assert lens.command is not None and lens.command.command == "cairn.history"
-        out[lens.range.start.line] = lens.command.title
-    return out
-
-
-async def hover(client: LanguageClient, uri: str, line: int, character: int) -> str:
-    found = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
-        )
-    )
-    assert found is not None
-    assert isinstance(found.contents, types.MarkupContent)
-    return found.contents.value
-
-
 async def test_quiet_by_default_loud_where_it_counts(client: LanguageClient, project: Path) -> None:
     await initialize(client, project)
     uri = open_doc(client, project / "db" / "schema.sql", "sql")
-    by_line = await lenses(client, uri)
+    by_line = await lens_titles(client, uri)
     titled = {
         SCHEMA.splitlines()[line].strip().split()[0]: title for line, title in by_line.items()
     }
@@ -134,25 +111,25 @@ async def test_quiet_by_default_loud_where_it_counts(client: LanguageClient, pro
 
     # a quiet entity's hover is one line; one that matters gets the full card
     email = line_of(SCHEMA, "email text")
-    card = await hover(client, uri, email, 3)
+    card = await hover_text(client, uri, email, 3)
     assert "\n" not in card
     assert card.startswith("**`users.email`** · active · 1 decision · 2020-01-01 add by alembic")
     legacy = line_of(SCHEMA, "legacy_flag")
-    card = await hover(client, uri, legacy, 3)
+    card = await hover_text(client, uri, legacy, 3)
     assert "⛔ **Reverted**" in card and "Broke the mobile login" in card and "\n" in card
     phone = line_of(SCHEMA, "phone")
-    assert "⏰ **Review due**" in await hover(client, uri, phone, 3)
+    assert "⏰ **Review due**" in await hover_text(client, uri, phone, 3)
 
 
 async def test_quiet_off_from_initialization_options(client: LanguageClient, project: Path) -> None:
     await initialize(client, project, options={"debounceMs": 20, "quiet": False})
     uri = open_doc(client, project / "db" / "schema.sql", "sql")
-    by_line = await lenses(client, uri)
+    by_line = await lens_titles(client, uri)
     # every entity with history: 2 tables and 9 columns
     assert len(by_line) == 11
     email = line_of(SCHEMA, "email text")
     assert by_line[email] == "1 decision"
-    card = await hover(client, uri, email, 3)
+    card = await hover_text(client, uri, email, 3)
     assert "\n" in card  # the full card, with its history link on its own block
 
 
@@ -161,14 +138,14 @@ async def test_quiet_settings_from_configuration(client: LanguageClient, project
     client.set_configuration({"quietMaxDecisions": 1, "debounceMs": 10}, section="cairn")
     await initialize(client, project)
     uri = open_doc(client, project / "db" / "schema.sql", "sql")
-    by_line = await lenses(client, uri)
+    by_line = await lens_titles(client, uri)
     assert by_line[line_of(SCHEMA, "bio")] == "4 decisions"
     assert line_of(SCHEMA, "email text") not in by_line
 
     client.set_configuration({"quiet": False}, section="cairn")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     for _ in range(50):
-        by_line = await lenses(client, uri)
+        by_line = await lens_titles(client, uri)
         if len(by_line) == 11:
             break
         await asyncio.sleep(0.1)

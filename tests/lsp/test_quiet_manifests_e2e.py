@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_helpers import initialize, open_doc
+from lsp_helpers import hover_text, initialize, lens_titles, open_doc
 from pytest_lsp import LanguageClient
 from real_cli import cairn, cairn_json, commit, git
-from test_quiet_e2e import hover, lenses
 
 START = "django==4.0\nrequests==2.28\ncelery==5.0\nsix==1.15\n"
 
@@ -63,10 +62,10 @@ async def test_a_manifest_lenses_only_what_needs_acting_on(
     manifest = root / "requirements.txt"
     uri = open_doc(client, manifest, "pip-requirements")
     lines = manifest.read_text().splitlines()
-    by_line = await lenses(client, uri)
+    by_line = await lens_titles(client, uri)
     # celery's bump was reverted: an open verdict. django's four bumps are not attention.
     assert {lines[n].split("==")[0]: title for n, title in by_line.items()} == {
         "celery": "2 decisions · reverted 2023-07-02"
     }
     django = next(n for n, line in enumerate(lines) if line.startswith("django"))
-    assert "\n" not in await hover(client, uri, django, 2)  # the one-line card
+    assert "\n" not in await hover_text(client, uri, django, 2)  # the one-line card

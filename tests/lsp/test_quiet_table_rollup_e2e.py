@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsp_helpers import initialize, open_doc
+from lsp_helpers import hover_text, initialize, lens_titles, open_doc
 from pytest_lsp import LanguageClient
-from test_quiet_e2e import hover, lenses
 
 from cairn.store import EventDraft, Store, init_store
 
@@ -48,7 +47,7 @@ async def test_a_table_with_a_dropped_column_outside_the_file_gets_a_lens(
 ) -> None:
     await initialize(client, project)
     uri = open_doc(client, project / "db" / "schema.sql", "sql")
-    by_line = await lenses(client, uri)
+    by_line = await lens_titles(client, uri)
     assert set(by_line) == {0}, by_line  # orders; not its plain columns, not carts
-    card = await hover(client, uri, 0, len("CREATE TABLE o"))
+    card = await hover_text(client, uri, 0, len("CREATE TABLE o"))
     assert "coupon" in card  # the hover's full card names the removed column

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, open_warned, wait_for
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -36,9 +36,7 @@ async def test_readding_a_removed_column_is_a_notice_quoting_the_removal(
     client: LanguageClient, sample: Sample, options: dict, severity: types.DiagnosticSeverity
 ) -> None:
     removal = drop_note(sample)
-    await initialize(client, sample.root, options=options)
-    uri = open_doc(client, sample.root / READD, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / READD, "sql", options=options)
     [diag] = cairn_diagnostics(client, uri)
     assert diag.severity == severity
     assert diag.code == removal

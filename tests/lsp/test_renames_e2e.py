@@ -6,15 +6,22 @@ silently writes — a `rename` event."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_helpers import cairn_diagnostics, capabilities, open_doc, wait_for
+from lsp_helpers import (
+    cairn_diagnostics,
+    capabilities,
+    hover_text,
+    lens_titles,
+    open_doc,
+    wait_for,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from real_cli import env as real_env
 
 from cairn.store import EventDraft, Store, init_store
 
@@ -33,18 +40,7 @@ def legacy_token(user):
 
 
 def _run(root: Path, *args: str, date: str = "2024-02-01T10:00:00Z") -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CAIRN_"))}
-    env.update(
-        GIT_AUTHOR_NAME="Ann Example",
-        GIT_AUTHOR_EMAIL="ann@example.com",
-        GIT_COMMITTER_NAME="Ann Example",
-        GIT_COMMITTER_EMAIL="ann@example.com",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        PYTHONSAFEPATH="1",
-        GIT_AUTHOR_DATE=date,
-        GIT_COMMITTER_DATE=date,
-    )
+    env = real_env(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
 
 
@@ -73,14 +69,7 @@ async def _until(predicate: Any, timeout: float = 15.0) -> None:
 
 
 async def _hover(client: LanguageClient, uri: str, line: int, character: int) -> str:
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
-        )
-    )
-    assert hover is not None
-    return str(hover.contents.value)  # type: ignore[union-attr]
+    return await hover_text(client, uri, line, character)
 
 
 async def test_a_revert_from_before_a_git_rename_warns_in_the_new_file(
@@ -119,6 +108,10 @@ async def test_a_revert_from_before_a_git_rename_warns_in_the_new_file(
     assert "**`src/session.py::legacy_token`** · reverted" in card
     assert "formerly `src/auth.py::legacy_token`" in card
     assert "Revert" in card
+
+    # the lens counts the history under its old path too (`cairn.core.aliases`)
+    titled = await lens_titles(client, uri)
+    assert titled.get(4) == "1 decision · reverted 2024-01-03", titled
 
 
 async def test_renaming_a_file_with_decisions_offers_to_move_its_history(

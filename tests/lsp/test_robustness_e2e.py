@@ -11,7 +11,15 @@ import shutil
 from concurrent.futures import Future
 
 import pytest
-from lsp_helpers import Sample, cairn_diagnostics, initialize, make_sample, open_doc, wait_for
+from lsp_helpers import (
+    Sample,
+    cairn_diagnostics,
+    hover_at,
+    initialize,
+    make_sample,
+    open_doc,
+    wait_for,
+)
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pytest_lsp import LanguageClient
@@ -25,13 +33,8 @@ async def still_serving(client: LanguageClient, sample: Sample) -> None:
     if uri not in client.diagnostics:
         open_doc(client, sample.root / MIGRATION, "sql")
     await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=33),
-        )
-    )
-    assert hover is not None and "corporate domains" in hover.contents.value
+    hover = await hover_at(client, uri, 1, 33)
+    assert hover is not None and "corporate domains" in hover
 
 
 def send_raw(client: LanguageClient, body: bytes) -> None:
@@ -234,19 +237,11 @@ async def test_a_log_growing_behind_another_writers_lock_still_gets_a_hover(
         # What `git pull` does to the log while an import holds the lock: it grows.
         with log.open("a") as fh:
             fh.write(log.read_text().splitlines()[-1] + "\n")  # a duplicate line: harmless
-        hover = await asyncio.wait_for(
-            client.text_document_hover_async(
-                types.HoverParams(
-                    text_document=types.TextDocumentIdentifier(uri=sample.uri(MIGRATION)),
-                    position=types.Position(line=1, character=33),
-                )
-            ),
-            15,
-        )
+        hover = await asyncio.wait_for(hover_at(client, sample.uri(MIGRATION), 1, 33), 15)
         # The store catches readers up without the write lock (since df6cb26), so the
         # card comes back while the other process still holds it.
         assert hover is not None
-        assert "Verification mails bounced" in hover.contents.value
+        assert "Verification mails bounced" in hover
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

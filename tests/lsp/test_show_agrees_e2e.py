@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import cairn_diagnostics, open_warned
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -84,9 +84,7 @@ async def test_show_prints_what_the_server_shows(client: LanguageClient, tmp_pat
         "users.email_verified",
     }
 
-    await initialize(client, root)
-    uri = open_doc(client, root / "app" / "models.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, root, root / "app" / "models.py", "python")
 
     diagnostics = cairn_diagnostics(client, uri)
     assert [

@@ -93,9 +93,9 @@ async def test_a_vanished_folder_is_reported_and_noticed_when_it_returns(
     assert str(back["users.email_verified"].status) == "reverted"
 
 
-def test_the_installed_version_is_what_importlib_metadata_reports() -> None:
+def test_the_version_the_servers_report_is_the_installed_one() -> None:
     from importlib.metadata import version
 
-    from cairn.lsp.server import installed_version
+    import cairn
 
-    assert installed_version() == version("cairn-lsp")
+    assert cairn.__version__ == version("cairn-lsp")

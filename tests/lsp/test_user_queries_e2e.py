@@ -3,9 +3,16 @@ and a broken one is reported once while the built-in queries keep working."""
 
 from __future__ import annotations
 
-import asyncio
-
-from lsp_helpers import Sample, cairn_diagnostics, initialize, open_doc, wait_for
+from lsp_helpers import (
+    Sample,
+    cairn_diagnostics,
+    hover_at,
+    initialize,
+    only_message,
+    open_doc,
+    open_warned,
+    wait_for,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -32,23 +39,16 @@ async def test_a_user_query_adds_an_entity_with_hover_and_diagnostic(
     reverted = sample.append(
         type="revert", entity="orders", reverts=added, reasoning="Orders moved to the ERP."
     )
-    await initialize(client, sample.root)
-    uri = open_doc(client, sample.root / "app" / "repo.py", "python")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(client, sample.root, sample.root / "app" / "repo.py", "python")
 
     [diag] = cairn_diagnostics(client, uri)
     assert diag.code == reverted
     assert diag.severity == types.DiagnosticSeverity.Information  # a reference
     assert diag.range.start == types.Position(line=1, character=23)
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=1, character=26),
-        )
-    )
+    hover = await hover_at(client, uri, 1, 26)
     assert hover is not None
-    assert "`orders`" in hover.contents.value
-    assert "Orders moved to the ERP." in hover.contents.value
+    assert "`orders`" in hover
+    assert "Orders moved to the ERP." in hover
     assert client.messages == []
 
 
@@ -66,11 +66,7 @@ async def test_a_broken_user_query_is_reported_once_and_builtins_still_work(
 
     models = open_doc(client, sample.root / "app" / "models.py", "python")
     await wait_for(lambda: models in client.diagnostics, client)
-    for _ in range(100):
-        if client.messages:
-            break
-        await asyncio.sleep(0.05)
-    [message] = client.messages  # once, though two documents were opened
+    message = await only_message(client)  # once, though two documents were opened
     assert message.type == types.MessageType.Warning
     assert message.message.startswith("Cairn: .cairn/queries/sql.scm:2:")
     assert "oops" in message.message

@@ -13,9 +13,11 @@ from lsp_helpers import (
     SERVER_ENV,
     Sample,
     cairn_diagnostics,
+    hover_at,
     initialize,
     make_sample,
     open_doc,
+    open_warned,
     wait_for,
 )
 from lsprotocol import types
@@ -35,9 +37,13 @@ def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 async def test_a_cli_write_is_seen_by_the_running_server(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root, options={"debounceMs": 20, "pollIntervalMs": 250})
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(
+        client,
+        sample.root,
+        sample.root / MIGRATION,
+        "sql",
+        options={"debounceMs": 20, "pollIntervalMs": 250},
+    )
 
     cli(sample.root, "supersede", "users.email_verified", "-r", "New mail provider; try again.")
     await wait_for(lambda: cairn_diagnostics(client, uri) == [], client)
@@ -72,9 +78,9 @@ async def test_a_watching_client_that_misses_an_event_is_still_caught_up(
 async def test_watched_file_events_refresh_without_polling(
     client: LanguageClient, sample: Sample
 ) -> None:
-    await initialize(client, sample.root, watch=True, options={"debounceMs": 20})
-    uri = open_doc(client, sample.root / MIGRATION, "sql")
-    await wait_for(lambda: bool(cairn_diagnostics(client, uri)), client)
+    uri = await open_warned(
+        client, sample.root, sample.root / MIGRATION, "sql", watch=True, options={"debounceMs": 20}
+    )
     for _ in range(300):  # the registration request follows `initialized` asynchronously
         if client.registrations:  # type: ignore[attr-defined]
             break
@@ -134,12 +140,7 @@ async def test_a_folder_without_cairn_gets_one_message_and_no_errors(
     uri = open_doc(client, plain / "schema.sql", "sql")
     await wait_for(lambda: uri in client.diagnostics, client)
     assert list(client.diagnostics[uri]) == []
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=0, character=14),
-        )
-    )
+    hover = await hover_at(client, uri, 0, 14)
     assert hover is None
     [message] = client.messages
     assert "no .cairn/ folder" in message.message and "cairn init" in message.message
@@ -189,13 +190,8 @@ async def test_severity_and_hover_settings_from_configuration(
         ),
         client,
     )
-    hover = await client.text_document_hover_async(
-        types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=2, character=41),
-        )
-    )
-    assert hover is not None and "`users.email`** · no decisions yet" in hover.contents.value
+    hover = await hover_at(client, uri, 2, 41)
+    assert hover is not None and "`users.email`** · no decisions yet" in hover
 
 
 async def test_workspace_symbols_search_decisions_and_locate_definitions(

@@ -120,6 +120,9 @@ def test_hover_and_site_show_the_commit(
     cairn(project, "export", "html", str(site)).check_returncode()
     pages = "".join(p.read_text() for p in (site / "e").glob("users.email_verified*.html"))
     assert f"Commit <code>{sha[:12]}</code>" in pages
+    # add, revert, supersede, each linked: three decisions and three notes, counted apart
+    assert " · 3 decisions" in markdown.splitlines()[0]
+    assert " · 3 decisions, 3 notes</p>" in pages
 
 
 def test_link_commit_outside_a_repository_is_a_one_line_error(tmp_path: Path) -> None:

@@ -84,8 +84,9 @@ def _check_reads(index: Index) -> None:
     found_in_order = index.db.execute(BY_PATHS_IN_ORDER_SQL, (json.dumps(wanted),))
     summaries = dict(summarise(found_in_order, wanted))
     for p in wanted:
-        rows, count = summaries[p]
+        rows, count, notes = summaries[p]
         assert count == len(found[p])
+        assert notes == sum(1 for r in found[p] if r.type.is_note)
         assert {r.seq for r in rows} <= {r.seq for r in found[p]}
 
 

@@ -39,6 +39,7 @@ def _same(store: Store, entities: list[str]) -> None:
         assert batch[entity].open_verdicts == one.open_verdicts
         assert batch[entity].reopened == one.reopened
         assert batch[entity].event_count == one.event_count
+        assert batch[entity].note_count == one.note_count
         # The batch keeps the newest re-applying change, as its row holds it: the same
         # id, type, times, author and agent as the whole event `status` reads.
         assert len(batch[entity].conflicts) == (1 if one.conflicts else 0)
@@ -165,17 +166,17 @@ def test_a_rolled_back_ingest_leaves_no_counts_behind(store: Store) -> None:
     assert store.status_many(["t.a"])["t.a"].event_count == 2
 
 
-def _stored_rows(store: Store) -> dict[str, tuple[int, int, object, object]]:
+def _stored_rows(store: Store) -> dict[str, tuple[int, int, int, object, object]]:
     rows = store.index.db.execute(
-        "SELECT path, status, event_count, kind, detail FROM entity_status"
+        "SELECT path, status, event_count, note_count, kind, detail FROM entity_status"
     ).fetchall()
     return {
-        path: (st, cnt, kd, json.loads(detail) if detail else None)
-        for path, st, cnt, kd, detail in rows
+        path: (st, cnt, notes, kd, json.loads(detail) if detail else None)
+        for path, st, cnt, notes, kd, detail in rows
     }
 
 
-def _rederived(store: Store) -> dict[str, tuple[int, int, object, object]]:
+def _rederived(store: Store) -> dict[str, tuple[int, int, int, object, object]]:
     """What a full derivation of every entity writes (rolled back afterwards)."""
     index = store.index
     paths = [p for (p,) in index.db.execute("SELECT path FROM entity")]
@@ -426,20 +427,30 @@ def test_the_batch_query_reads_the_rows_the_row_query_reads(store: Store) -> Non
     )
     store.refresh()
     asked = sorted([*paths, "t.none"])
+    first = store.status(paths[1]).latest
+    assert first is not None
+    meta = {"annotates": first.id}
+    store.append_many(
+        [
+            EventDraft(type="annotate", entity=paths[1], reasoning=f"n {i}", metadata=meta)
+            for i in range(3)
+        ]
+    )
     rows = [
-        [p, st, cnt, kd, json.loads(d) if d else 0]
-        for p, st, cnt, kd, d in store.index.status_rows(asked)
+        [p, st, cnt, notes, kd, json.loads(d) if d else 0]
+        for p, st, cnt, notes, kd, d in store.index.status_rows(asked)
     ]
     keys, codes, details = store.index.status_table(asked)
     got = []
     for key, code, detail in zip(keys, codes, details, strict=True):
-        st, kd, cnt = status_code(code)
-        got.append([asked[key], st, cnt, kd, detail])
+        st, kd, cnt, notes = status_code(code)
+        got.append([asked[key], st, cnt, notes, kd, detail])
     assert sorted(got, key=str) == sorted(rows, key=str)
     assert {r[0] for r in got} == set(paths)
-    assert any(r[4] and r[4][2] for r in got)  # a re-opened pair, with its spans
+    assert any(r[5] and r[5][2] for r in got)  # a re-opened pair, with its spans
     assert any(r[2] > 255 for r in got)  # a count wider than the bits below it
-    assert any(r[3] is not None for r in got) and any(r[3] is None for r in got)
+    assert [r[3] for r in got if r[0] == paths[1]] == [3]  # notes above the count's bits
+    assert any(r[4] is not None for r in got) and any(r[4] is None for r in got)
     assert store.index.status_table(["t.none"]) == ([], [], [])
     _same(store, asked)
 
@@ -513,3 +524,42 @@ def test_a_batch_shows_the_conflict_and_reopened_pairs_from_rows_alike_after_a_r
     Store.rebuild(cairn_dir)
     with Store.open(cairn_dir) as store:
         assert store.status_many(["t.a", "t.b"]) == before
+
+
+def _two_decisions_two_links(store: Store, entity: str) -> None:
+    """Two decisions, each then linked to a commit (as the post-commit hook writes)."""
+    for i, etype in enumerate(("add", "revert")):
+        store.append(EventDraft(type=etype, entity=entity, reasoning=f"{etype} it"))
+        decision = store.status(entity).latest
+        assert decision is not None
+        store.append(
+            EventDraft(
+                type="annotate",
+                entity=entity,
+                reasoning="Landed in a commit.",
+                commit=f"{i + 1:040x}",
+                metadata={"annotates": decision.id, "landed_in": f"{i + 1:040x}"},
+            )
+        )
+
+
+def test_commit_links_are_counted_as_notes_not_decisions(store: Store) -> None:
+    _two_decisions_two_links(store, "t.linked")
+    store.clear_caches()
+    for status in (store.status("t.linked"), store.status_many(["t.linked"])["t.linked"]):
+        assert (status.decision_count, status.note_count, status.event_count) == (2, 2, 4)
+        assert status.to_dict()["decision_count"] == 2 and status.to_dict()["note_count"] == 2
+
+
+def test_moved_forward_and_rebuilt_rows_count_notes_alike(cairn_dir: Path) -> None:
+    # The same events through `advance` (one append at a time) and through `summarise`
+    # (a rebuild derives every entity from all its rows): if either path counted a
+    # note as a decision, or lost one, the two stored rows would differ.
+    with Store.open(cairn_dir) as store:
+        _two_decisions_two_links(store, "t.linked")
+        moved = _stored_rows(store)["t.linked"]
+    assert moved[1:3] == (4, 2)  # four events, two of them notes
+    Store.rebuild(cairn_dir)
+    with Store.open(cairn_dir) as store:
+        assert _stored_rows(store)["t.linked"] == moved
+        assert store.status_many(["t.linked"])["t.linked"].decision_count == 2

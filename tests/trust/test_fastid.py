@@ -1,5 +1,5 @@
-"""The verify shortcut (`proves_id`) proves every line the store writes, is never fooled
-by an edit, and leaves to `line_id` what only it can say."""
+"""The id's one shortcut (`proven`) proves every line the store writes, is never fooled
+by an edit, and leaves to `line_id`, the definition, what only it can say."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from cairn.store import EventDraft, Store, init_store, line_id
 from cairn.store.canonical import canonical_json
-from cairn.store.fastid import line_damage, proves_id
-from cairn.store.fastproof import proven
+from cairn.store.fastid import line_damage, proven
 from cairn.store.redact import redacted_line
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(
@@ -22,6 +21,10 @@ text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size
 meta = st.dictionaries(
     st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=8)), max_size=3
 )
+
+
+def _line(raw: dict[str, object], **dumps: object) -> bytes:
+    return json.dumps(raw, ensure_ascii=False, **dumps).encode("utf-8")  # type: ignore[arg-type]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -49,50 +52,47 @@ def test_store_lines_are_proven_and_edits_are_not(
     for line in lines:
         raw = json.loads(line)
         assert line_id(raw) == raw["id"]
-        assert line_damage(raw) is None
-        huge = any(isinstance(v, int) and abs(v) >= 2**63 for v in metadata.values())
-        assert proves_id(raw) or huge  # orjson holds 64-bit integers: the rest is line_id's
+        assert proven(line.encode("utf-8")) is not None
+        assert line_damage(raw, line.encode("utf-8")) is None
         redacted = redacted_line(raw)
-        assert proves_id(redacted)
+        assert proven(_line(redacted)) is None  # redacted lines are the definition's
+        assert line_damage(redacted, _line(redacted)) is None
         assert line_id(redacted) == raw["id"]
         edited = dict(raw, entity="users.other")
-        assert not proves_id(edited)
-        assert line_damage(edited) == "id-mismatch"
+        assert proven(_line(edited)) is None
+        assert line_damage(edited, _line(edited)) == "id-mismatch"
         if "reasoning" in raw:
             changed = dict(raw, reasoning=raw["reasoning"] + "!")
-            assert not proves_id(changed)
-            assert line_damage(changed) == "id-mismatch"
+            assert proven(_line(changed)) is None
+            assert line_damage(changed, _line(changed)) == "id-mismatch"
 
 
 def test_a_reformatted_line_is_the_same_event() -> None:
     raw = {"entity": "users.a", "reasoning": "x", "recorded_at": "2026-01-01T00:00:00.000Z"}
     raw["type"] = "add"
     raw["id"] = line_id(raw)
-    spaced = json.loads(json.dumps(raw, indent=1))
-    assert proves_id(spaced)
-    assert line_damage(spaced) is None
+    spaced = json.dumps(raw, indent=1).encode("utf-8")
+    assert proven(spaced) == (raw["id"], [], "", "")
+    assert line_damage(json.loads(spaced), spaced) is None
 
 
 def test_an_empty_field_the_writer_prunes_is_left_to_the_definition() -> None:
     raw = {"entity": "users.a", "type": "add", "reasoning": "x"}
     raw["id"] = line_id(raw)
     padded = dict(raw, agent="", metadata={})
-    assert not proves_id(padded)
-    assert line_damage(padded) is None  # the definition prunes them: same event
+    assert proven(_line(padded)) == (raw["id"], [], "", "")  # pruned as the writer does
+    assert line_damage(padded, _line(padded)) is None
 
 
-def test_what_orjson_may_encode_otherwise_is_left_to_the_definition() -> None:
+def test_what_the_shortcut_declines_the_definition_decides() -> None:
     base = {"entity": "users.a", "type": "add", "reasoning": "x"}
-    for odd in ({"n": 1e-7}, {"n": 2**70}, {"deep": [{"x": 5e-9}]}):
+    for odd in ({"n": 1e-7}, {"deep": [{"x": 5e-9}]}):
         raw = dict(base, metadata=odd)
         raw["id"] = line_id(raw)
-        assert not proves_id(raw)  # orjson writes these differently, or not at all
-        assert line_damage(raw) is None  # the definition proves it
-        assert line_damage(dict(raw, reasoning="y")) == "id-mismatch"
-
-
-def _line(raw: dict[str, object], **dumps: object) -> bytes:
-    return json.dumps(raw, ensure_ascii=False, **dumps).encode("utf-8")  # type: ignore[arg-type]
+        assert proven(_line(raw)) is None  # floats have no canonical text
+        assert line_damage(raw, _line(raw)) is None  # the definition proves it
+        edited = dict(raw, reasoning="y")
+        assert line_damage(edited, _line(edited)) == "id-mismatch"
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,7 +144,7 @@ def test_the_byte_shortcut_leaves_every_odd_line_to_the_definition() -> None:
     for raw in odd:
         raw["id"] = line_id(raw)
         assert proven(_line(raw)) is None
-        assert line_damage(raw) is None  # the definition proves each of them
+        assert line_damage(raw, _line(raw)) is None  # the definition proves each of them
     big = dict(base, metadata={"n": 2**70, "m": -(2**64)})
     big["id"] = line_id(big)
     assert proven(_line(big)) == (big["id"], [], "", "")  # msgspec holds it: same digits
@@ -180,7 +180,7 @@ def test_the_byte_shortcut_never_vouches_for_what_the_definition_rejects(
     hit = proven(line)
     if hit is not None:
         parsed = json.loads(line)
-        assert line_damage(parsed) is None
+        assert line_damage(parsed, line) is None
         assert hit[0] == parsed["id"] == line_id(parsed)
 
 

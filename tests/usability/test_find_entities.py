@@ -45,7 +45,7 @@ def test_unknown_paths_get_suggestions_from_the_log_and_the_code(app: Path) -> N
     ):
         proc = cairn(app, "status", guess)
         assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.startswith(f"{guess}  unknown  (0 events)")
+        assert proc.stdout.startswith(f"{guess}  unknown  (0 decisions)")
         assert "did you mean" in proc.stderr and expected in proc.stderr, (guess, proc.stderr)
         as_json = cairn(app, "status", guess, "--json")
         assert expected in json.loads(as_json.stdout)["did_you_mean"]
@@ -110,7 +110,7 @@ def test_which_prints_the_entity_the_language_server_sees(app: Path) -> None:
 def test_output_is_indented_and_counted_right(app: Path) -> None:
     ok(app, "revert", "orders.gift_wrap", "-r", "nobody used it\nand it slowed checkout")
     status = ok(app, "status", "orders.gift_wrap")
-    assert "(1 event)" in status
+    assert "(1 decision)" in status
     assert "nobody used it\n    and it slowed checkout" in status
     history = ok(app, "history", "orders.gift_wrap")
     assert "    nobody used it\n    and it slowed checkout" in history
