@@ -14,6 +14,8 @@ from x import helper, Other
 
 LIMIT = 3
 A, B = 1, 2
+D, \\
+    E = 5, 6
 C = \\
     4
 TIMEOUT: int
@@ -45,7 +47,18 @@ if os.environ.get("X"):
 
 def test_every_declared_python_element_may_be_declared() -> None:
     found = declarations(PYTHON, "pkg/pool.py")
-    assert {"Pool.get", "Pool.close", "Pool.Meta", "LIMIT", "A", "B", "C", "TIMEOUT"} <= set(found)
+    assert {
+        "Pool.get",
+        "Pool.close",
+        "Pool.Meta",
+        "LIMIT",
+        "A",
+        "B",
+        "C",
+        "D",
+        "E",
+        "TIMEOUT",
+    } <= set(found)
     for qualified in found:
         assert may_declare(PYTHON.encode(), "pkg/pool.py", qualified), qualified
 
