@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cairn.core.decisions import loggable_types
+from cairn.core.listing import Listed
 from cairn.core.present import (
     blocked_explanation,
     clip,
@@ -250,11 +251,17 @@ class AgentTools:
         detailed, listed = recorded[:MAX_DETAILED], recorded[MAX_DETAILED:]
         blocks: list[str] = []
         records: list[dict[str, Any]] = []
+        from cairn.core.listing import file_removed, moved_to
+
         for entity in detailed:
             status = session.status(entity)  # every conflict, the rollup, due reviews
             attempts = session.store.prior_attempts(entity)
             conflicts = session.store.events_of(status.conflicts)
-            text, record = _describe(status, conflicts, attempts, status.due_reviews)
+            # named as `cairn ls` and `cairn status` name it: former paths, where it went
+            moved = moved_to(session, entity)  # then its file is gone because it moved
+            gone = moved is None and file_removed(session, entity)
+            row = Listed(entity, status, tuple(status.formerly), gone)
+            text, record = _describe(row, conflicts, attempts, moved)
             blocks.append(text)
             records.append(record)
         if listed:
@@ -287,19 +294,24 @@ class AgentTools:
             raise ToolError("cairn_search: 'limit' must be an integer")
         if not 1 <= limit <= SEARCH_MAX:
             raise ToolError(f"cairn_search: 'limit' must be between 1 and {SEARCH_MAX}")
+        from cairn.core.listing import named_line
+
         hits = self.store().search(query, limit=limit)
         lines, records = [], []
         for hit in hits:
             e = hit.event
             extra = f" (alternative: {clip(e.alternative, 80)})" if e.alternative else ""
+            name, note, line = named_line(self.session(), e.entity)  # as `cairn search`
             lines.append(
-                f"{e.entity}{more_entities(hit)} {e.type.value} {day(e.when)} "
+                f"{line}{more_entities(hit)} {e.type.value} {day(e.when)} "
                 f"{short_id(e.id)}: {clip(e.reasoning, 240)}{extra}"
             )
             # One decision on several entities is one hit; every id and entity is kept.
             records.append(
                 _event_dict(e)
                 | {
+                    "named": name,
+                    "note": note,
                     "score": round(hit.score, 4),
                     "entities": [x.entity for x in hit.events],
                     "ids": [x.id for x in hit.events],
@@ -502,11 +514,16 @@ def _event_dict(e: Any) -> dict[str, Any]:
 
 
 def _describe(
-    status: Any, conflicts: list[Any], attempts: list[Any], reviews: list[Any]
+    row: Listed, conflicts: list[Any], attempts: list[Any], moved: str | None
 ) -> tuple[str, dict[str, Any]]:
     """One entity's block of `cairn_why`: compact text and the same as JSON (`conflicts`:
-    the status's, whole: `Store.events_of`)."""
-    lines = [f"{status.entity}: {status.status.value} ({count_label(status)})"]
+    the status's, whole: `Store.events_of`; `moved`: its newest name if it moved away)."""
+    status, reviews = row.status, row.status.due_reviews
+    lines = [f"{status.entity}: {row.state} ({count_label(status)})"]
+    if row.formerly:
+        lines.append(f"  formerly {clip(', '.join(row.formerly), 300)}")
+    if moved:
+        lines.append(f'  moved to {moved}: cairn_why entities=["{moved}"]')
     for v in status.open_verdicts:
         what = v.type.value + (f" of “{clip(v.alternative, 80)}”" if v.alternative else "")
         lines.append(
@@ -549,5 +566,8 @@ def _describe(
             {"id": r.event.id, "reason": r.reason, "due": r.due or None} for r in reviews
         ],
         "children": {k: v.value for k, v in status.rollup.items()},
+        "formerly": list(row.formerly),
+        "moved_to": moved,
+        "file_removed": row.file_removed,
     }
     return "\n".join(lines), data

@@ -368,16 +368,19 @@ def _print_status(
     conflicts: list[Event],
     commits: dict[str, str] | None = None,
     latest: Event | None = None,
+    state: str = "",
 ) -> None:
     """`cairn status`: `conflicts` are `st.conflicts` whole (`Store.events_of`);
     `commits` the commit that landed each event (`commits_of`); `latest` the newest
-    decision (default `st.latest`)."""
+    decision (default `st.latest`); `state` the status word as `cairn ls` says it
+    (`reverted · file removed`, `Listed.state`)."""
     commits = commits or {}
     latest = latest or st.latest
     console = _console()
     style = STATUS_STYLE.get(st.status, "")
     console.print(
-        f"[cyan]{esc(st.entity)}[/]  [{style}]{st.status.value}[/]  ({esc(count_label(st))})"
+        f"[cyan]{esc(st.entity)}[/]  [{style}]{esc(state or st.status.value)}[/]  "
+        f"({esc(count_label(st))})"
     )
     if st.formerly:  # its decisions include those taken under these names
         console.print("formerly " + ", ".join(f"[cyan]{esc(f)}[/]" for f in st.formerly))
@@ -445,6 +448,8 @@ def _did_you_mean(store: Store, entity: str) -> list[str]:
 def status_cmd(entity: str, as_json: bool) -> None:
     """Derived status of ENTITY (active reverted rejected reopened removed conflict unknown),
     with the reviews of its decisions that are due."""
+    from cairn.core.listing import Listed, file_removed, moved_to
+
     _readable(entity)
     with open_session() as session:
         st = session.status(entity)
@@ -455,26 +460,23 @@ def status_cmd(entity: str, as_json: bool) -> None:
         commits = commits_of(events)
         # A commit link is no decision: the latest shown is the newest event that is not one.
         latest = next((e for e in reversed(events) if not linked_commit(e)), st.latest)
-        now = _moved_to(session, st.entity)
+        now = moved_to(session, st.entity)  # `cairn.core.listing`, as MCP `cairn_why` says
+        gone = now is None and bool(st.event_count) and file_removed(session, st.entity)
     if as_json:
         emit_json(
-            {**st.to_dict(), "commits": commits, "did_you_mean": suggestions, "moved_to": now}
+            {
+                **st.to_dict(),
+                "commits": commits,
+                "did_you_mean": suggestions,
+                "moved_to": now,
+                "file_removed": gone,
+            }
         )
     else:
-        _print_status(st, conflicts, commits, latest)
+        state = Listed(st.entity, st, tuple(st.formerly), gone).state
+        _print_status(st, conflicts, commits, latest, state)
         if now:  # what was decided here is listed there (`cairn.core.listing`)
             _console().print(f"moved to [cyan]{esc(now)}[/]: `cairn status {esc(now)}`")
-
-
-def _moved_to(session: Session, entity: str) -> str | None:
-    """The newest name of an entity that was moved away (its file gone), else None."""
-    from cairn.core.listing import current_name
-
-    try:
-        name = current_name(session, entity)
-    except EntityPathError:
-        return None
-    return name if name != entity else None
 
 
 @click.command("history")
@@ -607,10 +609,19 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         raise CairnError(
             f"search query {text!r} has no words to look for; to list everything, use `cairn ls`"
         )
-    with open_store() as store:
-        hits = store.search(text, limit=limit)
+    from cairn.core.listing import named_line
+
+    with open_session() as session:
+        hits = session.store.search(text, limit=limit)
+        # an event on a path that moved is named by its new name, as `cairn ls` lists it
+        names = {h.event.entity: named_line(session, h.event.entity) for h in hits}
     if as_json:
-        emit_json([h.to_dict() for h in hits])
+        emit_json(
+            [
+                h.to_dict() | {"named": names[h.event.entity][0], "note": names[h.event.entity][1]}
+                for h in hits
+            ]
+        )
         return
     console = _console()
     if not hits:
@@ -620,8 +631,8 @@ def search_cmd(query: tuple[str, ...], limit: int, as_json: bool) -> None:
         e = h.event
         extra = f" (alternative: {e.alternative})" if e.alternative else ""
         console.print(
-            f"[cyan]{esc(e.entity)}[/]{esc(more_entities(h))} {e.type.value} {_day(e.when)} "
-            f"{_short(e.id)}: " + body(e.reasoning + extra)
+            f"[cyan]{esc(names[e.entity][2])}[/]{esc(more_entities(h))} {e.type.value} "
+            f"{_day(e.when)} {_short(e.id)}: " + body(e.reasoning + extra)
         )
 
 

@@ -25,7 +25,16 @@ if TYPE_CHECKING:
     from cairn.core.session import Session
     from cairn.store import EntityStatus
 
-__all__ = ["Listed", "current_name", "file_of", "listing", "named"]
+__all__ = [
+    "Listed",
+    "current_name",
+    "file_of",
+    "file_removed",
+    "listing",
+    "moved_to",
+    "named",
+    "named_line",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +64,21 @@ def current_name(session: Session, entity: str) -> str:
     return later[-1]
 
 
+def moved_to(session: Session, entity: str) -> str | None:
+    """The newest name of an entity that was moved away (its file gone), else None: what
+    `cairn status` and MCP `cairn_why` tell whoever asks by the old path."""
+    try:
+        name = current_name(session, entity)
+    except EntityPathError:
+        return None
+    return name if name != entity else None
+
+
+def file_removed(session: Session, entity: str) -> bool:
+    """Whether the file `entity` lives in is gone from the working tree."""
+    return _gone(session.project.root, entity)
+
+
 def named(session: Session, entity: str) -> tuple[str, str]:
     """How a surface that quotes one event names its entity: the newest name, and what a
     reader must know about it ("formerly OLD", "file removed", both, or "")."""
@@ -63,6 +87,14 @@ def named(session: Session, entity: str) -> tuple[str, str]:
     if _gone(session.project.root, name):
         notes.append("file removed")
     return name, ", ".join(notes)
+
+
+def named_line(session: Session, entity: str) -> tuple[str, str, str]:
+    """`named` for a surface that quotes an event in one line (`cairn search`, MCP
+    `cairn_search`): the newest name, the note, and both as the line names them,
+    `NEW (formerly OLD)`, as the digest does."""
+    name, note = named(session, entity)
+    return name, note, f"{name} ({note})" if note else name
 
 
 def listing(session: Session, paths: Iterable[str] | None = None) -> list[Listed]:

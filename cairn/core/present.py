@@ -219,9 +219,8 @@ def hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Event] = 
     """The hover card for one entity."""
     state = status.status.value
     count = status.decision_count
-    noun = "decision" if count == 1 else "decisions"
     if count:
-        lines = [f"**{md_code(entity)}** · {state} · {count} {noun}"]
+        lines = [f"**{md_code(entity)}** · {state} · {plural(count, 'decision')}"]
     else:  # a table known only through its columns' decisions
         lines = [f"**{md_code(entity)}** · no decisions of its own"]
     lines[0] += formerly_note(status)
@@ -285,8 +284,7 @@ def quiet_hover_markdown(entity: str, status: EntityStatus, newest: Sequence[Eve
     """The one-line card of an entity whose history deserves no attention (the quiet
     rule, `cairn.core.attention`): what it is and its newest decision, nothing more."""
     count = status.decision_count
-    noun = "decision" if count == 1 else "decisions"
-    line = f"**{md_code(entity)}** · {status.status.value} · {count} {noun}"
+    line = f"**{md_code(entity)}** · {status.status.value} · {plural(count, 'decision')}"
     line += formerly_note(status)
     # A commit link is written after every commit: it is the newest event, not a decision.
     decisions = [e for e in newest if not linked_commit(e)]
@@ -350,7 +348,7 @@ def _children_of(entity: str) -> tuple[str, str]:
 def lens_title(status: EntityStatus) -> str:
     """`3 decisions · reverted 2026-04-02` (the newest open verdict, else the status)."""
     count = status.decision_count
-    title = f"{count} decision" + ("" if count == 1 else "s")
+    title = plural(count, "decision")
     verdicts = status.open_verdicts
     if verdicts:
         newest = max(verdicts, key=lambda e: e.occurred_at or e.recorded_at)

@@ -1,13 +1,18 @@
-"""`cairn ls`, `cairn status`, the site and the digest agree on a real git history with a
-move and a deleted file (issue 29 item 4): one listing rule (`cairn.core.listing`)."""
+"""`cairn ls`, `cairn status`, the site, the digest and MCP `cairn_why` agree on a real git
+history with a move and a deleted file (issue 29 item 4): one listing rule
+(`cairn.core.listing`)."""
 
 from __future__ import annotations
 
 import html
 import re
+import sys
 from pathlib import Path
 
 from real_cli import cairn, cairn_json, commit, git
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "agents"))
+from mcp_helpers import mcp_session, text_of
 
 AUTH = "def login(user):\n    return check_password(user)\n"
 LEGACY = """
@@ -74,6 +79,10 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
         status = cairn_json(project, "status", entity)
         assert (status["status"], status["event_count"]) == (row["status"], row["events"])
         assert status["formerly"] == row["formerly"]
+        assert status["file_removed"] == row["file_removed"]
+    assert "src/old.py::helper  reverted · file removed  (2 decisions)" in (
+        cairn(project, "status", "src/old.py::helper").stdout
+    )
 
     # the site: the same rows with the same statuses, and it says what ls says.
     out = tmp_path / "site"
@@ -103,3 +112,50 @@ def test_ls_status_site_and_digest_agree_after_a_move(project: Path, tmp_path: P
     assert ("src/old.py::helper", "file removed") in seen
     assert "src/auth.py::legacy_token (formerly" not in digest["text"]
     assert "- src/session.py::legacy_token (formerly src/auth.py::legacy_token)" in digest["text"]
+
+
+async def test_mcp_and_search_name_moves_as_ls_and_status_do(project: Path) -> None:
+    """The agent's `cairn_why` and `cairn_search` over the real MCP server and `cairn
+    search`, on the same history: a moved entity is answered under its new name with its
+    former one, an old path points at the new one, a function whose file is gone says
+    so, and a search hit on the old path is named by the new one."""
+    history(project)
+    cairn_json(project, "import", "git")
+    listed = {r["entity"]: r for r in cairn_json(project, "ls")}
+    asked = ["src/session.py::legacy_token", "ops.cfg", "deploy.cfg", "src/old.py::helper"]
+    async with mcp_session(project) as session:
+        answer = await session.call_tool("cairn_why", {"entities": asked})
+        found = await session.call_tool("cairn_search", {"query": "legacy tokens"})
+    assert not answer.is_error
+    text = text_of(answer)
+    data = answer.structured_content
+    assert data is not None
+    why = {r["entity"]: r for r in data["entities"]}
+    for entity in ("src/session.py::legacy_token", "ops.cfg", "src/old.py::helper"):
+        row = listed[entity]
+        assert (why[entity]["status"], why[entity]["event_count"]) == (row["status"], row["events"])
+        assert why[entity]["formerly"] == row["formerly"]
+        assert why[entity]["file_removed"] == row["file_removed"]
+    assert (
+        "src/session.py::legacy_token: reverted (1 decision)\n  formerly src/auth.py::legacy_token"
+        in text
+    )
+    assert "src/old.py::helper: reverted · file removed (2 decisions)" in text
+    # asked by its old path: where it went, as `cairn status deploy.cfg` says
+    old = cairn_json(project, "status", "deploy.cfg")
+    assert why["deploy.cfg"]["moved_to"] == old["moved_to"] == "ops.cfg"
+    assert "deploy.cfg: reverted (2 decisions)\n  moved to ops.cfg" in text
+
+    # search, in the CLI and over MCP: the revert made on the old path, named by the new
+    hit = cairn_json(project, "search", "legacy tokens")[0]
+    assert hit["entity"] == "src/auth.py::legacy_token"  # the event as it was recorded
+    assert (hit["named"], hit["note"]) == (
+        "src/session.py::legacy_token",
+        "formerly src/auth.py::legacy_token",
+    )
+    line = "src/session.py::legacy_token (formerly src/auth.py::legacy_token) revert 2024-01-03"
+    assert cairn(project, "search", "legacy tokens").stdout.startswith(line)
+    assert text_of(found).startswith(line)
+    assert found.structured_content is not None
+    [mcp_hit] = [h for h in found.structured_content["hits"] if h["id"] == hit["id"]]
+    assert (mcp_hit["named"], mcp_hit["note"]) == (hit["named"], hit["note"])

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_helpers import cairn_diagnostics, open_warned
+from lsp_helpers import cairn_diagnostics, hover_text, lens_titles, open_warned
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -153,3 +153,40 @@ async def test_a_mapped_column_hovers_warns_and_acts_as_its_column(
     assert [(r["entity"], r["status"]) for r in json.loads(field.stdout)] == [
         ("users.email_verified", "reverted")
     ]
+
+
+CLIENT = """\
+class Client:
+    MAX = 3
+
+    def upload(self, key):
+        return key
+"""
+
+
+async def test_a_class_hover_counts_members_not_columns(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """Issue 29.8 in the real server: a class's children are its members (a class is no
+    table), and one decision is "1 decision" in the hover and the lens."""
+    root = tmp_path / "store"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "s3.py").write_text(CLIENT)
+    init_store(root)
+    with Store.open(root / ".cairn") as store:
+        store.append(
+            EventDraft(
+                type="revert",
+                entity="app/s3.py::Client.upload",
+                reasoning="Multipart uploads broke on MinIO.",
+                author="erin",
+            )
+        )
+    uri = await open_warned(client, root, root / "app" / "s3.py", "python")
+    card = await hover_text(client, uri, 0, 7)  # `Client`
+    assert "Members: 1 reverted (upload)" in card
+    assert "Columns" not in card
+    method = await hover_text(client, uri, 3, 9)  # `upload`
+    assert "reverted · 1 decision" in method and "1 decisions" not in method
+    titles = list((await lens_titles(client, uri)).values())
+    assert len(titles) == 1 and titles[0].startswith("1 decision · reverted "), titles

@@ -11,7 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lsp_helpers import cairn_diagnostics, capabilities, hover_text, open_doc, wait_for
+from lsp_helpers import (
+    cairn_diagnostics,
+    capabilities,
+    hover_text,
+    lens_titles,
+    open_doc,
+    wait_for,
+)
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from real_cli import env as real_env
@@ -101,6 +108,10 @@ async def test_a_revert_from_before_a_git_rename_warns_in_the_new_file(
     assert "**`src/session.py::legacy_token`** · reverted" in card
     assert "formerly `src/auth.py::legacy_token`" in card
     assert "Revert" in card
+
+    # the lens counts the history under its old path too (`cairn.core.aliases`)
+    titled = await lens_titles(client, uri)
+    assert titled.get(4) == "1 decision · reverted 2024-01-03", titled
 
 
 async def test_renaming_a_file_with_decisions_offers_to_move_its_history(
