@@ -23,6 +23,12 @@ over every process that reports). Selvedge's hook runs on the 1-event log: it as
 whether prior attempts were looked up, reading no more of a bigger log. The hook runs
 as installed for a user: `cairn` on PATH, no CAIRN_BIN (which makes it spawn).
 The import share is of the profiled run's own wall time.
+
+The hook runs cold (CAIRN_GATE_DAEMON=0: the check in its own process) and warm (a
+`cairn gate-daemon` of the log's project, started before and answering over its socket;
+the hook's CPU is its own process's, and the daemon's own CPU per call, read from
+/proc, is the row's `daemon cpu`), plain and as `python3 -S` (no site-packages on the
+way to the socket).
 """
 
 from __future__ import annotations
@@ -37,7 +43,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +240,80 @@ def measure(
     return row
 
 
+@contextmanager
+def gate_daemon(root: Path, env: dict[str, str]) -> Iterator[Callable[[], float]]:
+    """A `cairn gate-daemon` serving `root` in a runtime folder of its own (in `env`), up
+    and answering; yields a function giving its CPU seconds so far."""
+    sys.path.insert(0, str(HOOK.parent))
+    import cairn_pretooluse as wire
+
+    proc = subprocess.Popen(
+        [str(CAIRN), "gate-daemon", "--root", str(root), "--idle-timeout", "600"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        was = os.environ.get("XDG_RUNTIME_DIR")
+        os.environ["XDG_RUNTIME_DIR"] = env["XDG_RUNTIME_DIR"]
+        sock = wire.socket_path(root.resolve())
+        if was is None:
+            os.environ.pop("XDG_RUNTIME_DIR")
+        else:
+            os.environ["XDG_RUNTIME_DIR"] = was
+        assert sock is not None
+        hello = {"protocol": wire.GATE_PROTOCOL, "version": wire.CAIRN_VERSION, "hello": True}
+        while True:
+            if proc.poll() is not None:
+                sys.exit("the gate daemon exited")
+            try:
+                import socket
+
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                    conn.connect(str(sock))
+                    conn.sendall(wire.request_line(hello))
+                    if wire.read_line(conn, 4096):
+                        break
+            except OSError:
+                time.sleep(0.05)
+        ticks = os.sysconf("SC_CLK_TCK")
+
+        def cpu() -> float:
+            fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+        yield cpu
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def warm_rows(
+    name: str, root: Path, stdin: bytes, expect: int, runs: int, env: dict[str, str]
+) -> list[dict[str, Any]]:
+    """The hook answered by a warm daemon: plain, and as `python3 -S`."""
+    import tempfile
+
+    runtime = tempfile.mkdtemp(prefix="cg-bench-", dir="/tmp")
+    warm_env = {**env, "XDG_RUNTIME_DIR": runtime, "CAIRN_GATE_DAEMON": "1"}
+    rows = []
+    try:
+        with gate_daemon(root, warm_env) as daemon_cpu:
+            for label, cmd in (
+                ("warm", [PYTHON3, str(HOOK)]),
+                ("warm, -S (as installed)", [PYTHON3, "-S", str(HOOK)]),
+            ):
+                spent = daemon_cpu()
+                row = measure(f"{name} {label}", cmd, root, stdin, expect, runs, warm_env)
+                # (runs + the warm-up and the profiled run)
+                row["daemon_cpu_ms"] = round((daemon_cpu() - spent) * 1000 / (runs + 2), 1)
+                rows.append(row)
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    return rows
+
+
 def hook_payload(root: Path, tool: str, file: str, **args: Any) -> bytes:
     return json.dumps(
         {
@@ -252,6 +333,7 @@ def cairn_rows(label: str, root: Path, runs: int) -> list[dict[str, Any]]:
     # as installed for a user: `cairn` on PATH, no CAIRN_BIN (which makes the hook spawn)
     hook_env = {k: v for k, v in ENV.items() if k != "CAIRN_BIN"}
     hook_env["PATH"] = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    hook_env["CAIRN_GATE_DAEMON"] = "0"  # cold; warm_rows runs it with a daemon
     rows = []
     if label == "16k":
         edited = root / EDITED
@@ -260,6 +342,7 @@ def cairn_rows(label: str, root: Path, runs: int) -> list[dict[str, Any]]:
             root, "Edit", EDITED, old_string=original[-40:], new_string=original[-40:] + ADDED
         )
         rows.append(measure("hook (Edit, one function)", hook, root, edit, 0, runs, hook_env))
+        rows += warm_rows("hook (Edit)", root, edit, 0, runs, hook_env)
         edited.write_text(original + ADDED)
         try:
             diff = [str(CAIRN), "check", "--diff", "HEAD", "--", EDITED]
@@ -275,6 +358,7 @@ def cairn_rows(label: str, root: Path, runs: int) -> list[dict[str, Any]]:
         rows.append(
             measure("hook (Write, re-adds users.email)", hook, root, write, 2, runs, hook_env)
         )
+        rows += warm_rows("hook (Write)", root, write, 2, runs, hook_env)
         migration = root / "db" / "002.sql"
         original = migration.read_text()
         migration.write_text(MIGRATION)
@@ -359,7 +443,7 @@ def main() -> int:
     load = os.getloadavg()
     print(f"\nload average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.runs} runs each")
     # the CPU ratio is the one a loaded machine distorts least: wall times wait for turns
-    heads = ("p50 ms", "p99 ms", "cpu ms", "import", "vs peer", "cpu/peer")
+    heads = ("p50 ms", "p99 ms", "cpu ms", "import", "vs peer", "cpu/peer", "daemon")
     print(f"{'log':>4}  {'command':44} " + " ".join(f"{h:>8}" for h in heads))
     figures = (floor["p50_ms"], floor["p99_ms"], floor["cpu_ms"])
     print(f"{'':>4}  {floor['name']:44} " + " ".join(f"{v:8.1f}" for v in figures))
@@ -369,9 +453,10 @@ def main() -> int:
             ratio = f"{r['p50_ms'] / peer['p50_ms']:.2f}x" if peer and r is not peer else ""
             cpu = f"{r['cpu_ms'] / peer['cpu_ms']:.2f}x" if peer and r is not peer else ""
             share = f"{r['import_share']:.0%}" if r["import_share"] is not None else ""
+            daemon = f"{r['daemon_cpu_ms']:.1f}" if "daemon_cpu_ms" in r else ""
             print(
                 f"{size:>4}  {r['name'][:44]:44} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} "
-                f"{r['cpu_ms']:8.1f} {share:>7} {ratio:>8} {cpu:>8}"
+                f"{r['cpu_ms']:8.1f} {share:>7} {ratio:>8} {cpu:>8} {daemon:>8}"
             )
     if args.json:
         with args.json.open("a") as out:

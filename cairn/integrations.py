@@ -384,7 +384,10 @@ def _hook_script(name: str) -> str:
 
 def _claude_command(script: str) -> str:
     what = "PreToolUse" if "pretooluse" in script else "SessionStart"
-    return f'python3 "$CLAUDE_PROJECT_DIR/.claude/hooks/{script}"; ' + _FAIL_CLOSED.format(
+    # -S: the gate's warm path (a socket to `cairn gate-daemon`) needs no site-packages,
+    # which cost it a third of its instructions; its cold path adds them back itself.
+    python = "python3 -S" if what == "PreToolUse" else "python3"
+    return f'{python} "$CLAUDE_PROJECT_DIR/.claude/hooks/{script}"; ' + _FAIL_CLOSED.format(
         what=what
     )
 
@@ -410,17 +413,24 @@ def _plan_claude(ctx: Context) -> list[Change]:
             ours = {"type": "command", "command": _claude_command(script)}
             ours["timeout"] = HOOK_TIMEOUT_S  # type: ignore[assignment]
             groups = hooks.setdefault(event, [])
-            for group in groups:
-                for i, hook in enumerate(group.get("hooks", [])):
-                    if script in str(hook.get("command", "")):
-                        group["hooks"][i] = ours  # an older form of ours: brought up to date
-                        return
-            groups.append({"matcher": matcher, "hooks": [ours]})
+            if not _replace_ours(groups, script, ours):
+                groups.append({"matcher": matcher, "hooks": [ours]})
 
     changes += merge_json(
         ctx.repo / ".claude" / "settings.json", update, "the hooks in editors/claude-code"
     )
     return changes
+
+
+def _replace_ours(groups: list[dict[str, Any]], script: str, ours: dict[str, Any]) -> bool:
+    """Bring an older form of our hook (found by its script's name) up to date; False
+    when there is none. (Each event's, not only the first's: `python3 -S` came later.)"""
+    for group in groups:
+        for i, hook in enumerate(group.get("hooks", [])):
+            if script in str(hook.get("command", "")):
+                group["hooks"][i] = ours
+                return True
+    return False
 
 
 def _mcp_update(key: str, value: dict[str, Any]) -> Callable[[dict[str, Any]], None]:

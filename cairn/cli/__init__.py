@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "export": "cairn.cli.import_cmds",
     "digest": "cairn.cli.agent_cmds",
     "mcp": "cairn.cli.agent_cmds",
+    "gate-daemon": "cairn.cli.agent_cmds",
 }
 
 

@@ -1,9 +1,11 @@
-"""The agent commands: `digest` (a briefing a host injects at session start) and `mcp`
-(the MCP server). Both are thin: the work is in `cairn.agents`."""
+"""The agent commands: `digest` (a briefing a host injects at session start), `mcp`
+(the MCP server) and `gate-daemon` (the Claude Code hook's warm check). All are thin:
+the work is in `cairn.agents`."""
 
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import click
 
@@ -76,7 +78,38 @@ def mcp_cmd() -> None:
     anyio.run(serve_stdio)
 
 
+@click.command("gate-daemon")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="The project (the folder holding .cairn/) whose edits to check.",
+)
+@click.option(
+    "--idle-timeout",
+    type=click.FloatRange(min=0.1),
+    default=600.0,
+    show_default=True,
+    help="Stop after this many seconds without a request.",
+)
+def gate_daemon_cmd(root: Path, idle_timeout: float) -> None:
+    """Answer the Claude Code hook's checks over a Unix socket, warm (the hook starts
+    this itself, in the background; CAIRN_GATE_DAEMON=0 keeps it from doing so).
+
+    It gives what `cairn check --stdin-filename` gives, and stops when idle or when the
+    project's .cairn/ is gone. See docs/agents.md.
+    """
+    from cairn.agents.gate_daemon import DaemonError, serve
+
+    try:
+        serve(root, idle_timeout)
+    except DaemonError as exc:
+        raise CairnError(str(exc)) from None
+
+
 def register(group: click.Group) -> None:
     """Add this module's commands to the root group."""
     group.add_command(digest_cmd)
     group.add_command(mcp_cmd)
+    group.add_command(gate_daemon_cmd)

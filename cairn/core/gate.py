@@ -162,6 +162,17 @@ def check_edit(path: Path, data: bytes, start: Path) -> Report:
     return check(project, [edit_target(project, relpath_in(project, path), data)])
 
 
+def edit_verdict(path: Path, data: bytes, start: Path) -> dict[str, Any]:
+    """`check_edit` as a reply either caller of the Claude Code hook passes on: the hook
+    running it in its own process and the gate daemon (`cairn.agents.gate_daemon`) answering
+    over a socket. `{"report": <cairn check --json's document>}`, or `{"refusal": <the
+    one line cairn check reports for an error>}`: one path, so both give the same words."""
+    try:
+        return {"report": check_edit(path, data, start).to_dict()}
+    except Exception as exc:  # whatever stops the check is the hook's to refuse, in words
+        return {"refusal": refusal(exc)}
+
+
 def refusal(error: Exception) -> str:
     """The one line `cairn check` reports for an error of a check (the hook's words too)."""
     from cairn.store.errors import StoreError

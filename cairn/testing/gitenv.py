@@ -1,9 +1,9 @@
 """One environment for running git, and Cairn through it, apart from the machine's own
-configuration: a fixed identity, no global or system git config, and no inherited
-`GIT_*` or `CAIRN_*` variable. Tests (tests/real_cli.py) and benchmarks (bench/) both
-run real git; bench scripts may not import from tests/, so the rule lives here, once:
-a user's hooks, aliases, signing or `CAIRN_DIR` must not change what they assert or
-measure, and a CI machine may have no identity at all."""
+configuration: a fixed identity, no global or system git config, no inherited `GIT_*`
+or `CAIRN_*` variable, and no gate daemon started. Tests (tests/real_cli.py) and
+benchmarks (bench/) both run real git; bench scripts may not import from tests/, so the
+rule lives here, once: a user's hooks, aliases, signing or `CAIRN_DIR` must not change
+what they assert or measure, and a CI machine may have no identity at all."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ def isolated_env(
         GIT_COMMITTER_EMAIL=email,
         GIT_CONFIG_GLOBAL=os.devnull,
         GIT_CONFIG_NOSYSTEM="1",
+        # the Claude Code hook starts a gate daemon for the next edit: none is left behind
+        CAIRN_GATE_DAEMON="0",
     )
     out.update(extra)
     return out

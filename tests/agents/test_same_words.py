@@ -82,7 +82,7 @@ def _hook(root: Path, tool_input: dict[str, Any]) -> subprocess.CompletedProcess
         "tool_input": tool_input,
         "tool_use_id": "toolu_01ABC",
     }
-    env = {**real_env(), "CAIRN_BIN": CAIRN}
+    env = {**real_env(), "CAIRN_BIN": CAIRN, "CAIRN_GATE_DAEMON": "0"}  # cold: no daemon left
     return subprocess.run(
         [sys.executable, str(HOOK)],
         input=json.dumps(payload),

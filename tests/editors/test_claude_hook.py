@@ -1,4 +1,8 @@
-"""The Claude Code PreToolUse hook, fed the JSON payloads Claude Code sends."""
+"""The Claude Code PreToolUse hook, fed the JSON payloads Claude Code sends.
+
+Each verdict case runs twice (the `project` fixture): cold, the check in the hook's own
+process or a spawned `cairn`, and warm, answered by a real gate daemon. Warm, the hook
+is given no `cairn` to fall back on, so only the daemon can have given the verdict."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +26,12 @@ from check_fixtures import (  # noqa: E402
     REVERT_REASON,
     make_project,
 )
+from daemon_fixtures import gate_daemon, runtime_dir  # noqa: E402
 
 HOOK = REPO / "editors" / "claude-code" / "hooks" / "cairn_pretooluse.py"
+# What the `project` fixture's mode adds to every run of the hook (warm: the daemon's
+# runtime folder, the daemon allowed, and no `cairn` to fall back on).
+MODE_ENV: dict[str, str] = {}
 
 
 def payload(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
@@ -40,14 +49,17 @@ def payload(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, A
 
 
 def run_hook(
-    data: dict[str, Any] | str, env: dict[str, str] | None = None, python: str = sys.executable
+    data: dict[str, Any] | str,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
+    flags: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Run the hook the way Claude Code does: a command with JSON on stdin."""
     stdin = data if isinstance(data, str) else json.dumps(data)
-    full_env = {**os.environ, "CAIRN_BIN": CAIRN, **(env or {})}
+    full_env = {**os.environ, "CAIRN_BIN": CAIRN, **MODE_ENV, **(env or {})}
     full_env.pop("CAIRN_DIR", None)
     return subprocess.run(
-        [python, str(HOOK)],
+        [python, *flags, str(HOOK)],
         input=stdin,
         capture_output=True,
         text=True,
@@ -57,8 +69,25 @@ def run_hook(
     )
 
 
+@pytest.fixture(params=["cold", "warm"])
+def project(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    root = make_project(tmp_path)
+    if request.param == "cold":
+        yield root
+        return
+    with runtime_dir() as runtime, gate_daemon(root, runtime):
+        MODE_ENV.update(
+            XDG_RUNTIME_DIR=runtime, CAIRN_GATE_DAEMON="1", CAIRN_BIN=str(root / "no-cairn")
+        )
+        try:
+            yield root
+        finally:
+            MODE_ENV.clear()
+
+
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def cold_project(tmp_path: Path) -> Path:
+    """For the cases about the cold path itself (what it does without a daemon)."""
     return make_project(tmp_path)
 
 
@@ -160,8 +189,9 @@ def test_files_outside_a_project_pass(tmp_path: Path) -> None:
 
 
 def test_broken_input_and_a_missing_cairn_block_unless_failing_open_was_chosen(
-    project: Path,
+    cold_project: Path,
 ) -> None:
+    project = cold_project
     # the gate fails closed (issue 35): what it cannot judge is blocked, with why
     broken = run_hook("{not json")
     assert broken.returncode == 2 and "invalid hook input" in broken.stderr
@@ -174,7 +204,8 @@ def test_broken_input_and_a_missing_cairn_block_unless_failing_open_was_chosen(
     assert opted.returncode == 1 and "edit not checked" in opted.stderr
 
 
-def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
+def test_a_check_that_cannot_run_is_reported_not_passed(cold_project: Path) -> None:
+    project = cold_project
     fake = project / "fake-cairn"
     fake.write_text(
         "#!/bin/sh\necho 'cairn: error: cannot read the decision log: locked' >&2\nexit 2\n"
@@ -187,8 +218,9 @@ def test_a_check_that_cannot_run_is_reported_not_passed(project: Path) -> None:
 
 
 def test_the_check_in_this_process_gives_the_spawned_checks_verdict_and_words(
-    project: Path, tmp_path_factory: pytest.TempPathFactory
+    cold_project: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    project = cold_project
     # Without CAIRN_BIN the hook runs the check in its own interpreter when it can
     # import Cairn: directly (this venv's Python; no `cairn` on PATH, so it cannot have
     # spawned one), or through the venv of the `cairn` on PATH (the bare interpreter).
@@ -214,14 +246,17 @@ def test_the_check_in_this_process_gives_the_spawned_checks_verdict_and_words(
     ]
     venv_bin = str(Path(CAIRN).parent)
     bare = os.path.realpath(sys.executable)
+    via_path = f"{venv_bin}:/usr/bin:/bin"
     outcomes = []
     for data in cases:
         spawned = run_hook(data)
         direct = run_hook(data, env={"CAIRN_BIN": "", "PATH": "/usr/bin:/bin"})
-        via_venv = run_hook(
-            data, env={"CAIRN_BIN": "", "PATH": f"{venv_bin}:/usr/bin:/bin"}, python=bare
-        )
+        via_venv = run_hook(data, env={"CAIRN_BIN": "", "PATH": via_path}, python=bare)
         assert (direct.returncode, direct.stderr) == (spawned.returncode, spawned.stderr)
         assert (via_venv.returncode, via_venv.stderr) == (spawned.returncode, spawned.stderr)
+        # as hooks.json runs it: `python3 -S`, site-packages added back for the cold path
+        for python, path in ((sys.executable, "/usr/bin:/bin"), (bare, via_path)):
+            no_site = run_hook(data, {"CAIRN_BIN": "", "PATH": path}, python, ("-S",))
+            assert (no_site.returncode, no_site.stderr) == (spawned.returncode, spawned.stderr)
         outcomes.append(spawned.returncode)
     assert outcomes == [2, 0, 2, 0, 2]

@@ -18,19 +18,32 @@ virtual environment of the `cairn` on PATH, when that is the same Python version
 second interpreter and the command line's parsing were most of the wait on a small
 log. Otherwise, or when CAIRN_BIN names the `cairn` executable to run, it spawns
 `cairn check`; both give the same verdict and words (tests/editors/test_claude_hook.py).
+
+Warm path: before any of that, the hook asks the project's gate daemon (`cairn
+gate-daemon`, cairn.agents.gate_daemon) over a Unix socket in a private folder; it holds
+the compiled queries, so an answer costs a connect, not an interpreter full of Cairn. No
+daemon, another Cairn version or any error: the check above runs as it always did, and a
+daemon is started in the background for the next edit. CAIRN_GATE_DAEMON=0 turns the
+daemon off (no socket is tried, none is started). Nothing of Cairn is imported on the way
+to the socket, and this file is the one place its name and protocol are defined.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
 import stat
 import sys
 from pathlib import Path
-from types import FrameType, ModuleType
-from typing import Any
+
+# Only what the way to the daemon needs is imported here: a warm call is mostly this
+# interpreter's start and these imports (docs/performance.md), so `signal` and `shutil`
+# (enum, fnmatch, compression modules) wait for the cold path, `socket` is its C core
+# and `typing` is for the type checker alone.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import FrameType, ModuleType
+    from typing import Any
 
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 # Under the 30 s hooks.json gives this hook: past it Claude Code lets the edit through,
@@ -38,6 +51,16 @@ EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 CHECK_TIMEOUT_S = 25
 MAX_FILE_BYTES = 4_000_000  # cairn.limits.MAX_FILE_BYTES (this file imports no Cairn)
 FAIL_OPEN_ENV = "CAIRN_HOOK_FAIL_OPEN"
+DAEMON_ENV = "CAIRN_GATE_DAEMON"
+# A daemon answers only a client of its own protocol and Cairn version (another version's
+# analysis could give other findings); tests/editors/test_gate_daemon.py keeps
+# CAIRN_VERSION equal to cairn.__version__.
+GATE_PROTOCOL = 1
+CAIRN_VERSION = "0.1.0"
+CONNECT_TIMEOUT_S = 0.25  # a local socket connects at once, or no one listens there
+# One request: the file's bytes in base64 (4/3) and its paths; more is not a request.
+MAX_REQUEST_BYTES = MAX_FILE_BYTES * 4 // 3 + 65_536
+MAX_SOCKET_PATH = 100  # sun_path holds 104-108 bytes, depending on the OS
 
 
 class Refused(Exception):
@@ -193,14 +216,17 @@ def judge(raw: bytes) -> int:
         )
     # Project discovery walks up from the file's folder, like the language server's.
     folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
+    root = project_root(folder) if daemon_wanted() else None
+    sock = socket_path(root) if root is not None else None
+    if root is not None and sock is not None:
+        reply = ask_daemon(sock, root, absolute(path), data, absolute(folder))
+        if reply is not None:
+            return settle(reply)
+        start_daemon(root)  # it warms up while this call takes the cold path
     gate = None if os.environ.get("CAIRN_BIN") else cairn_gate()
     if gate is not None:
-        report = check_in_process(gate, path, data, folder)
-        if report is None or not report.get("blocking"):
-            return 0
-        print(explain(report), file=sys.stderr)
-        return 2
-    cairn = os.environ.get("CAIRN_BIN") or shutil.which("cairn")
+        return settle(check_in_process(gate, path, data, folder))
+    cairn = os.environ.get("CAIRN_BIN") or _which("cairn")
     if not cairn:
         raise Refused("`cairn` is not on PATH (or set CAIRN_BIN)")
     import subprocess  # (only here: the in-process check needs no second process)
@@ -234,21 +260,201 @@ def judge(raw: bytes) -> int:
     return 2
 
 
+def settle(reply: dict[str, Any]) -> int:
+    """The exit code for a check's reply (`cairn.core.gate.edit_verdict`'s shape, whether
+    this process or the daemon ran it): 2 with the explanation when it blocks, Refused
+    with `cairn check`'s words when the check could not run."""
+    refused = reply.get("refusal")
+    if isinstance(refused, str):
+        if any(marker in refused for marker in NOT_OURS):
+            return 0  # no decision log governs this file: nothing to enforce
+        raise Refused(refused)
+    report = reply.get("report")
+    if not isinstance(report, dict) or not report.get("blocking"):
+        return 0
+    print(explain(report), file=sys.stderr)
+    return 2
+
+
+def absolute(path: Path) -> Path:
+    """`path` against this process's directory (the daemon runs in another)."""
+    return path if path.is_absolute() else Path.cwd() / path
+
+
+def daemon_wanted() -> bool:
+    """Whether to use (and start) a gate daemon: not when turned off, nor when CAIRN_DIR
+    names the log (the daemon serves the project a walk finds), nor where there are no
+    Unix sockets."""
+    return (
+        os.environ.get(DAEMON_ENV) != "0"
+        and not os.environ.get("CAIRN_DIR")
+        and hasattr(os, "getuid")
+    )
+
+
+def project_root(folder: Path) -> Path | None:
+    """The nearest folder at or above `folder` holding `.cairn/` (the walk
+    cairn.core.project does), resolved; None outside any project."""
+    here = folder.resolve()
+    return next((p for p in (here, *here.parents) if (p / ".cairn").is_dir()), None)
+
+
+def socket_dir() -> Path | None:
+    """The private folder the daemons' sockets live in: `$XDG_RUNTIME_DIR/cairn`, else
+    `cairn-<uid>` in the temporary folder; made 0700 when missing. None when it is not a
+    folder of this user's that no one else can enter (a socket someone else could put
+    there could answer "pass")."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if os.path.isabs(runtime):
+        folder = Path(runtime) / "cairn"
+    else:
+        folder = Path(os.environ.get("TMPDIR") or "/tmp") / f"cairn-{os.getuid()}"
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    mine = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+    return folder if mine and not info.st_mode & 0o077 else None
+
+
+def socket_path(root: Path) -> Path | None:
+    """Where the daemon of the project at `root` (resolved) listens: one socket per root,
+    named by a hash of it. None when there is no private folder or the path is too long."""
+    import zlib  # (hashlib's OpenSSL costs a warm call a tenth; the daemon checks the root)
+
+    folder = socket_dir()
+    if folder is None:
+        return None
+    name = os.fsencode(str(root))
+    key = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
+    found = folder / f"{key}.sock"
+    return found if len(os.fsencode(str(found))) <= MAX_SOCKET_PATH else None
+
+
+def request_line(message: dict[str, Any]) -> bytes:
+    """One request or reply on the wire: a JSON object on one line."""
+    return json.dumps(message, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def read_line(conn: Any, limit: int) -> bytes | None:
+    """One line from a socket, without its newline; None when it ends first or runs
+    past `limit` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = conn.recv(65_536)
+        if not chunk:
+            return None
+        end = chunk.find(b"\n")
+        if end >= 0:
+            chunks.append(chunk[:end])
+            return b"".join(chunks) if size + end <= limit else None
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+
+
+def ask_daemon(
+    sock: Path, root: Path, path: Path, data: bytes, folder: Path
+) -> dict[str, Any] | None:
+    """The daemon's reply for this edit (`settle` takes it), or None when no daemon of
+    this version answered (nothing listens, it refused, it broke): then the cold path
+    runs. A daemon that takes the check's whole time refuses the edit, as a cold check
+    that does would."""
+    import _socket  # `socket` itself builds enums on import: a tenth of a warm call
+    import binascii
+
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        conn.settimeout(CONNECT_TIMEOUT_S)
+        conn.connect(str(sock))
+        conn.settimeout(CHECK_TIMEOUT_S + 2)  # the daemon stops its check at CHECK_TIMEOUT_S
+        request = {
+            "protocol": GATE_PROTOCOL,
+            "version": CAIRN_VERSION,
+            "root": str(root),
+            "path": str(path),
+            "folder": str(folder),
+            "data": binascii.b2a_base64(data, newline=False).decode("ascii"),
+        }
+        conn.sendall(request_line(request))
+        line = read_line(conn, MAX_REQUEST_BYTES)
+    except TimeoutError:
+        if conn.gettimeout() == CONNECT_TIMEOUT_S:
+            return None
+        raise Refused(f"the check took over {CHECK_TIMEOUT_S} s") from None
+    except OSError:
+        return None
+    finally:
+        conn.close()
+    try:
+        reply = json.loads(line) if line is not None else None
+    except ValueError:
+        return None
+    if isinstance(reply, dict) and ("report" in reply or "refusal" in reply):
+        return reply
+    return None  # an error reply (another version, a request it could not read)
+
+
+def start_daemon(root: Path) -> bool:
+    """Start the project's gate daemon in the background, detached from this hook, for
+    the next edit (one already serving makes the new one exit at once); False when there
+    is no `cairn` to start. This edit is checked all the same, either way."""
+    cairn = os.environ.get("CAIRN_BIN") or _which("cairn")
+    if not cairn:
+        return False
+    import subprocess
+
+    try:
+        subprocess.Popen(
+            [cairn, "gate-daemon", "--root", str(root)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=root,
+        )
+    except OSError:
+        return False  # the next edit tries again
+    return True
+
+
+def _which(name: str) -> str | None:
+    import shutil
+
+    return shutil.which(name)
+
+
 def cairn_gate() -> ModuleType | None:
     """Cairn's gate (`cairn.core.gate`) imported into this interpreter, or None (then
     `cairn check` is spawned). Tried: this interpreter's own packages, then the virtual
     environment whose Python runs the `cairn` on PATH, when it is this Python's version
     (compiled packages are built for one version). Where no alarm can bound the check
     (Windows), the check is spawned, with its timeout."""
+    import signal
+
     if not hasattr(signal, "SIGALRM"):
         return None
+    if sys.flags.no_site:
+        import site
+
+        # hooks.json runs this as `python3 -S`, which keeps site-packages off the warm
+        # path (a third of its instructions); the cold one imports Cairn from them.
+        site.main()
     try:
         from cairn.core import gate
 
         return gate
     except ImportError:
         pass
-    site_dir = _site_of(shutil.which("cairn"))
+    site_dir = _site_of(_which("cairn"))
     if site_dir is None:
         return None
     import site
@@ -281,13 +487,12 @@ def _site_of(cairn: str | None) -> Path | None:
     return found if (venv / "pyvenv.cfg").is_file() and found.is_dir() else None
 
 
-def check_in_process(
-    gate: ModuleType, path: Path, data: bytes, folder: Path
-) -> dict[str, Any] | None:
-    """`cairn check --json --stdin-filename` without a second process: the report as that
-    prints it, or None when no decision log governs the file. What `cairn check` reports
-    as an error refuses the edit with the same words, and so does a check that runs past
-    the timeout."""
+def check_in_process(gate: ModuleType, path: Path, data: bytes, folder: Path) -> dict[str, Any]:
+    """`cairn check --json --stdin-filename` without a second process, as the reply
+    `settle` takes (the daemon's too): the report as that prints it, or the words it
+    reports an error in. A check that runs past the timeout refuses the edit."""
+
+    import signal
 
     def too_long(_signum: int, _frame: FrameType | None) -> None:
         raise Refused(f"the check took over {CHECK_TIMEOUT_S} s")
@@ -295,18 +500,10 @@ def check_in_process(
     previous = signal.signal(signal.SIGALRM, too_long)
     signal.alarm(CHECK_TIMEOUT_S)
     try:
-        report = gate.check_edit(path, data, folder)
-    except Refused:
-        raise
-    except Exception as exc:  # the words `cairn check` prints for it
-        reason = gate.refusal(exc)
-        if any(marker in reason for marker in NOT_OURS):
-            return None
-        raise Refused(reason) from None
+        return gate.edit_verdict(path, data, folder)  # type: ignore[no-any-return]
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
-    return report.to_dict()  # type: ignore[no-any-return]
 
 
 if __name__ == "__main__":
