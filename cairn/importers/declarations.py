@@ -19,8 +19,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
-__all__ = ["Decl", "best", "change_type", "declarations", "similarity"]
+from cairn.indexer.languages import language_for
+
+__all__ = ["Decl", "best", "change_type", "declarations", "may_declare", "similarity"]
 
 # A body this alike (Dice over tokens) is the same element under another name; one that
 # keeps its name needs less, since the name already says much.
@@ -102,6 +105,46 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
         decl = Decl(sym.entity, sym.kind, lines[r.start_line : r.end_line + 1])
         out.setdefault(decl.qualified, []).append(decl)
     return out
+
+
+def may_declare(blob: bytes, file: str, qualified: str) -> bool:
+    """Whether `blob` may declare the element `qualified` (`Class.name`) as
+    `declarations` reads it: False only when parsing it could not find one, so it need
+    not be parsed. Following a moved symbol reads every later version of its file, and
+    most of them only use the name. In Python (python.scm) an element is a `def`/`class`
+    name or an assignment's target (`N = 1`, `N: T`, `N, b = f()`, one logical line),
+    nested in the `def`s/`class`es its path names: a file where the name is only called,
+    imported, passed or in another class's method of that name lacks one of them."""
+    *containers, name = (part.encode() for part in qualified.split("."))
+    if name not in blob:
+        return False
+    if language_for(file) != "python":
+        return _word_re(name).search(blob) is not None
+    return all(_python_def_re(c).search(blob) for c in containers) and bool(
+        _python_def_re(name).search(blob) or _python_target_re(name).search(blob)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _word_re(word: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
+
+
+# Looser than the grammar on purpose (a keyword argument, a dict key pass too): a
+# false "may" costs one parse, a false "not" would lose a link.
+@lru_cache(maxsize=4096)
+def _python_def_re(word: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])(?:def|class)[\s\\]+" + re.escape(word) + rb"(?![\w$])")
+
+
+@lru_cache(maxsize=4096)
+def _python_target_re(word: bytes) -> re.Pattern[bytes]:
+    # `:` (annotated) right after it, or an `=` later on its logical line (backslashes
+    # join lines; a pattern list is never bracketed).
+    return re.compile(
+        rb"(?<![\w$.])" + re.escape(word) + rb"(?![\w$])"
+        rb"(?:[ \t]*(?:\\\r?\n[ \t]*)*:|(?:[^\n]|(?<=\\)\n)*=)"
+    )
 
 
 def _params(text: str, name: str) -> str:

@@ -21,8 +21,8 @@ this import records verdicts on, and those the log already holds (`known`), all 
 them. A chain of renames is followed forward from them. One read of each file at the
 end of the history drops the symbols it still declares (most never moved); for the
 others the file's versions are read newest first down to the last one that declares
-the name (one that lacks the name as a word is not parsed; a call site or a comment
-that keeps the old name does not count), and the commit after it is where it left.
+the name (one that cannot declare it is not parsed, `declarations.may_declare`; a call
+site or a comment that keeps the old name does not count), and the commit after it is where it left.
 Only there are the commit's files parsed, those that hold the element's rarest words
 (at most MAX_CANDIDATE_FILES). MAX_READS file reads in all: the import says when it
 stopped there, how many symbols it did not follow, and how to raise the bound.
@@ -36,11 +36,10 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import PurePosixPath
 
 from cairn.importers.base import Known, Proposed, Skipped, SourceError
-from cairn.importers.declarations import Decl, best, declarations, similarity
+from cairn.importers.declarations import Decl, best, declarations, may_declare, similarity
 from cairn.importers.git_history import ZERO, Blobs, Commit
 
 __all__ = ["RenameTracker", "file_renames"]
@@ -201,7 +200,8 @@ class RenameTracker:
         in a comment is not the element): the file's versions are read newest first
         down to the last one that still declares it, so the commit that took it away is
         the one right after, however late the name arrived in the file. A version that
-        lacks the name as a word is not parsed."""
+        cannot declare it (`may_declare`: in Python, a call or an import of the name, or a
+        method of that name in another class) is not parsed."""
         seq = [p for p in touched.get(path, ()) if p > min(names.values())]
         hop = next((i for i, p in enumerate(seq) if (p, path) in renamed), None)
         if hop is not None:
@@ -220,7 +220,7 @@ class RenameTracker:
             blob = self._object(blobs, oids[i]) if oids[i] != ZERO else None
             decls: dict[str, list[Decl]] | None = None
             for name in here:
-                if not _has_word(blob, _last(name)):
+                if blob is None or not may_declare(blob, path, name):
                     continue
                 if decls is None:
                     decls = self._declared(blob, path)
@@ -291,7 +291,7 @@ class RenameTracker:
             if last is None:
                 continue
             blob = self._read(blobs, last.sha, path)
-            maybe = [n for n in names if _has_word(blob, _last(n))]
+            maybe = [n for n in names if blob is not None and may_declare(blob, path, n)]
             decls = self._declared(blob, path) if maybe else {}
             for name in [n for n in maybe if n in decls]:
                 del names[name]
@@ -493,20 +493,6 @@ _WORD = re.compile(rb"[\w$]+")
 def _words(blob: bytes | None) -> set[bytes]:
     """The identifiers a file's text holds (one pass, then set lookups per symbol)."""
     return set(_WORD.findall(blob)) if blob is not None else set()
-
-
-def _has_word(blob: bytes | None, word: bytes) -> bool:
-    """Whether `word` is in the text as a whole word. A substring search first: the walk
-    asks this of a few names per version, and splitting a whole file into words for
-    them cost a fifth of a big import."""
-    if blob is None or word not in blob:
-        return False
-    return _word_re(word).search(blob) is not None
-
-
-@lru_cache(maxsize=4096)
-def _word_re(word: bytes) -> re.Pattern[bytes]:
-    return re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
 
 
 def _last(name: str) -> bytes:

@@ -1,0 +1,86 @@
+"""`may_declare` lets the rename walk skip parsing a version: it must never say "no"
+where `declarations` finds the element, and it should say "no" where a file only uses
+the name."""
+
+from __future__ import annotations
+
+import pytest
+
+from cairn.importers.declarations import declarations, may_declare
+
+PYTHON = """\
+import os
+from x import helper, Other
+
+LIMIT = 3
+A, B = 1, 2
+D, \\
+    E = 5, 6
+C = \\
+    4
+TIMEOUT: int
+
+
+class Pool:
+    MAX_SIZE: int = 10
+
+    def get(self, key):
+        return helper(key) + LIMIT
+
+    async def close(self):
+        pass
+
+    class Meta:
+        ordering = ["name"]
+
+
+def outer():
+    def inner():
+        pass
+    return inner
+
+
+if os.environ.get("X"):
+    DEBUG = True
+"""
+
+
+def test_every_declared_python_element_may_be_declared() -> None:
+    found = declarations(PYTHON, "pkg/pool.py")
+    assert {
+        "Pool.get",
+        "Pool.close",
+        "Pool.Meta",
+        "LIMIT",
+        "A",
+        "B",
+        "C",
+        "D",
+        "E",
+        "TIMEOUT",
+    } <= set(found)
+    for qualified in found:
+        assert may_declare(PYTHON.encode(), "pkg/pool.py", qualified), qualified
+
+
+@pytest.mark.parametrize(
+    "qualified",
+    [
+        "helper",  # imported and called
+        "Other",  # imported only
+        "Cache.get",  # a method of that name, in another class
+        "Pool.evict",  # never there
+        "key",  # a parameter and an argument
+    ],
+)
+def test_a_python_file_that_only_uses_a_name_is_not_parsed(qualified: str) -> None:
+    assert qualified not in declarations(PYTHON, "pkg/pool.py")
+    assert not may_declare(PYTHON.encode(), "pkg/pool.py", qualified)
+
+
+def test_other_languages_need_only_the_name_as_a_word() -> None:
+    java = b"class Pool { Conn get(Key k) { return getter(k); } }"
+    assert may_declare(java, "src/Pool.java", "Pool.get")
+    assert may_declare(java, "src/Pool.java", "Cache.get")  # no grammar rule here: parse
+    assert not may_declare(java, "src/Pool.java", "Pool.put")
+    assert not may_declare(java, "src/Pool.java", "Pool.gett")
