@@ -9,38 +9,9 @@ import subprocess
 from pathlib import Path
 
 from check_fixtures import CAIRN, git
+from django_db_table import ADD_FIELD, MODELS, NEW_MIGRATION, REASON, seed_reverted_column
 
 from cairn.indexer import app_model_tables
-from cairn.store import EventDraft, Store, init_store
-
-REASON = "Search indexing of every entry doubled the nightly job; reverted in 0007"
-
-MODELS = """\
-from django.db import models
-
-
-class Entry(models.Model):
-    headline = models.CharField(max_length=200)
-
-    class Meta:
-        db_table = "blog_entries"
-"""
-
-ADD_FIELD = """\
-from django.db import migrations, models
-
-
-class Migration(migrations.Migration):
-    dependencies = [("blog", "0007_remove_entry_is_searchable")]
-
-    operations = [
-        migrations.AddField(
-            model_name="entry",
-            name="is_searchable",
-            field=models.BooleanField(default=False),
-        ),
-    ]
-"""
 
 INITIAL = """\
 from django.db import migrations, models
@@ -67,16 +38,7 @@ class Migration(migrations.Migration):
 
 def _project(root: Path, files: dict[str, str]) -> Path:
     git(root, "init", "-q", "-b", "main")
-    init_store(root)
-    with Store.open(root / ".cairn") as store:
-        added = store.append(
-            EventDraft(type="add", entity="blog_entries.is_searchable", reasoning="Search")
-        ).event.id
-        store.append(
-            EventDraft(
-                type="revert", entity="blog_entries.is_searchable", reverts=added, reasoning=REASON
-            )
-        )
+    seed_reverted_column(root)
     for rel, text in {"blog/migrations/__init__.py": "", **files}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
@@ -90,7 +52,7 @@ def _check(root: Path, rel: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CAIRN, "check", rel], cwd=root, capture_output=True, text=True)
 
 
-NEW = "blog/migrations/0008_entry_is_searchable.py"
+NEW = NEW_MIGRATION
 
 
 def test_a_new_migration_on_a_model_with_db_table_in_models_py_fails_check(

@@ -6,39 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django_db_table import ADD_FIELD, MODELS, NEW_MIGRATION, REASON, seed_reverted_column
 from lsp_helpers import cairn_diagnostics, hover_text, open_warned
 from pytest_lsp import LanguageClient
-
-from cairn.store import EventDraft, Store, init_store
-
-REASON = "Search indexing of every entry doubled the nightly job"
-
-MODELS = """\
-from django.db import models
-
-
-class Entry(models.Model):
-    headline = models.CharField(max_length=200)
-
-    class Meta:
-        db_table = "blog_entries"
-"""
-
-MIGRATION = """\
-from django.db import migrations, models
-
-
-class Migration(migrations.Migration):
-    dependencies = [("blog", "0007_remove_entry_is_searchable")]
-
-    operations = [
-        migrations.AddField(
-            model_name="entry",
-            name="is_searchable",
-            field=models.BooleanField(default=False),
-        ),
-    ]
-"""
 
 
 async def test_a_new_migration_is_warned_on_the_stated_table(
@@ -47,18 +17,9 @@ async def test_a_new_migration_is_warned_on_the_stated_table(
     root = tmp_path / "site"
     (root / "blog" / "migrations").mkdir(parents=True)
     (root / "blog" / "models.py").write_text(MODELS)
-    migration = root / "blog" / "migrations" / "0008_entry_is_searchable.py"
-    migration.write_text(MIGRATION)
-    init_store(root)
-    with Store.open(root / ".cairn") as store:
-        added = store.append(
-            EventDraft(type="add", entity="blog_entries.is_searchable", reasoning="Search")
-        ).event.id
-        store.append(
-            EventDraft(
-                type="revert", entity="blog_entries.is_searchable", reverts=added, reasoning=REASON
-            )
-        )
+    migration = root / NEW_MIGRATION
+    migration.write_text(ADD_FIELD)
+    seed_reverted_column(root)
 
     uri = await open_warned(client, root, migration, "python")
 
