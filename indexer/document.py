@@ -12,6 +12,7 @@ from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract, first_index, remember
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
+from cairn.indexer.overloads import name_overloads
 from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
@@ -38,6 +39,9 @@ class Document:
         self.user_queries_dir = user_queries_dir
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
+        # the symbols before overloads were named (`overloads.name_overloads`): what an
+        # edit splices into and the chunk cache remembers, which know nothing of them
+        self._plain: list[Symbol] | None = None
         self._text: str | None = None
         # a document that will be edited remembers symbols per chunk; a one-shot need not
         self._chunks: ChunkCache | None = None if _one_shot else ChunkCache()
@@ -135,8 +139,8 @@ class Document:
                 old_end_point=Point(end_row, end_col),
                 new_end_point=Point(new_end_row, new_end_col),
             )
-        if self._symbols is not None:
-            self._base, self._pending = self._symbols, []
+        if self._plain is not None:
+            self._base, self._pending = self._plain, []
         start = (start_row, lines.utf16_column(start_row, start_col))
         old_end = (end_row, lines.utf16_column(end_row, end_col))
         self._set_data(
@@ -157,7 +161,8 @@ class Document:
     def symbols(self) -> list[Symbol]:
         """Every symbol in the document, sorted by position (computed once per version)."""
         if self._symbols is None:
-            self._symbols = self._index()
+            self._plain = self._index()
+            self._symbols = name_overloads(self._plain, self._data, self._lines, self.language)
         return self._symbols
 
     def remember_chunks(self) -> None:
@@ -170,12 +175,12 @@ class Document:
         if not self._unremembered:
             return
         self._unremembered = False
-        if self._chunks is None or self._tree is None or self._symbols is None:
+        if self._chunks is None or self._tree is None or self._plain is None:
             return
         if self.language is None:
             return
         ctx = FileContext(self.file, self.language, self._data, model_tables=self.model_tables)
-        remember(self._chunks, self._tree, ctx, self._lines, self._queries(), self._symbols)
+        remember(self._chunks, self._tree, ctx, self._lines, self._queries(), self._plain)
 
     def symbol_at(self, line: int, character: int) -> Symbol | None:
         """The symbol whose name is under the position (innermost first), else the
@@ -197,6 +202,7 @@ class Document:
         self._data = data
         self._text = None
         self._symbols = None
+        self._plain = None
         self._unremembered = False
         self._indexable = None
         self._query_list = None

@@ -11,6 +11,7 @@ same case rule by construction. The grammar is written down in docs/entity-paths
 | directory            | `dir/`                    | `src/`                        |
 | file                 | repo-relative path        | `src/auth.py`                 |
 | function/class/method| `file::Qualified.name`    | `src/auth.py::Session.login`  |
+| one overload         | `file::Qualified.name(T)` | `Assert.java::Assert.geq(double)` |
 | constant             | `file::Qualified.NAME`    | `app/settings.py::DEBUG`      |
 | route                | `route/METHOD path`       | `route/GET /users/{id}`       |
 | dependency           | `deps/name`               | `deps/stripe`                 |
@@ -49,11 +50,13 @@ __all__ = [
     "dependency_path",
     "env_path",
     "kind_of",
+    "overload_suffix",
     "parse",
     "parsed_or_none",
     "prefix_upper_bound",
     "route_path",
     "sql_identifier",
+    "split_overload",
     "symbol_path",
     "table_path",
 ]
@@ -249,7 +252,8 @@ def covers(prefix: str, entity: str) -> bool:
     """True when `prefix` names `entity` or one of its ancestors.
 
     `users` covers `users.email`; `src/auth.py` covers `src/auth.py::Session.login`;
-    `src/` covers everything below it; `route/GET /users` covers
+    `src/Assert.java::Assert.geq` covers every overload `...geq(double)` (a suffixed
+    path covers only itself); `src/` covers everything below it; `route/GET /users` covers
     `route/GET /users/{id}`; `deps/` covers every dependency. Both arguments are
     canonicalised first, so the case rule is the same as for exact matches.
     """
@@ -285,8 +289,8 @@ def _covers_canonical(p: str, e: str) -> bool:
     rest = e[len(p) :]
     if p.startswith(ROUTE_PREFIX):
         return rest.startswith("/")
-    if "::" in p:  # symbol covers its members
-        return rest.startswith(".")
+    if "::" in p:  # symbol covers its members, and a bare name every overload of it
+        return rest.startswith((".", "("))
     if "/" in p or "::" in e:  # file covers its symbols
         return rest.startswith("::")
     return rest.startswith(".")  # table covers its columns
@@ -449,12 +453,113 @@ def _parse_fs(text: str) -> EntityPath:
     if file.endswith("/"):
         raise EntityPathError(f"{text!r}: a symbol must belong to a file, not a directory")
     symbol = symbol.strip()
-    if not _SYMBOL_RE.match(symbol):
+    name, paren, params = symbol.partition("(")
+    name = name.rstrip()
+    if not _SYMBOL_RE.match(name):
         raise EntityPathError(
             f"invalid symbol {symbol!r} in {text!r}; expected file::Qualified.name "
             "such as src/auth.py::Session.login"
         )
-    return EntityPath(f"{file}::{symbol}", EntityKind.SYMBOL)
+    if paren:
+        name += overload_suffix(paren + params, text)
+    return EntityPath(f"{file}::{name}", EntityKind.SYMBOL)
+
+
+# --- overloads -------------------------------------------------------------------------
+
+# One parameter's canonical type: erased, unqualified, arrays as `[]`.
+_PARAM_TYPE_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\[\])*\Z")
+# Words that qualify a parameter but are not its type (Java, C#, TypeScript).
+_PARAM_MODIFIERS = frozenset(
+    "final const volatile ref out in params this readonly public private protected".split()
+)
+_ANNOTATION_RE = re.compile(r"@[A-Za-z_$][\w$.]*(?:\s*\([^()]*\))?")
+
+
+def split_overload(path: str) -> tuple[str, str]:
+    """(`file::C.m`, `(int)`) for a canonical overload path; (path, "") for any other."""
+    if "::" in path and path.endswith(")"):
+        cut = path.find("(", path.index("::"))
+        if cut > 0:
+            return path[:cut], path[cut:]
+    return path, ""
+
+
+def overload_suffix(raw: str, where: str = "") -> str:
+    """The canonical parameter-type suffix of one overload: `(double)`,
+    `(byte[],OutputStream)`, `()`. Accepts a parameter list as written, in Java, C# or
+    TypeScript (`(final Map<K, V> m, int... xs)`, `(a: string, b?: number[])`):
+    annotations, modifiers and parameter names are dropped, generics erased,
+    qualifications removed, varargs written as arrays. Anything it cannot reduce to one
+    plain type per parameter is refused, so two spellings of one overload are one path."""
+    text = raw.strip()
+    label = where or raw
+    if not (text.startswith("(") and text.endswith(")")):
+        raise EntityPathError(
+            f"invalid overload suffix {raw!r} in {label!r}; expected parameter types in "
+            "parentheses after the last name, e.g. Assert.geq(double)"
+        )
+    inner = text[1:-1]
+    if not inner.strip():
+        return "()"
+    return "(" + ",".join(_param_type(p, raw, label) for p in _split_params(inner, raw, label)) + ")"
+
+
+def _split_params(inner: str, raw: str, label: str) -> list[str]:
+    """Top-level commas only: `Map<K, V> m` is one parameter."""
+    parts: list[str] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(inner):
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+            if depth < 0:
+                break
+        elif ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    if depth != 0:
+        raise EntityPathError(f"unbalanced brackets in overload suffix {raw!r} in {label!r}")
+    parts.append(inner[start:])
+    return parts
+
+
+def _erase_generics(text: str) -> str:
+    out: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def _param_type(param: str, raw: str, label: str) -> str:
+    text = _ANNOTATION_RE.sub(" ", param).replace("::", ".")
+    text = _erase_generics(text).split("=", 1)[0]  # a TypeScript default value
+    if ":" in text:  # TypeScript: `name?: Type`
+        text = text.split(":", 1)[1]
+    text = re.sub(r"\s*\[\s*\]", "[]", text)
+    text = re.sub(r"\s*\.\.\.\s*", "[] ", text)  # Java varargs: `int... xs` is `int[]`
+    words = [w for w in text.split() if w not in _PARAM_MODIFIERS]
+    if not words:
+        raise EntityPathError(f"empty parameter in overload suffix {raw!r} in {label!r}")
+    if len(words) == 2:  # `Type name`; C-style `byte b[]` keeps its brackets on the type
+        name = words[1]
+        words = [words[0] + name[len(name.rstrip("[]")) :]]
+    elif len(words) == 1 and words[0].startswith("[]"):  # TypeScript `...xs: T[]`
+        words = [words[0][2:]]
+    found = words[0].rsplit(".", 1)[-1] if len(words) == 1 else ""
+    if not _PARAM_TYPE_RE.match(found):
+        raise EntityPathError(
+            f"invalid parameter {param.strip()!r} in overload suffix {raw!r} in {label!r}; "
+            "expected one type per parameter, e.g. (int,String[])"
+        )
+    return found
 
 
 def _parse_route(text: str) -> EntityPath:

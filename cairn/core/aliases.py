@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from cairn.store.paths import EntityPathError, canonicalise, covers
+from cairn.store.paths import EntityPathError, canonicalise, covers, split_overload
 from cairn.store.times import to_ms
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ class Aliases:
             for new in self._covering(path)[:1]:
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
-                    former = link.old + suffix
+                    former = _carried(link.old, suffix)
                     if former in seen or _canonical(former) != former:
                         continue
                     seen.add(former)
@@ -152,7 +152,7 @@ class Aliases:
     def renamed_to(self, entity: str) -> str | None:
         """The newest name of canonical `entity` when it (or what covers it) was renamed."""
         for old in self._covering(entity, by_new=False):
-            return self._by_old[old][0].new + entity[len(old) :]
+            return _carried(self._by_old[old][0].new, entity[len(old) :])
         return None
 
     def later(self, entity: str) -> list[str]:
@@ -172,6 +172,10 @@ class Aliases:
         """Linked paths that name `path` or cover it (a file its symbols, a table its
         columns, a directory what is below it), the most specific first."""
         candidates = [path]
+        bare, overload = split_overload(path)
+        if overload:  # a link on the bare name carries every overload of it
+            candidates.append(bare)
+            path = bare
         for i in range(len(path) - 1, 0, -1):
             ch = path[i]
             if ch == "/":
@@ -179,7 +183,7 @@ class Aliases:
             elif ch == "." or (ch == ":" and path[i - 1] == ":"):
                 candidates.append(path[: i - 1] if ch == ":" else path[:i])
         table = self._table(candidates, by_new=by_new)
-        return [c for c in candidates if c in table and covers(c, path)]
+        return [c for c in candidates if c in table and covers(c, candidates[0])]
 
     def _table(self, paths: Iterable[str], *, by_new: bool) -> dict[str, list[Link]]:
         """The links by new (or old) path, those of `paths` read first when reading."""
@@ -268,3 +272,11 @@ def rename_drafts(
             key=f"{key}:to" if key else "",
         ),
     ]
+
+
+def _carried(base: str, suffix: str) -> str:
+    """What a link's path `base` makes of the rest of a path it covers: a member keeps
+    its tail (`Old::f` -> `New::f`), while an overload under a link on its bare name
+    is that name (the link is about every overload; which ones existed then, it does
+    not say)."""
+    return base if suffix.startswith("(") else base + suffix
