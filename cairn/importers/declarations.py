@@ -7,8 +7,9 @@ Lines are a poor unit here: a split `} catch` or a re-indented body changes ever
 fingerprint while the tokens barely move. Tokens (identifiers, numbers, punctuation) are
 compared as multisets (the Dice coefficient), the element's own name left out so a
 rename does not count against itself. A kept parameter list weighs like a kept name
-(RefactoringMiner's strongest sign of a rename), and it tells overloads apart where
-they share a path (`Decl.params`).
+(RefactoringMiner's strongest sign of a rename). Overloads are grouped under their bare
+name (`Pool.get`), each keeping its own path (`Pool.get(int)`, `cairn.indexer.overloads`)
+as `Decl.entity`.
 
     decls = declarations(text, "src/Pool.java")      # {"Pool.get": [Decl, ...], ...}
     best(gone, arrived)                              # (Decl, "rename") or None
@@ -22,8 +23,17 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from cairn.indexer.languages import language_for
+from cairn.store.paths import EntityPathError, overload_suffix, split_overload
 
-__all__ = ["Decl", "best", "change_type", "declarations", "may_declare", "similarity"]
+__all__ = [
+    "Decl",
+    "best",
+    "change_type",
+    "declarations",
+    "declared_as",
+    "may_declare",
+    "similarity",
+]
 
 # A body this alike (Dice over tokens) is the same element under another name; one that
 # keeps its name needs less, since the name already says much.
@@ -70,12 +80,25 @@ class Decl:
         return self._params
 
     @property
+    def signature(self) -> str:
+        """Its canonical parameter types (`(int,String[])`): from its path when it is an
+        overload, else read from its parameter list; "" when that cannot be written."""
+        suffix = split_overload(self.entity)[1]
+        if suffix or not self.params:
+            return suffix
+        try:
+            return overload_suffix(self.params)
+        except EntityPathError:
+            return ""
+
+    @property
     def file(self) -> str:
         return self.entity.partition("::")[0]
 
     @property
     def qualified(self) -> str:
-        return self.entity.partition("::")[2]
+        """Its path inside the file without an overload's suffix: `Pool.get`."""
+        return split_overload(self.entity)[0].partition("::")[2]
 
     @property
     def name(self) -> str:
@@ -92,19 +115,35 @@ class Decl:
 
 def declarations(text: str, file: str) -> dict[str, list[Decl]]:
     """The code elements `text` declares, by their path inside the file (`Class.name`);
-    overloads share a path, so each path holds a list."""
+    overloads share that bare name, so each holds a list (each `Decl.entity` is the
+    overload's own path)."""
     from cairn.indexer import index_text
     from cairn.indexer.model import CODE_KINDS
+    from cairn.indexer.overloads import is_bare_twin
 
     lines = text.split("\n")
     out: dict[str, list[Decl]] = {}
-    for sym in index_text(text, file):
+    symbols = index_text(text, file)
+    entities = {s.entity for s in symbols}
+    for sym in symbols:
         if str(sym.role) != "introduce" or "::" not in sym.entity or sym.kind not in CODE_KINDS:
+            continue
+        if is_bare_twin(sym, entities):  # the overload is read under its own path
             continue
         r = sym.range
         decl = Decl(sym.entity, sym.kind, lines[r.start_line : r.end_line + 1])
         out.setdefault(decl.qualified, []).append(decl)
     return out
+
+
+def declared_as(decls: dict[str, list[Decl]], name: str) -> list[Decl]:
+    """The declarations of `decls` (one file's) that the inner path `name` names: all
+    overloads of a bare name, the one overload of a suffixed one."""
+    bare, suffix = split_overload(name)
+    found = decls.get(bare, [])
+    if not suffix:
+        return found
+    return [d for d in found if d.entity.endswith("::" + name)]
 
 
 def may_declare(blob: bytes, file: str, qualified: str) -> bool:
@@ -115,7 +154,8 @@ def may_declare(blob: bytes, file: str, qualified: str) -> bool:
     name or an assignment's target (`N = 1`, `N: T`, `N, b = f()`, one logical line),
     nested in the `def`s/`class`es its path names: a file where the name is only called,
     imported, passed or in another class's method of that name lacks one of them."""
-    *containers, name = (part.encode() for part in qualified.split("."))
+    bare = split_overload("::" + qualified)[0][2:]  # an overload's suffix is no word
+    *containers, name = (part.encode() for part in bare.split("."))
     if name not in blob:
         return False
     if language_for(file) != "python":

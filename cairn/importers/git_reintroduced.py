@@ -114,7 +114,9 @@ def reintroductions(
 
 
 def _last_name(entity: str) -> str:
-    return entity.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    from cairn.store.paths import split_overload
+
+    return split_overload(entity)[0].rsplit("::", 1)[-1].rsplit(".", 1)[-1]
 
 
 def _when(c: Commit) -> datetime:

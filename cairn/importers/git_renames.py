@@ -39,7 +39,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from cairn.importers.base import Known, Proposed, Skipped, SourceError
-from cairn.importers.declarations import Decl, best, declarations, may_declare, similarity
+from cairn.importers.declarations import (
+    Decl,
+    best,
+    declarations,
+    declared_as,
+    may_declare,
+    similarity,
+)
 from cairn.importers.git_history import ZERO, Blobs, Commit
 
 __all__ = ["RenameTracker", "file_renames"]
@@ -224,7 +231,7 @@ class RenameTracker:
                     continue
                 if decls is None:
                     decls = self._declared(blob, path)
-                if name in decls:
+                if declared_as(decls, name):
                     last[name] = i
                     del todo[name]
         for name, since in names.items():
@@ -253,10 +260,11 @@ class RenameTracker:
                 blob = self._object(blobs, oids[at])
                 gone_decls = self._declared(blob, path)
                 left = seq[at + 1]
-            if name not in gone_decls:
+            gone_here = declared_as(gone_decls, name)
+            if not gone_here:
                 continue
             c = self._commits[left]
-            gone = max(gone_decls[name], key=lambda d: d.size)
+            gone = max(gone_here, key=lambda d: d.size)
             moved = self._moved(c, path, gone, blobs)
             if moved is None:
                 continue  # gone, or changed beyond recognition: nothing to carry
@@ -293,7 +301,7 @@ class RenameTracker:
             blob = self._read(blobs, last.sha, path)
             maybe = [n for n in names if blob is not None and may_declare(blob, path, n)]
             decls = self._declared(blob, path) if maybe else {}
-            for name in [n for n in maybe if n in decls]:
+            for name in [n for n in maybe if declared_as(decls, n)]:
                 del names[name]
             if not names:
                 del pending[file]
@@ -374,6 +382,9 @@ class RenameTracker:
             # New here: a name the file did not declare, or an overload it did not have.
             arrived.extend(d for q, ds in kin.items() for d in ds if not _was(before, q, d, ds))
             if own:
+                same = _same_overload(gone, after)
+                if same is not None:  # a sibling came or went: one overload, a new path
+                    return same.entity, "signature"
                 arrived.extend(_absorbed(gone, kin, before))
         found = best(gone, arrived)
         return (found[0].entity, found[1]) if found is not None else None
@@ -434,6 +445,20 @@ def _absorbed(
                 similarity(o.tokens, d.tokens) for o in was
             ):
                 yield d
+
+
+def _same_overload(gone: Decl, after: dict[str, list[Decl]]) -> Decl | None:
+    """The one declaration of `gone`'s name with its parameter types under another path:
+    `f(int)` left bare when its sibling `f(double)` was removed, or a lone `f` suffixed
+    when a sibling arrived. Followed by its parameter list, not by its body."""
+    if not gone.signature:
+        return None
+    same = [
+        d
+        for d in after.get(gone.qualified, [])
+        if d.entity != gone.entity and d.kind == gone.kind and d.signature == gone.signature
+    ]
+    return same[0] if len(same) == 1 else None
 
 
 def _was(before: dict[str, list[Decl]], qualified: str, decl: Decl, now: list[Decl]) -> list[Decl]:
