@@ -93,11 +93,26 @@ class Run:
     methods: list[Method] = field(default_factory=list)
 
 
-def cairn_path(file: str, key: str) -> str | None:
-    """CodeTracker's `src/dir/pkg.Outer.Inner#name(Types)` -> `file::Outer.Inner.name`.
+def cairn_path(file: str, key: str, at: Overloads | None = None, rev: str = "") -> str | None:
+    """CodeTracker's `src/dir/pkg.Outer.Inner#name(Types)` -> `file::Outer.Inner.name`,
+    or `file::Outer.Inner.name(Types)` when the file declares that overload by its own
+    path at `rev` (the indexer names a method so only when its name is overloaded there).
     The classes start at the file's own class (Java's rule: the file is named after it)."""
     qualified, _, rest = key.partition("#")
-    name = rest.partition("(")[0]
+    name, paren, params = rest.partition("(")
+    bare = _bare_path(file, qualified, name)
+    if bare is None or at is None or not paren:
+        return bare
+    from cairn.store.paths import EntityPathError, canonicalise
+
+    try:
+        own = canonicalise(f"{bare}({params}")
+    except EntityPathError:
+        return bare
+    return own if at(rev, own) else bare
+
+
+def _bare_path(file: str, qualified: str, name: str) -> str | None:
     parts = qualified.rsplit("/", 1)[-1].split(".")
     stem = Path(file).stem
     if stem not in parts:
@@ -126,8 +141,33 @@ def _oracle_files(codetracker: Path) -> dict[str, str]:
     return out
 
 
+class Overloads:
+    """Whether a file of a mirror declares an overload by its own path at a commit."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._cache: dict[tuple[str, str], set[str]] = {}
+
+    def __call__(self, rev: str, entity: str) -> bool:
+        from cairn.indexer import index_text
+
+        file = entity.partition("::")[0]
+        if (rev, file) not in self._cache:
+            proc = subprocess.run(
+                ["git", "-C", str(self.repo), "show", f"{rev}:{file}"], capture_output=True
+            )
+            text = proc.stdout if proc.returncode == 0 else None
+            self._cache[(rev, file)] = (
+                {s.entity for s in index_text(text, file) if s.entity.endswith(")")}
+                if text is not None
+                else set()
+            )
+        return entity in self._cache[(rev, file)]
+
+
 def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]:
     runs: dict[tuple[str, str], Run] = {}
+    overloads: dict[Path, Overloads] = {}
     for name, text in _oracle_files(codetracker).items():
         d = json.loads(text)
         url = d["repositoryWebURL"].removesuffix(".git").rstrip("/")
@@ -137,7 +177,8 @@ def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]
         mirror = mirror_root / f"{owner}+{repo}" / "repo"
         if not mirror.is_dir():
             continue
-        today = cairn_path(d["filePath"], d["functionKey"])
+        at = overloads.setdefault(mirror, Overloads(mirror))
+        today = cairn_path(d["filePath"], d["functionKey"], at, d["startCommitId"])
         if today is None:
             continue
         changes: list[Change] = []
@@ -146,8 +187,10 @@ def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]
         oldest = today
         introduced = ""
         for c in sorted(d["expectedChanges"], key=lambda c: c["commitTime"]):
-            after = cairn_path(c["elementFileAfter"], c["elementNameAfter"])
-            before = cairn_path(c["elementFileBefore"], c["elementNameBefore"])
+            after = cairn_path(c["elementFileAfter"], c["elementNameAfter"], at, c["commitId"])
+            before = cairn_path(
+                c["elementFileBefore"], c["elementNameBefore"], at, c["parentCommitId"]
+            )
             if c["changeType"] == "introduced":
                 if after is not None and oldest == today:
                     oldest = after
@@ -299,6 +342,12 @@ class Exists:
         return entity in self._cache[(rev, file)]
 
 
+def _carried(base: str, suffix: str) -> str:
+    from cairn.core.aliases import _carried as carried
+
+    return carried(base, suffix)
+
+
 def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str, str, Edge]]:
     """(former, the name it became, the link) for each former path shown for `today`:
     the same walk as `Aliases.formerly`, keeping which link (and so which commit) gave
@@ -313,7 +362,7 @@ def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str,
         for new in aliases._covering(path):
             suffix = path[len(new) :]
             for link in aliases._by_new[new]:
-                former = link.old + suffix
+                former = _carried(link.old, suffix)
                 if former in seen or former not in shown:
                     continue
                 seen.add(former)

@@ -502,7 +502,9 @@ def overload_suffix(raw: str, where: str = "") -> str:
     inner = text[1:-1]
     if not inner.strip():
         return "()"
-    return "(" + ",".join(_param_type(p, raw, label) for p in _split_params(inner, raw, label)) + ")"
+    return (
+        "(" + ",".join(_param_type(p, raw, label) for p in _split_params(inner, raw, label)) + ")"
+    )
 
 
 def _split_params(inner: str, raw: str, label: str) -> list[str]:

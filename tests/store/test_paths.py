@@ -18,6 +18,7 @@ from cairn.store.paths import (
     symbol_path,
 )
 
+OVERLOAD_PARAMS = ["int", "double d", "String[] a", "Map<K, V> m", "java.util.List<X>", "int... xs"]
 ident = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
 
 
@@ -39,6 +40,9 @@ def fs_paths(draw: st.DrawFn) -> str:
     path = "/".join(dirs) + draw(st.sampled_from([".py", ".ts", "/", ".sql"]))
     if not path.endswith("/") and draw(st.booleans()):
         path += "::" + ".".join(draw(st.lists(ident, min_size=1, max_size=3)))
+        if draw(st.booleans()):  # an overload: parameter types as a person might write them
+            types = draw(st.lists(st.sampled_from(OVERLOAD_PARAMS), min_size=0, max_size=3))
+            path += "(" + ", ".join(types) + ")"
     return ("./" if draw(st.booleans()) else "") + path
 
 
@@ -175,3 +179,65 @@ def test_constant_examples() -> None:
         "shop/models.py::Order.STATUS_CHOICES"
     )
     assert EntityKind("constant") is EntityKind.CONSTANT
+
+
+# --- overloads (docs/entity-paths.md#overloads) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        ("src/Assert.java::Assert.geq(double)", "src/Assert.java::Assert.geq(double)"),
+        ("src/Assert.java::Assert.geq( double actual )", "src/Assert.java::Assert.geq(double)"),
+        ("src/Assert.java::Assert.geq ()", "src/Assert.java::Assert.geq()"),
+        ("src/Assert.java::Assert.geq( )", "src/Assert.java::Assert.geq()"),
+        (
+            "src/IOUtils.java::IOUtils.copy(final java.util.Map<String, List<byte[]>> m, int... xs)",
+            "src/IOUtils.java::IOUtils.copy(Map,int[])",
+        ),
+        ('src/A.java::A.f(byte b[], @Nullable("x") String s)', "src/A.java::A.f(byte[],String)"),
+        ("src/A.java::A.f(int[][] grid, Object ... rest)", "src/A.java::A.f(int[][],Object[])"),
+        (
+            "src/a.ts::K.m(a: string, b?: number[], c: Array<T> = [])",
+            "src/a.ts::K.m(string,number[],Array)",
+        ),
+        ("src/a.ts::f(...rest: string[])", "src/a.ts::f(string[])"),
+    ],
+)
+def test_overload_suffixes_are_normalised(raw: str, canonical: str) -> None:
+    assert canonicalise(raw) == canonical
+    assert kind_of(raw) is EntityKind.SYMBOL
+    assert symbol_path(raw.split("::")[0], raw.split("::")[1]) == canonical
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "src/A.java::A.f(int",
+        "src/A.java::A.f(int))",
+        "src/A.java::A(int).f",  # the suffix belongs to the last name only
+        "src/A.java::A.f(int)x",
+        "src/A.java::A.f(,)",
+        "src/A.java::A.f(int a b)",
+        "src/a.ts::f(cb: (x: number) => void)",
+        "src/a.ts::f(x: string | number)",
+        "src/A.java::(int)",
+    ],
+)
+def test_malformed_overload_suffixes_are_refused_in_one_line(bad: str) -> None:
+    with pytest.raises(EntityPathError) as err:
+        canonicalise(bad)
+    assert "\n" not in str(err.value)
+
+
+def test_a_bare_name_covers_every_overload_and_an_overload_only_itself() -> None:
+    bare = "src/Assert.java::Assert.geq"
+    assert covers(bare, "src/Assert.java::Assert.geq(double)")
+    assert covers(bare, "src/Assert.java::Assert.geq()")
+    assert covers("src/Assert.java::Assert", "src/Assert.java::Assert.geq(int)")
+    assert covers("src/Assert.java", "src/Assert.java::Assert.geq(int)")
+    assert covers("src/Assert.java::Assert.geq(double d)", "src/Assert.java::Assert.geq(double)")
+    assert not covers("src/Assert.java::Assert.geq(int)", "src/Assert.java::Assert.geq(double)")
+    assert not covers("src/Assert.java::Assert.geq(int)", bare)
+    assert not covers("src/Assert.java::Assert.geq()", "src/Assert.java::Assert.geq(int)")
+    assert not covers(bare, "src/Assert.java::Assert.geqx(int)")
