@@ -55,8 +55,8 @@ __all__ = [
     "parsed_or_none",
     "prefix_upper_bound",
     "route_path",
-    "sql_identifier",
     "split_overload",
+    "sql_identifier",
     "symbol_path",
     "table_path",
 ]
@@ -471,7 +471,20 @@ def _parse_fs(text: str) -> EntityPath:
 _PARAM_TYPE_RE = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\[\])*\Z")
 # Words that qualify a parameter but are not its type (Java, C#, TypeScript).
 _PARAM_MODIFIERS = frozenset(
-    "final const volatile ref out in params this readonly public private protected".split()
+    [
+        "final",
+        "const",
+        "volatile",
+        "ref",
+        "out",
+        "in",
+        "params",
+        "this",
+        "readonly",
+        "public",
+        "private",
+        "protected",
+    ]
 )
 _ANNOTATION_RE = re.compile(r"@[A-Za-z_$][\w$.]*(?:\s*\([^()]*\))?")
 

@@ -192,7 +192,8 @@ def test_constant_examples() -> None:
         ("src/Assert.java::Assert.geq ()", "src/Assert.java::Assert.geq()"),
         ("src/Assert.java::Assert.geq( )", "src/Assert.java::Assert.geq()"),
         (
-            "src/IOUtils.java::IOUtils.copy(final java.util.Map<String, List<byte[]>> m, int... xs)",
+            "src/IOUtils.java::IOUtils.copy(final java.util.Map<String, List<byte[]>> m,"
+            " int... xs)",
             "src/IOUtils.java::IOUtils.copy(Map,int[])",
         ),
         ('src/A.java::A.f(byte b[], @Nullable("x") String s)', "src/A.java::A.f(byte[],String)"),
