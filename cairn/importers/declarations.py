@@ -139,7 +139,7 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
 def declared_as(decls: dict[str, list[Decl]], name: str) -> list[Decl]:
     """The declarations of `decls` (one file's) that the inner path `name` names: all
     overloads of a bare name, the one overload of a suffixed one."""
-    bare, suffix = split_overload(name)
+    bare, suffix = _split_inner(name)
     found = decls.get(bare, [])
     if not suffix:
         return found
@@ -154,7 +154,7 @@ def may_declare(blob: bytes, file: str, qualified: str) -> bool:
     name or an assignment's target (`N = 1`, `N: T`, `N, b = f()`, one logical line),
     nested in the `def`s/`class`es its path names: a file where the name is only called,
     imported, passed or in another class's method of that name lacks one of them."""
-    bare = split_overload("::" + qualified)[0][2:]  # an overload's suffix is no word
+    bare = _split_inner(qualified)[0]  # an overload's suffix is no word
     *containers, name = (part.encode() for part in bare.split("."))
     if name not in blob:
         return False
@@ -163,6 +163,12 @@ def may_declare(blob: bytes, file: str, qualified: str) -> bool:
     return all(_python_def_re(c).search(blob) for c in containers) and bool(
         _python_def_re(name).search(blob) or _python_target_re(name).search(blob)
     )
+
+
+def _split_inner(name: str) -> tuple[str, str]:
+    """`split_overload` of a path inside a file (`Pool.get(int)` -> `Pool.get`, `(int)`)."""
+    bare, suffix = split_overload("::" + name)
+    return bare[2:], suffix
 
 
 @lru_cache(maxsize=4096)
