@@ -75,6 +75,12 @@ class Decl:
         """Its parameter list as written, blanks removed (`(Stringa,LineText[]b)`); ""
         when it has none to read. Overloads share a path and differ here, and a rename
         that keeps the parameters is RefactoringMiner's strongest sign of one."""
+        return "".join(self.params_as_written.split())
+
+    @property
+    def params_as_written(self) -> str:
+        """Its parameter list with its blanks (`(String a, LineText[] b)`): where a type
+        ends and a name starts."""
         if self._params is None:
             self._params = _params("\n".join(self._lines), self.name)
         return self._params
@@ -87,7 +93,7 @@ class Decl:
         if suffix or not self.params:
             return suffix
         try:
-            return overload_suffix(self.params)
+            return overload_suffix(self.params_as_written)
         except EntityPathError:
             return ""
 
@@ -194,7 +200,7 @@ def _python_target_re(word: bytes) -> re.Pattern[bytes]:
 
 
 def _params(text: str, name: str) -> str:
-    """The balanced parentheses after the first `name(` in `text`, blanks removed."""
+    """The balanced parentheses after the first `name(` in `text`."""
     start = re.search(rf"(?<![\w$]){re.escape(name)}\s*\(", text)
     if start is None:
         return ""
@@ -206,7 +212,7 @@ def _params(text: str, name: str) -> str:
             depth -= 1
             if depth == 0:
                 break
-    return "".join(text[start.end() - 1 : i + 1].split())
+    return text[start.end() - 1 : i + 1]
 
 
 def similarity(a: Counter[str], b: Counter[str]) -> float:
