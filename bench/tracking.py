@@ -348,6 +348,12 @@ def _carried(base: str, suffix: str) -> str:
     return carried(base, suffix)
 
 
+def carries(other: str, suffix: str) -> bool:
+    from cairn.core.aliases import carries as rule
+
+    return rule(other, suffix)
+
+
 def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str, str, Edge]]:
     """(former, the name it became, the link) for each former path shown for `today`:
     the same walk as `Aliases.formerly`, keeping which link (and so which commit) gave
@@ -362,6 +368,8 @@ def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str,
         for new in aliases._covering(path):
             suffix = path[len(new) :]
             for link in aliases._by_new[new]:
+                if not carries(link.old, suffix):
+                    continue
                 former = _carried(link.old, suffix)
                 if former in seen or former not in shown:
                     continue

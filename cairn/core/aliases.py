@@ -33,7 +33,16 @@ from cairn.store.times import to_ms
 if TYPE_CHECKING:
     from cairn.store import Event, EventDraft
 
-__all__ = ["LINK_KEYS", "MAX_DEPTH", "MAX_FORMERS", "Aliases", "Former", "Link", "rename_drafts"]
+__all__ = [
+    "LINK_KEYS",
+    "MAX_DEPTH",
+    "MAX_FORMERS",
+    "Aliases",
+    "Former",
+    "Link",
+    "carries",
+    "rename_drafts",
+]
 
 MAX_FORMERS = 32
 MAX_DEPTH = 16
@@ -133,6 +142,8 @@ class Aliases:
             for new in self._covering(path)[:1]:
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
+                    if not carries(link.old, suffix):
+                        continue
                     former = _carried(link.old, suffix)
                     if former in seen or _canonical(former) != former:
                         continue
@@ -152,7 +163,9 @@ class Aliases:
     def renamed_to(self, entity: str) -> str | None:
         """The newest name of canonical `entity` when it (or what covers it) was renamed."""
         for old in self._covering(entity, by_new=False):
-            return _carried(self._by_old[old][0].new, entity[len(old) :])
+            new = self._by_old[old][0].new
+            if carries(new, entity[len(old) :]):
+                return _carried(new, entity[len(old) :])
         return None
 
     def later(self, entity: str) -> list[str]:
@@ -272,6 +285,13 @@ def rename_drafts(
             key=f"{key}:to" if key else "",
         ),
     ]
+
+
+def carries(other: str, suffix: str) -> bool:
+    """Whether a link whose other end is `other` carries a path it covers by `suffix`:
+    a link on a bare name (`C.m -> C.n`) carries every overload, but one from or to a
+    single overload (`C.m(int) -> C.m`, its sibling removed) says nothing of the others."""
+    return not (suffix.startswith("(") and split_overload(other)[1])
 
 
 def _carried(base: str, suffix: str) -> str:
