@@ -225,3 +225,21 @@ def test_links_read_as_asked_give_the_answers_of_all_links_read_at_once(
     with Session.open(find_project(tmp_path, env={}), few=True) as again:
         assert whole == answers(Aliases.reading(again.store))
         assert again.formerly("src/a.py::f") == whole[0][1]
+
+
+def test_a_link_on_a_bare_name_carries_its_overloads_and_one_on_an_overload_none() -> None:
+    f = "src/S.java::S."
+    aliases = Aliases(
+        [
+            Link(f + "doReturn()", f + "doNothing", 2_000),  # one overload renamed
+            Link(f + "doReturn(Object)", f + "doReturn", 2_000),  # its sibling, alone now
+            Link(f + "old", f + "geq", 1_000),  # a whole name renamed
+        ]
+    )
+    assert [x.path for x in aliases.formerly(f + "doNothing")] == [f + "doReturn()"]
+    assert [x.path for x in aliases.formerly(f + "doReturn")] == [f + "doReturn(Object)"]
+    # an overload of `geq` today was `old` (the bare name: which overloads `old` had
+    # then, the link does not say), never `old(int)`
+    assert [x.path for x in aliases.formerly(f + "geq(int)")] == [f + "old"]
+    assert aliases.renamed_to(f + "old(int)") == f + "geq"
+    assert aliases.renamed_to(f + "doReturn(int)") is None
