@@ -379,6 +379,16 @@ def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str,
     return out
 
 
+def read_at(today: str) -> list[str]:
+    """The paths a surface reads at a method: its own, and for an overload its bare
+    name too (`cairn.indexer.overloads`: a decision on the bare name is about every
+    overload, whatever it was called before)."""
+    from cairn.store.paths import split_overload
+
+    bare = split_overload(today)[0]
+    return [today] if bare == today else [today, bare]
+
+
 def logged_paths(dest: Path) -> set[str]:
     """The paths any event is on: the former paths a status shows are those of them."""
     lines = (dest / ".cairn" / "decisions.jsonl").read_text().splitlines()
@@ -397,7 +407,7 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
     reach = [0, 0]
     # Why wrong steps are wrong: the former path never existed (a file's or class's link
     # covers a member added after it); it held a sibling overload (the oracle method
-    # appeared later, the path is shared: Cairn paths carry no parameter types); other.
+    # appeared later, the path is shared: an overload not told apart by its suffix); other.
     wrong = {"never existed": 0, "sibling overload": 0, "other": 0}
     real = [0, 0]  # of the former paths a status shows (those something is logged on)
     real_all = [0, 0]  # of every path the rename links cover, shown or not
@@ -443,7 +453,8 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
                 shown = "shown" if former in logged else "not shown"
                 misses.append(f"  never-existed ({shown}) {link.commit[:10]} {former}")
         if m.oldest != m.today:
-            got = m.oldest in {f.path for f in aliases.formerly(m.today)}
+            got = any(m.oldest in {f.path for f in aliases.formerly(p)} for p in read_at(m.today))
+            got = got or m.oldest in read_at(m.today)
             reach[0] += got
             reach[1] += 1
             if not got:
