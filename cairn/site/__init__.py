@@ -9,7 +9,7 @@
 - `build`: every file of the site, streamed; `write`: onto disk whole or not at all.
 """
 
-from cairn.site.build import SiteSummary, build_site, export_site, iter_site
+from cairn.site.build import SiteSummary, export_site, iter_site
 from cairn.site.index_page import FILTERS
 from cairn.site.model import entity_page_name
 from cairn.site.search_data import SearchLimits, coverage_note, search_index
@@ -20,7 +20,6 @@ __all__ = [
     "SearchLimits",
     "SiteError",
     "SiteSummary",
-    "build_site",
     "coverage_note",
     "entity_page_name",
     "export_site",

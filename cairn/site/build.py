@@ -37,7 +37,7 @@ from cairn.site.write import MARKER, remember, write_site
 from cairn.store import Store
 from cairn.store.verify import VerifyReport
 
-__all__ = ["SiteSummary", "build_site", "export_site", "iter_site"]
+__all__ = ["SiteSummary", "export_site", "iter_site"]
 
 ASSETS = Path(__file__).parent.parent / "site_assets"
 _CRUMBS = '<p class="crumbs"><a href="index.html">All decisions</a></p>'
@@ -126,19 +126,6 @@ def _list_page(project: str, number: int, count: int, page: list[Entity]) -> str
         f'<ul class="results">\n{rows}\n</ul>{entity_list.pager_html(number, count)}</section>'
     )
     return page_html(f"Entities · {project}", project, body, root="")
-
-
-def build_site(
-    store: Store,
-    report: VerifyReport,
-    project: str,
-    *,
-    today: date | None = None,
-    limits: SearchLimits = DEFAULT_LIMITS,
-) -> dict[str, str]:
-    """Every file of the site, relative path -> text (in memory: for tests and tools;
-    `export_site` streams `iter_site` instead)."""
-    return dict(iter_site(store, report, project, today=today, limits=limits))
 
 
 def export_site(

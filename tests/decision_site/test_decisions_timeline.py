@@ -9,7 +9,7 @@ import re
 from datetime import date
 from pathlib import Path
 
-from cairn.site import build_site
+from cairn.site import iter_site
 from cairn.site.timeline import NAMED, PAGE
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify
@@ -43,7 +43,7 @@ def test_one_entry_per_decision_folded_and_paged(tmp_path: Path) -> None:
                 )
             )
         store.append(EventDraft(type="modify", entity="t0.c", reasoning="not a decision"))
-        site = build_site(store, verify(root / ".cairn"), "app", today=date(2025, 1, 1))
+        site = dict(iter_site(store, verify(root / ".cairn"), "app", today=date(2025, 1, 1)))
 
     index = site["index.html"]
     entries = re.findall(r'<li class="decision".*?</li>', index, re.S)
@@ -80,7 +80,7 @@ def test_a_sweeping_revert_names_a_few_and_links_a_page_of_all(tmp_path: Path) -
                 for n in range(touched)
             ]
         )
-        site = build_site(store, verify(root / ".cairn"), "app", today=date(2025, 1, 1))
+        site = dict(iter_site(store, verify(root / ".cairn"), "app", today=date(2025, 1, 1)))
     (entry,) = re.findall(r'<li class="decision".*?</li>', site["index.html"], re.S)
     assert entry.count("<code>src/m") == NAMED
     assert f"{touched - 5} more" in entry

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from site_fixtures import read_piece
 
-from cairn.site import SearchLimits, build_site, coverage_note
+from cairn.site import SearchLimits, coverage_note, iter_site
 from cairn.site.search_files import DOC_SHARD
 from cairn.store import EventDraft, Store, init_store
 from cairn.store.verify import verify
@@ -66,7 +66,7 @@ def files(project: Path) -> dict[str, str]:
     cairn_dir = project / ".cairn"
     report = verify(cairn_dir)
     with Store.open(cairn_dir) as store:
-        return build_site(store, report, "bound", limits=LIMITS)
+        return dict(iter_site(store, report, "bound", limits=LIMITS))
 
 
 def indexed(files: dict[str, str]) -> list[dict[str, object]]:
@@ -156,7 +156,7 @@ def test_nothing_left_out_means_no_note(project: Path) -> None:
     cairn_dir = project / ".cairn"
     with Store.open(cairn_dir) as store:
         roomy = SearchLimits(event_chars=10_000, events_per_entity=10, budget_chars=10**7)
-        site = build_site(store, verify(cairn_dir), "bound", limits=roomy)
+        site = dict(iter_site(store, verify(cairn_dir), "bound", limits=roomy))
     data = json.loads(site["search.json"])
     assert data["coverage"]["indexed"] == data["coverage"]["events"] == 242
     assert coverage_note(data) == "" and 'id="coverage"' not in site["index.html"]
@@ -187,6 +187,6 @@ def test_pages_stream_one_entity_at_a_time(project: Path) -> None:
                 seen[name] = text
         finally:
             build.entity_page = real
-        assert seen == build_site(store, report, "bound", limits=LIMITS)
+        assert seen == dict(iter_site(store, report, "bound", limits=LIMITS))
     assert sum(name.startswith("e/") for name in seen) == 61
     assert loaded_elsewhere == []
