@@ -48,6 +48,7 @@ from cairn.importers.declarations import (
     similarity,
 )
 from cairn.importers.git_history import ZERO, Blobs, Commit
+from cairn.store.paths import split_overload
 
 __all__ = ["RenameTracker", "file_renames"]
 
@@ -269,6 +270,10 @@ class RenameTracker:
             if moved is None:
                 continue  # gone, or changed beyond recognition: nothing to carry
             new, change = moved
+            if not split_overload(f"::{name}")[1]:
+                # A bare name is every overload: it goes to the bare name the overload
+                # it was matched by went to, not to that one overload.
+                new = split_overload(new)[0]
             yield c, f"{path}::{name}", new, change
             file, _, new_name = new.partition("::")
             if file == path:

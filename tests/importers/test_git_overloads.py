@@ -110,3 +110,21 @@ def test_check_flags_only_the_overload_decided_on(project: Path) -> None:
     path.write_text(ASSERT.replace('"too small");', '"below");', 1))
     [found] = _check(project)
     assert found["entity"] == "src/a/Assert.java::Assert.geq(double,double)"
+
+
+def test_a_decision_on_the_bare_name_follows_a_move_to_the_bare_name(project: Path) -> None:
+    commit(project, "Stubber", "2024-01-01T10:00:00Z", {F: STUBBER})
+    _decide(project, f"{F}::Stubber.doReturn", "every doReturn answers in order")
+    moved = STUBBER.replace("class Stubber", "class Answers").replace("Stubber ", "Answers ")
+    commit(
+        project,
+        "Stubber is Answers",
+        "2024-01-02T10:00:00Z",
+        {F: None, "src/a/Answers.java": moved},
+    )
+    cairn_json(project, "import", "git")
+    # not to one overload (`Answers.doReturn(Object)`): the bare name is all of them
+    assert _links(project) == {
+        "Stubber": ("Answers", "rename"),  # the class, renamed with its file
+        "Stubber.doReturn": ("Answers.doReturn", "container"),
+    }
