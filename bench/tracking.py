@@ -379,6 +379,12 @@ def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str,
     return out
 
 
+def _bare(path: str) -> str:
+    from cairn.store.paths import split_overload
+
+    return split_overload(path)[0]
+
+
 def read_at(today: str) -> list[str]:
     """The paths a surface reads at a method: its own, and for an overload its bare
     name too (`cairn.indexer.overloads`: a decision on the bare name is about every
@@ -425,7 +431,11 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
         oracle = {(c.commit, c.before, c.after): c.kind for c in m.changes}
         for former, became, link in formers:
             kind = oracle.get((link.commit, former, became))
-            right = (link.commit, former, became) in m.claimable
+            right = (link.commit, former, became) in m.claimable or any(
+                # a bare former path is every overload of it, the oracle's among them
+                (c, _bare(b), a) == (link.commit, former, became)
+                for c, b, a in m.claimable
+            )
             if kind is None:
                 kind = "class" if former.split("::")[-1] == became.split("::")[-1] else "method"
             there = exists(f"{link.commit}^", former)
