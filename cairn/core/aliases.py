@@ -139,7 +139,7 @@ class Aliases:
                 continue
             # Only the most specific link: a class renamed with its file has a link of
             # its own, and the file's would carry its members to paths that never were.
-            for new in self._covering(path)[:1]:
+            for new in _most_specific(path, self._covering(path)):
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
                     if not carries(link.old, suffix):
@@ -285,6 +285,16 @@ def rename_drafts(
             key=f"{key}:to" if key else "",
         ),
     ]
+
+
+def _most_specific(path: str, covering: list[str]) -> list[str]:
+    """The links that say what `path` was: the most specific; for an overload whose
+    most specific link is its bare name's, the next one too (a class renamed with its
+    file), since the bare name's former path is every overload and the class's keeps
+    this one's own (both existed)."""
+    if len(covering) > 1 and covering[0] != path and covering[0] == split_overload(path)[0]:
+        return covering[:2]
+    return covering[:1]
 
 
 def carries(other: str, suffix: str) -> bool:

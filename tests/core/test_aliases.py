@@ -243,3 +243,18 @@ def test_a_link_on_a_bare_name_carries_its_overloads_and_one_on_an_overload_none
     assert [x.path for x in aliases.formerly(f + "geq(int)")] == [f + "old"]
     assert aliases.renamed_to(f + "old(int)") == f + "geq"
     assert aliases.renamed_to(f + "doReturn(int)") is None
+
+
+def test_an_overload_under_a_bare_link_keeps_its_own_former_path_by_its_class() -> None:
+    old, new = "src/Spdy.java::Spdy.", "src/Framed.java::Framed."
+    aliases = Aliases(
+        [
+            Link(old + "newStream", new + "newStream", 1_000),  # a decision on every overload
+            Link("src/Spdy.java::Spdy", "src/Framed.java::Framed", 1_000),  # class with file
+        ]
+    )
+    assert [x.path for x in aliases.formerly(new + "newStream(int,List)")] == [
+        old + "newStream",
+        old + "newStream(int,List)",
+    ]
+    assert [x.path for x in aliases.formerly(new + "newStream")] == [old + "newStream"]
