@@ -433,7 +433,7 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
             kind = oracle.get((link.commit, former, became))
             right = (link.commit, former, became) in m.claimable or any(
                 # a bare former path is every overload of it, the oracle's among them
-                (c, _bare(b), a) == (link.commit, former, became)
+                c == link.commit and _bare(b) == former and became in (a, _bare(a))
                 for c, b, a in m.claimable
             )
             if kind is None:
