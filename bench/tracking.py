@@ -30,8 +30,13 @@ Per (project, start commit) of the oracle:
        commit that renamed it away holds that element. A status shows the former paths
        something is logged on (`formers_existed`); `all_covered_existed` counts every
        path the links cover, shown or not (a file's rename covers methods added later).
-  A change whose two names are one Cairn path (a parameter change, a package rename that
-  kept the file) is not counted: there is nothing to link.
+  A change whose two names are one Cairn path (a parameter change of a method whose
+  name is not overloaded, a package rename that kept the file) is not counted: there
+  is nothing to link. An oracle method is named by its overload path (`C.m(int)`)
+  where the file names it so at that commit (its name overloaded there), else bare;
+  a step to a bare former path is right when the oracle's change is from one of its
+  overloads, and the oldest name reaches today's when it reaches today's path or, for
+  an overload, its bare name (what a surface reads there too).
 
 Usage:
   PYTHONSAFEPATH=1 .venv/bin/python bench/tracking.py \
