@@ -26,11 +26,25 @@ from daemon_fixtures import exchange, gate_daemon, runtime_dir, socket_of  # noq
 # the only sign, from outside, that the daemon answered rather than the cold path.
 PROBE = """\
 import atexit, os, sys
-atexit.register(lambda: open(os.environ["WARM_PROBE"], "w").write(
-    "cold" if "cairn.cli.app" in sys.modules else "warm"))
+before = set(sys.modules)  # the interpreter's own start (site's .pth hooks): not ours
+def note():
+    path = "cold" if "cairn.cli.app" in sys.modules else "warm"
+    ours = sorted(
+        m for m in set(sys.modules) - before if m.split(".")[0] not in sys.stdlib_module_names
+    )
+    open(os.environ["WARM_PROBE"], "w").write(" ".join([path, *ours]))
+atexit.register(note)
 from cairn.cli.entry import main
 main()
 """
+# All a warm call imports beyond the standard library: no click, no store, no indexer.
+WARM_IMPORTS = [
+    "cairn",
+    "cairn.claude_code",
+    "cairn.claude_code.cairn_pretooluse",
+    "cairn.cli",
+    "cairn.cli.entry",
+]
 
 Run = tuple[int, bytes, bytes]
 
@@ -81,8 +95,9 @@ def probe(cwd: Path, env: dict[str, str], *args: str, stdin: bytes = b"") -> tup
         capture_output=True,
         timeout=120,
     )
-    path = note.read_text()
+    path, *imported = note.read_text().split()
     note.unlink()
+    assert path == "cold" or imported == WARM_IMPORTS, imported
     return (proc.returncode, proc.stdout, proc.stderr), path
 
 
