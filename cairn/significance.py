@@ -6,8 +6,14 @@ suppressions ("Fix mypy warning", reverted by "Fix ruff warning") is true histor
 is recorded, but it is no decision: it never blocks
 (`cairn check`, the hook, the language server's findings), never fills the digest,
 and `history` still shows it. The importer marks such events with
-`metadata.significance: trivial` (`mark`); every surface asks `quiet(event)`. This
-module is the one place for both halves of the rule.
+`metadata.significance: trivial` (`trivial_files`, file by file: in a revert that also
+undid code, a file only reformatted is still no decision); every surface asks
+`quiet(event)`. This module is the one place for both halves of the rule.
+
+Two more kinds of undo are true history but no decision: a *toggle* (code commented
+out, or back in: a switch flipped for a while) and an *accident* (a commit taken back
+because it went in by mistake: the revert says so, or its author took it back within
+minutes with no word of why), `accident`.
 
 The same holds for what a revert undid in the project's prose (`notes`): a changelog
 line, a release note, a README badge, a documentation page. Taking one back is true
@@ -22,9 +28,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["KEY", "TRIVIAL", "essence", "mark", "notes", "quiet", "trivial_change"]
+__all__ = [
+    "KEY",
+    "TRIVIAL",
+    "accident",
+    "essence",
+    "notes",
+    "quiet",
+    "trivial_change",
+    "trivial_files",
+]
 
 KEY = "significance"
 TRIVIAL = "trivial"
@@ -91,30 +107,115 @@ def essence(line: str, path: str) -> str:
 def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> bool:
     """Whether a change (path -> (removed lines, added lines), each in file order) only
     touched formatting, comments, imports, type annotations, lint suppressions or the
-    project's own release number."""
-    if not files:
-        return False
+    project's own release number, in every file."""
+    return bool(files) and len(trivial_files(files)) == len(files)
+
+
+def trivial_files(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> set[str]:
+    """The files of a change whose own lines were cosmetic (`trivial_change`'s test, file
+    by file): in a revert that also undid code elsewhere, a file that was only
+    reformatted, re-commented or had its imports moved is no decision of its own. A
+    toggle (the same code commented out, or back in) counts as cosmetic too: it is a
+    switch flipped for a while ("Comment out finished steps"), not a rejected change.
+    Bounded: past `MAX_LINES` in all, no further file is read (none is cosmetic)."""
+    out: set[str] = set()
     seen = 0
     for path, (removed, added) in files.items():
         old, new = list(removed), list(added)
         seen += len(old) + len(new)
         if seen > MAX_LINES:
-            return False
-        a = "".join(essence(t, path) for t in old)
-        b = "".join(essence(t, path) for t in new)
-        if _strip_casts(a) != _strip_casts(b):
-            return False
-        # Imports only added (a type's) or only dropped (an unused one) are lint; one
-        # module swapped for another (`wagtailmodelsearch` back to `modelsearch`) is
-        # a decision, however little else changed.
-        gone, came = _modules(old, path), _modules(new, path)
-        if gone and came and gone != came:
-            return False
-    return True
+            break
+        if _cosmetic(old, new, path) or _toggled(old, new, path):
+            out.add(path)
+    return out
+
+
+def _cosmetic(old: list[str], new: list[str], path: str) -> bool:
+    a = "".join(essence(t, path) for t in old)
+    b = "".join(essence(t, path) for t in new)
+    if _strip_casts(a) != _strip_casts(b):
+        return False
+    # Imports only added (a type's) or only dropped (an unused one) are lint, and so is
+    # a module that moved (`wagtail.core.models` -> `wagtail.models`: the same module
+    # by its last name). One module swapped for another (`wagtailmodelsearch` back to
+    # `modelsearch`) is a decision, however little else changed.
+    gone, came = _modules(old, path), _modules(new, path)
+    return not (gone and came and gone != came and _leaves(gone) != _leaves(came))
+
+
+# A comment's opening (and a block comment's closing) around code put out of use.
+_COMMENT_OPEN = re.compile(r"^\s*(?:#+|//+|/\*+|<!--|\{#|--|;+|%+)\s?")
+_COMMENT_CLOSE = re.compile(r"\s*(?:\*/|-->|#\})\s*$")
+
+
+def _toggled(old: list[str], new: list[str], path: str) -> bool:
+    """Whether a file's change only commented code out or back in: the lines of one side
+    read, once uncommented, as the lines of the other (at least one code line moved
+    between a comment and code; a change of comments alone is `_cosmetic`'s)."""
+    from cairn.fingerprints import is_comment_line
+
+    def plain(lines: list[str]) -> str:
+        return "".join(_SPACE.sub("", _uncomment(t)).replace("'", '"') for t in lines)
+
+    if not old and not new:
+        return False
+    commented = sum(1 for t in old + new if is_comment_line(t))
+    code = sum(1 for t in old + new if t.strip() and not is_comment_line(t))
+    return commented > 0 and code > 0 and plain(old) == plain(new)
+
+
+def _uncomment(line: str) -> str:
+    from cairn.fingerprints import is_comment_line
+
+    if not is_comment_line(line):
+        return line
+    return _COMMENT_CLOSE.sub("", _COMMENT_OPEN.sub("", line, count=1))
+
+
+# An accident, in the revert's own words: pushed by mistake, not a change rejected.
+_ACCIDENT = re.compile(
+    r"\b(accident(?:al(?:ly)?)?|by\s+mistake|mistaken(?:ly)?|in\s+error|wrong\s+(?:branch|repo\w*|remote)"
+    r"|unintended|unintentional(?:ly)?|inadvertent(?:ly)?|pushed\s+too\s+(?:early|soon)"
+    r"|oops|didn'?t\s+mean\s+to|not\s+meant\s+to\s+be\s+(?:pushed|committed|merged))\b",
+    re.I,
+)
+_QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
+ACCIDENT_MINUTES = 30  # a revert this soon after, by the same author, with no reason of its own
+
+
+def accident(
+    revert_words: str,
+    revert_author: str,
+    revert_date: str,
+    original_author: str | None,
+    original_date: str | None,
+) -> bool:
+    """Whether a revert undid a commit that went in by mistake: its own words (the
+    message beyond git's boilerplate, `Revert "..."`'s quoted subject left out) say so
+    ("accidentally committed", "wrong branch"), or the same author took it back within
+    `ACCIDENT_MINUTES` and said nothing more than git's `Revert "..."`. True history,
+    recorded; but nothing anyone decided against, so it never blocks nor fills the digest
+    (rubygems.org's "Remove accidentally committed file", later re-added on purpose)."""
+    words = _QUOTED.sub("", revert_words)
+    if _ACCIDENT.search(words):
+        return True
+    if original_author is None or original_date is None:
+        return False
+    if revert_author.strip().casefold() != original_author.strip().casefold():
+        return False
+    if re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n"):
+        return False  # a reason of its own
+    try:
+        gap = datetime.fromisoformat(revert_date) - datetime.fromisoformat(original_date)
+    except ValueError:
+        return False
+    return timedelta(0) <= gap <= timedelta(minutes=ACCIDENT_MINUTES)
 
 
 _FROM = re.compile(r"^\s*from\s+(\S+)\s+import\b")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]+)")
+# JavaScript/TypeScript: the module string (`import x from "./a/b"`, `require("b")`).
+_JS_FROM = re.compile(r"""(?:\bfrom\s+|^\s*import\s+|\brequire\(\s*)(["'])([^"']+)\1""")
 
 
 def _modules(lines: list[str], path: str) -> set[str]:
@@ -127,8 +228,19 @@ def _modules(lines: list[str], path: str) -> set[str]:
     out: set[str] = set()
     for line in lines:
         if is_import_line(line):
+            js = _JS_FROM.search(line)
             m = _FROM.match(line) or _IMPORT.match(line)
-            out.add(m.group(1) if m else _SPACE.sub("", line))
+            out.add(js.group(2) if js else m.group(1) if m else _SPACE.sub("", line))
+    return out
+
+
+def _leaves(modules: set[str]) -> set[str]:
+    """Each module by its last name (`wagtail.core.models`, `.models`, `../lib/models.js`
+    -> `models`): the same leaves on both sides of a change is a module moved."""
+    out: set[str] = set()
+    for m in modules:
+        last = m.rstrip("/").rsplit("/", 1)[-1] if "/" in m else m.rsplit(".", 1)[-1]
+        out.add(last.split(".", 1)[0] if "/" in m else last)
     return out
 
 
@@ -203,12 +315,6 @@ def notes(path: str) -> bool:
     if in_docs and any(d in _SPHINX_DIRS for d in dirs[in_docs[0] :]):
         return True  # the docs site's own theme: `docs/_templates/`, `docs/_static/`
     return bool(in_docs) and suffix == ".txt" and not name.startswith("requirements")
-
-
-def mark(meta: dict[str, object], files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:
-    """Set `metadata.significance` on an imported revert's event when it is cosmetic."""
-    if trivial_change(files):
-        meta[KEY] = TRIVIAL
 
 
 def quiet(event: Any) -> bool:
