@@ -140,7 +140,7 @@ def _cosmetic(old: list[str], new: list[str], path: str) -> bool:
     # by its last name). One module swapped for another (`wagtailmodelsearch` back to
     # `modelsearch`) is a decision, however little else changed.
     gone, came = _modules(old, path), _modules(new, path)
-    return not (gone and came and gone != came and _leaves(gone) != _leaves(came))
+    return not (gone and came and gone != came and not _moved(gone, came))
 
 
 # A comment's opening (and a block comment's closing) around code put out of use.
@@ -234,14 +234,30 @@ def _modules(lines: list[str], path: str) -> set[str]:
     return out
 
 
-def _leaves(modules: set[str]) -> set[str]:
-    """Each module by its last name (`wagtail.core.models`, `.models`, `../lib/models.js`
-    -> `models`): the same leaves on both sides of a change is a module moved."""
-    out: set[str] = set()
-    for m in modules:
-        last = m.rstrip("/").rsplit("/", 1)[-1] if "/" in m else m.rsplit(".", 1)[-1]
-        out.add(last.split(".", 1)[0] if "/" in m else last)
-    return out
+def _moved(gone: set[str], came: set[str]) -> bool:
+    """Whether the modules named before and after are the same modules moved inside one
+    package: each has a partner on the other side with the same last name and the same
+    top-level package (`wagtail.wagtailcore.models` -> `wagtail.core.models`; a relative
+    import pairs with any). `modelsearch.backends.base` -> `wagtailmodelsearch.backends.base`
+    is another package: a dependency swapped, a decision."""
+    a, b = {_where(m) for m in gone}, {_where(m) for m in came}
+
+    def paired(x: tuple[str, str], others: set[tuple[str, str]]) -> bool:
+        return any(x[1] == y[1] and (x[0] == y[0] or "" in (x[0], y[0])) for y in others)
+
+    return all(paired(x, b) for x in a) and all(paired(y, a) for y in b)
+
+
+def _where(module: str) -> tuple[str, str]:
+    """(top-level package, "" when relative; last name) of a module: `wagtail.core.models`
+    -> (wagtail, models); `.models` -> ("", models); `../lib/models.js` -> ("", models);
+    `lodash/fp` -> (lodash, fp)."""
+    if "/" in module:
+        parts = [p for p in module.rstrip("/").split("/") if p]
+        top = "" if module.startswith((".", "/", "@/", "~/")) else parts[0]
+        return top, parts[-1].split(".", 1)[0] if parts else ""
+    parts = module.split(".")
+    return ("" if module.startswith(".") else parts[0]), parts[-1]
 
 
 def _strip_casts(text: str) -> str:
