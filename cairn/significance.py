@@ -140,7 +140,11 @@ def _cosmetic(old: list[str], new: list[str], path: str) -> bool:
     # by its last name). One module swapped for another (`wagtailmodelsearch` back to
     # `modelsearch`) is a decision, however little else changed.
     gone, came = _modules(old, path), _modules(new, path)
-    return not (gone and came and gone != came and not _moved(gone, came))
+    if not (gone and came and gone != came) or _moved(gone, came):
+        return True
+    # The same names imported from another path inside the same package (`diff/lib/
+    # patch/create.js` -> `diff`): the import's shape, not the dependency, changed.
+    return _names(old, path) == _names(new, path) and _tops(gone) == _tops(came)
 
 
 # A comment's opening (and a block comment's closing) around code put out of use.
@@ -161,7 +165,14 @@ def _toggled(old: list[str], new: list[str], path: str) -> bool:
         return False
     commented = sum(1 for t in old + new if is_comment_line(t))
     code = sum(1 for t in old + new if t.strip() and not is_comment_line(t))
-    return commented > 0 and code > 0 and plain(old) == plain(new)
+    if not (commented and code):
+        return False
+    return plain(old) == plain(new)
+
+
+# A stray keystroke or two after a commented-out line's last punctuation
+# (`// "./steps/install.js",s`): never run, so never noticed.
+_STRAY = re.compile(r"""([,;)\]}"'])[^,;)\]}"'\s]{1,2}\s*$""")
 
 
 def _uncomment(line: str) -> str:
@@ -169,7 +180,8 @@ def _uncomment(line: str) -> str:
 
     if not is_comment_line(line):
         return line
-    return _COMMENT_CLOSE.sub("", _COMMENT_OPEN.sub("", line, count=1))
+    code = _COMMENT_CLOSE.sub("", _COMMENT_OPEN.sub("", line, count=1))
+    return _STRAY.sub(r"\1", code)
 
 
 # An accident, in the revert's own words: pushed by mistake, not a change rejected.
@@ -234,6 +246,27 @@ def _modules(lines: list[str], path: str) -> set[str]:
     return out
 
 
+def _names(lines: list[str], path: str) -> list[str]:
+    """The import lines among `lines` without their module (what they bind), sorted."""
+    from cairn.fingerprints import is_import_line
+
+    out = []
+    for line in lines:
+        if is_import_line(line):
+            js = _JS_FROM.search(line)
+            m = _FROM.match(line)
+            if js:
+                line = line[: js.start(2)] + line[js.end(2) :]
+            elif m:
+                line = line[: m.start(1)] + line[m.end(1) :]
+            out.append(_SPACE.sub("", line))
+    return sorted(out)
+
+
+def _tops(modules: set[str]) -> set[str]:
+    return {_where(m)[0] for m in modules}
+
+
 def _moved(gone: set[str], came: set[str]) -> bool:
     """Whether the modules named before and after are the same modules moved inside one
     package: each has a partner on the other side with the same last name and the same
@@ -278,10 +311,11 @@ def _strip_casts(text: str) -> str:
 # Release notes and changelogs, by their file's name (`CHANGELOG.txt`, `HISTORY.rst`,
 # `NEWS`) or directory (`changelog_unreleased/`, `changelog.d/`, towncrier's
 # `newsfragments/`, reno's `releasenotes/`). Not `releases/` nor `blog/`: on a site
-# (djangoproject.com) those are Django apps.
+# (djangoproject.com) those are Django apps. A `NOTICE` carries bundled code's licence
+# notices: it follows that code back.
 _NOTE_NAMES = re.compile(
     r"^(changelog|changes|history|news|releases?|release[-_]?notes|authors|contributors|"
-    r"sponsors|thanks|credits|readme)([-_.][\w.-]*)?$",
+    r"sponsors|thanks|credits|readme|notice)([-_.][\w.-]*)?$",
     re.I,
 )
 _NOTE_DIRS = frozenset(

@@ -485,16 +485,21 @@ def _revert_events(
     from cairn.significance import accident, notes, trivial_files
 
     lines, judged = _changed_lines(diff, f.files)
-    quiet_files = trivial_files(lines)
+    cosmetic = trivial_files(lines)
     # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
-    # one never is), or when what it undid went in by mistake.
-    everything = (judged and bool(lines) and len(quiet_files) == len(lines)) or accident(
+    # one never is), or when what it undid went in by mistake. Author dates: a rebase
+    # gives a change and its revert the same committer date.
+    everything = (judged and bool(lines) and len(cosmetic) == len(lines)) or accident(
         "\n".join(filter(None, (c.subject, _body(c)))),
         c.author,
-        c.date,
+        c.authored or c.date,
         original.author if original is not None else None,
-        original.date if original is not None else None,
+        (original.authored or original.date) if original is not None else None,
     )
+    # One file alone is quiet only when it stayed: a file the revert deleted or created
+    # whole is about its existence, not its lines (prettier's import-only test fixtures
+    # deleted with the feature they tested).
+    quiet_files = {p for p in cosmetic if not (diff[p].deleted or diff[p].created)}
     for ent in ents:
         meta = _metadata(f, original)
         if everything or (ent.file and ent.file in quiet_files):

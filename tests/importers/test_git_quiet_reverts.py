@@ -9,9 +9,10 @@ fills the digest; the real change beside it still blocks. Real git histories, th
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from real_cli import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, commit, env, git
 
 from cairn.store import Store
 
@@ -219,3 +220,56 @@ def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
     assert {s for e, s in events.items() if e.startswith("shop/prices.py")} == {None}
     code, report = put_back(project, assets)
     assert code == 0, blocking(report)
+
+
+def commit_rebased(root: Path, message: str, authored: str, committed: str) -> None:
+    """Commit what is staged with an author date apart from the committer date, as a
+    rebase leaves them."""
+    proc = subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-F", "-"],
+        cwd=root,
+        env=env(GIT_AUTHOR_DATE=authored, GIT_COMMITTER_DATE=committed),
+        input=message,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_rebased_revert_is_judged_by_author_dates(project: Path) -> None:
+    """A rebase gives a change and its revert the same committer date: months apart
+    by their authors' dates, that revert is no accident (wagtail's "Removed meta from
+    top of listings", rebased together with its revert)."""
+    commit(project, "Prices", "2024-01-01T10:00:00Z", {"shop/prices.py": PRICES})
+    (project / "shop" / "prices.py").write_text(SKU)
+    git(project, "add", "shop/prices.py")
+    commit_rebased(project, "Show the SKU", "2024-01-02T10:00:00Z", "2024-06-01T10:00:00Z")
+    git(project, "revert", "--no-commit", "HEAD")
+    sha = git(project, "rev-parse", "HEAD")
+    message = f'Revert "Show the SKU"\n\nThis reverts commit {sha}.\n'
+    commit_rebased(project, message, "2024-05-01T10:00:00Z", "2024-06-01T10:00:00Z")
+    cairn_json(project, "import", "git")
+    assert set(reverts(project)['Revert "Show the SKU"'].values()) == {None}
+    code, report = put_back(project, {"shop/prices.py": SKU})
+    assert code == 1 and blocking(report)
+
+
+def test_a_file_deleted_whole_stays_loud_even_if_it_held_only_imports(project: Path) -> None:
+    """Per-file cosmetics judge a file that stayed: a test fixture of import lines
+    deleted with the feature it tested is that feature's (prettier's "Remove support
+    for importReflection")."""
+    parser = "def parse(source):\n    return read_imports(source)\n"
+    commit(project, "Parser", "2024-01-01T10:00:00Z", {"lang/parser.py": parser})
+    fixture = 'import module foo from "foo"\nimport module bar from "bar"\n'
+    reflection = parser.replace("read_imports(source)", "read_imports(source, reflect=True)")
+    commit(
+        project,
+        "Support import reflection",
+        "2024-01-02T10:00:00Z",
+        {"lang/parser.py": reflection, "tests/reflection/modules.js": fixture},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Support import reflection"']
+    assert events.get("tests/reflection/modules.js", "absent") is None, events

@@ -68,6 +68,7 @@ def test_no_file_and_a_huge_change_are_not_judged_cosmetic() -> None:
     ("path", "prose"),
     [
         ("CHANGELOG.txt", True),
+        ("NOTICE", True),
         ("docs/releases/2.11.rst", True),
         ("changelog_unreleased/javascript/pr-7787.md", True),
         ("README.md", True),
@@ -106,12 +107,22 @@ def test_a_file_is_judged_on_its_own_lines() -> None:
         "shop/search.py": (["from search.index import *"], ["from wagtailsearch.index import *"]),
         "web/dates.js": (['import d from "moment"'], ['import d from "dayjs"']),
         "tools/steps.py": (["# step()"], ["step()", "other()"]),  # more than a toggle
+        # a stray keystroke in the commented copy is still a toggle; a value changed is not
+        "release.js": (['  // "./steps/install.js",s', '  // "./steps/test.js",'],
+                       ['  "./steps/install.js",', '  "./steps/test.js",']),
+        "limits.py": (["# TIMEOUT = 30", "# RETRIES = 5"], ["TIMEOUT = 300", "RETRIES = 50"]),
+        # the same names from another path of the same package; another package's are not
+        "src/index.js": (['import { patch } from "diff/lib/patch/create.js";'],
+                         ['import { patch } from "diff";']),
+        "src/core.js": (['import { patch } from "diff";'], ['import { patch } from "jsdiff";']),
     }  # fmt: skip
     assert trivial_files(files) == {
         "shop/names.py",
         "tools/release.sh",
         "shop/views.py",
         "web/app.js",
+        "release.js",
+        "src/index.js",
     }
     assert not trivial_change(files)
     assert trivial_change({p: files[p] for p in ("shop/names.py", "tools/release.sh")})
