@@ -192,7 +192,11 @@ _ACCIDENT = re.compile(
     re.I,
 )
 _QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
-ACCIDENT_MINUTES = 30  # a revert this soon after, by the same author, with no reason of its own
+# A revert this soon after, by the same author, with no reason of its own: pushed by
+# mistake and taken back at once. Not longer: on rubygems.org, silent same-author
+# reverts 18, 23 and 45 minutes after were real ("Add dependency partial…", "remove
+# some existing indexes…", "Add to_xml and to_yaml methods…": the change broke something).
+ACCIDENT_MINUTES = 5
 
 
 def accident(

@@ -99,9 +99,9 @@ def test_a_revert_that_only_toggles_comments_never_blocks(project: Path) -> None
 
 def test_an_accidental_commit_taken_back_is_history_not_a_decision(project: Path) -> None:
     commit(project, "Prices", "2024-01-01T10:00:00Z", {"shop/prices.py": PRICES})
-    # Pushed by mistake, reverted by the same author five minutes later, no word why.
+    # Pushed by mistake, reverted by the same author three minutes later, no word why.
     commit(project, "Show the SKU", "2024-01-02T10:00:00Z", {"shop/prices.py": SKU})
-    git(project, "revert", "--no-edit", "HEAD", date="2024-01-02T10:05:00Z")
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-02T10:03:00Z")
     # Days later, but the revert says it went to the wrong branch.
     debug = "def debug(request):\n    return dump_all_settings(request.user)\n"
     commit(project, "Debug view", "2024-02-01T10:00:00Z", {"shop/debug.py": debug})

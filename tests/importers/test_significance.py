@@ -134,10 +134,11 @@ WEEK = 7 * 24 * 60
 @pytest.mark.parametrize(
     ("words", "author", "minutes", "quick"),
     [
-        ('Revert "Add debug view"', "ann", 20, True),  # minutes later, nothing said
+        ('Revert "Add debug view"', "ann", 3, True),  # minutes later, nothing said
+        ('Revert "Add debug view"', "ann", 18, False),  # long enough to have found a fault
         ('Revert "Add debug view"\n\nPushed to the wrong branch', "bob", WEEK, True),
         ("Remove accidentally committed file", "bob", WEEK, True),
-        ('Revert "Add debug view"', "bob", 20, False),  # someone else
+        ('Revert "Add debug view"', "bob", 3, False),  # someone else
         ('Revert "Add debug view"', "ann", 120, False),  # hours later
         ('Revert "Add debug view"\n\nIt leaks settings.', "ann", 5, False),  # a reason
         ('Revert "Fix accidental double charge"', "bob", WEEK, False),  # the quoted subject's
