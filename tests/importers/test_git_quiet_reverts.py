@@ -273,3 +273,55 @@ def test_a_file_deleted_whole_stays_loud_even_if_it_held_only_imports(project: P
     cairn_json(project, "import", "git")
     events = reverts(project)['Revert "Support import reflection"']
     assert events.get("tests/reflection/modules.js", "absent") is None, events
+
+
+URLS_TOP = """\
+urlpatterns = patterns('django.contrib.auth.views',
+    url(r'^login/$', 'login', {
+        'template_name': 'wagtailadmin/login.html',
+        'authentication_form': LoginForm,
+        'extra_context': {'show_password_reset': password_management_enabled()},
+    }),
+    url(r'^logout/$', 'logout', {'next_page': 'wagtailadmin_login'}),
+)
+
+urlpatterns += patterns('wagtail.wagtailadmin.views',
+    url(r'^account/$', 'account.account', name='wagtailadmin_account'),
+)
+"""
+URLS_BOTTOM = """\
+urlpatterns = patterns('django.contrib.auth.views',
+    url(r'^logout/$', 'logout', {'next_page': 'wagtailadmin_login'}),
+)
+
+urlpatterns += patterns('wagtail.wagtailadmin.views',
+    url(r'^account/$', 'account.account', name='wagtailadmin_account'),
+    url(r'^login/$', 'account.login_wrapper', {
+        'template_name': 'wagtailadmin/login.html',
+        'authentication_form': LoginForm,
+        'extra_context': {'show_password_reset': password_management_enabled()},
+    }),
+)
+"""
+
+
+def test_lines_re_indented_in_place_bring_nothing_back(project: Path) -> None:
+    """A lint pass that re-wraps lines a revert once moved ("Linted wagtailadmin" and
+    `Revert "Change login view to the login_wrapper view"`): the lines are taken out
+    and put back in the same file, so the change neither brings back what the revert
+    took out nor takes out again what it put back. Moving them elsewhere still does."""
+    commit(project, "Admin urls", "2024-01-01T10:00:00Z", {"admin/urls.py": URLS_TOP})
+    commit(project, "Login wrapper", "2024-01-02T10:00:00Z", {"admin/urls.py": URLS_BOTTOM})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
+    cairn_json(project, "import", "git")
+    linted = URLS_TOP.replace(
+        "    url(r'^login/$', 'login', {\n", "    url(\n        r'^login/$', 'login', {\n"
+    )
+    linted = linted.replace("        '", "            '").replace(
+        "    }),\n    url(r'^logout", "        }\n    ),\n    url(r'^logout"
+    )
+    assert linted != URLS_TOP
+    code, report = put_back(project, {"admin/urls.py": linted})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"admin/urls.py": URLS_BOTTOM})
+    assert code == 1 and blocking(report)
