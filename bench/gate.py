@@ -28,7 +28,9 @@ The hook runs cold (CAIRN_GATE_DAEMON=0: the check in its own process) and warm 
 `cairn gate-daemon` of the log's project, started before and answering over its socket;
 the hook's CPU is its own process's, and the daemon's own CPU per call, read from
 /proc, is the row's `daemon cpu`), plain and as `python3 -S` (no site-packages on the
-way to the socket).
+way to the socket). `cairn check` and `cairn status` run cold (CAIRN_GATE_DAEMON=0) and
+warm (the rows named "... warm": the same daemon runs the command and the console
+script, cairn.cli.entry, prints its answer).
 """
 
 from __future__ import annotations
@@ -326,9 +328,56 @@ def hook_payload(root: Path, tool: str, file: str, **args: Any) -> bytes:
     ).encode()
 
 
+Change = tuple[Path, str] | None  # a file's content for the row's run, put back after
+
+
+@contextmanager
+def changed(change: Change) -> Iterator[None]:
+    if change is None:
+        yield
+        return
+    path, content = change
+    original = path.read_text()
+    path.write_text(content)
+    try:
+        yield
+    finally:
+        path.write_text(original)
+
+
+def cli_rows(
+    root: Path, specs: list[tuple[str, list[str], bytes, int, Change]], runs: int
+) -> list[dict[str, Any]]:
+    """Each `cairn` command cold (CAIRN_GATE_DAEMON=0: the interpreter imports Cairn),
+    then warm: a `cairn gate-daemon` of the project runs it and the console script
+    (cairn.cli.entry) replays its answer."""
+    import tempfile
+
+    cold_env = {**ENV, "CAIRN_GATE_DAEMON": "0"}
+    rows = []
+    for name, cmd, stdin, expect, change in specs:
+        with changed(change):
+            rows.append(measure(name, cmd, root, stdin, expect, runs, cold_env))
+    runtime = tempfile.mkdtemp(prefix="cg-bench-", dir="/tmp")
+    warm_env = {**ENV, "XDG_RUNTIME_DIR": runtime, "CAIRN_GATE_DAEMON": "1"}
+    try:
+        with gate_daemon(root, warm_env) as daemon_cpu:
+            for name, cmd, stdin, expect, change in specs:
+                if cmd[1:] == ["--version"]:
+                    continue  # never warm: the floor of the cold CLI
+                with changed(change):
+                    spent = daemon_cpu()
+                    row = measure(f"{name} warm", cmd, root, stdin, expect, runs, warm_env)
+                    row["daemon_cpu_ms"] = round((daemon_cpu() - spent) * 1000 / (runs + 2), 1)
+                    rows.append(row)
+    finally:
+        shutil.rmtree(runtime, ignore_errors=True)
+    return rows
+
+
 def cairn_rows(label: str, root: Path, runs: int) -> list[dict[str, Any]]:
     """The hook, `cairn check` (a one-file diff; a proposed edit on stdin), `cairn
-    status`, and `cairn --version` (the CLI's floor) on one log."""
+    status`, and `cairn --version` (the CLI's floor) on one log, cold and warm."""
     hook = [PYTHON3, str(HOOK)]
     # as installed for a user: `cairn` on PATH, no CAIRN_BIN (which makes the hook spawn)
     hook_env = {k: v for k, v in ENV.items() if k != "CAIRN_BIN"}
@@ -343,39 +392,35 @@ def cairn_rows(label: str, root: Path, runs: int) -> list[dict[str, Any]]:
         )
         rows.append(measure("hook (Edit, one function)", hook, root, edit, 0, runs, hook_env))
         rows += warm_rows("hook (Edit)", root, edit, 0, runs, hook_env)
-        edited.write_text(original + ADDED)
-        try:
-            diff = [str(CAIRN), "check", "--diff", "HEAD", "--", EDITED]
-            rows.append(measure("cairn check --diff HEAD (1 file)", diff, root, b"", 0, runs, ENV))
-        finally:
-            edited.write_text(original)
-        stdin = [str(CAIRN), "check", f"--stdin-filename={EDITED}"]
-        data = (original + ADDED).encode()
-        rows.append(measure("cairn check --stdin-filename", stdin, root, data, 0, runs, ENV))
-        entity = "src/main/core.js"
+        file, content, data, found, entity = EDITED, original + ADDED, (original + ADDED), 0, EDITED
     else:
         write = hook_payload(root, "Write", "db/002.sql", content=MIGRATION)
         rows.append(
             measure("hook (Write, re-adds users.email)", hook, root, write, 2, runs, hook_env)
         )
         rows += warm_rows("hook (Write)", root, write, 2, runs, hook_env)
-        migration = root / "db" / "002.sql"
-        original = migration.read_text()
-        migration.write_text(MIGRATION)
-        try:
-            diff = [str(CAIRN), "check", "--diff", "HEAD", "--", "db/002.sql"]
-            rows.append(measure("cairn check --diff HEAD (1 file)", diff, root, b"", 1, runs, ENV))
-        finally:
-            migration.write_text(original)
-        stdin = [str(CAIRN), "check", "--stdin-filename=db/002.sql"]
-        data = MIGRATION.encode()
-        rows.append(measure("cairn check --stdin-filename", stdin, root, data, 1, runs, ENV))
+        file, content, data, found = "db/002.sql", MIGRATION, MIGRATION, 1
         marker = root / "entity.txt"
         entity = marker.read_text().strip() if marker.exists() else "users.email"
-    status = [str(CAIRN), "status", entity]
-    rows.append(measure(f"cairn status {entity}", status, root, b"", 0, runs, ENV))
-    rows.append(measure("cairn --version", [str(CAIRN), "--version"], root, b"", 0, runs, ENV))
-    return rows
+    specs: list[tuple[str, list[str], bytes, int, Change]] = [
+        (
+            "cairn check --diff HEAD (1 file)",
+            [str(CAIRN), "check", "--diff", "HEAD", "--", file],
+            b"",
+            found,
+            (root / file, content),
+        ),
+        (
+            "cairn check --stdin-filename",
+            [str(CAIRN), "check", f"--stdin-filename={file}"],
+            data.encode(),
+            found,
+            None,
+        ),
+        (f"cairn status {entity}", [str(CAIRN), "status", entity], b"", 0, None),
+        ("cairn --version", [str(CAIRN), "--version"], b"", 0, None),
+    ]
+    return rows + cli_rows(root, specs, runs)
 
 
 def peer_rows(root: Path, runs: int) -> list[dict[str, Any]]:

@@ -6,8 +6,14 @@ suppressions ("Fix mypy warning", reverted by "Fix ruff warning") is true histor
 is recorded, but it is no decision: it never blocks
 (`cairn check`, the hook, the language server's findings), never fills the digest,
 and `history` still shows it. The importer marks such events with
-`metadata.significance: trivial` (`mark`); every surface asks `quiet(event)`. This
-module is the one place for both halves of the rule.
+`metadata.significance: trivial` (`trivial_files`, file by file: in a revert that also
+undid code, a file only reformatted is still no decision); every surface asks
+`quiet(event)`. This module is the one place for both halves of the rule.
+
+Two more kinds of undo are true history but no decision: a *toggle* (code commented
+out, or back in: a switch flipped for a while) and an *accident* (a commit taken back
+because it went in by mistake: the revert says so, or its author took it back within
+minutes with no word of why), `accident`.
 
 The same holds for what a revert undid in the project's prose (`notes`): a changelog
 line, a release note, a README badge, a documentation page. Taking one back is true
@@ -22,9 +28,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
-__all__ = ["KEY", "TRIVIAL", "essence", "mark", "notes", "quiet", "trivial_change"]
+__all__ = [
+    "KEY",
+    "TRIVIAL",
+    "accident",
+    "essence",
+    "notes",
+    "quiet",
+    "trivial_change",
+    "trivial_files",
+]
 
 KEY = "significance"
 TRIVIAL = "trivial"
@@ -91,30 +107,131 @@ def essence(line: str, path: str) -> str:
 def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> bool:
     """Whether a change (path -> (removed lines, added lines), each in file order) only
     touched formatting, comments, imports, type annotations, lint suppressions or the
-    project's own release number."""
-    if not files:
-        return False
+    project's own release number, in every file."""
+    return bool(files) and len(trivial_files(files)) == len(files)
+
+
+def trivial_files(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> set[str]:
+    """The files of a change whose own lines were cosmetic (`trivial_change`'s test, file
+    by file): in a revert that also undid code elsewhere, a file that was only
+    reformatted, re-commented or had its imports moved is no decision of its own. A
+    toggle (the same code commented out, or back in) counts as cosmetic too: it is a
+    switch flipped for a while ("Comment out finished steps"), not a rejected change.
+    Bounded: past `MAX_LINES` in all, no further file is read (none is cosmetic)."""
+    out: set[str] = set()
     seen = 0
     for path, (removed, added) in files.items():
         old, new = list(removed), list(added)
         seen += len(old) + len(new)
         if seen > MAX_LINES:
-            return False
-        a = "".join(essence(t, path) for t in old)
-        b = "".join(essence(t, path) for t in new)
-        if _strip_casts(a) != _strip_casts(b):
-            return False
-        # Imports only added (a type's) or only dropped (an unused one) are lint; one
-        # module swapped for another (`wagtailmodelsearch` back to `modelsearch`) is
-        # a decision, however little else changed.
-        gone, came = _modules(old, path), _modules(new, path)
-        if gone and came and gone != came:
-            return False
-    return True
+            break
+        if _cosmetic(old, new, path) or _toggled(old, new, path):
+            out.add(path)
+    return out
+
+
+def _cosmetic(old: list[str], new: list[str], path: str) -> bool:
+    a = "".join(essence(t, path) for t in old)
+    b = "".join(essence(t, path) for t in new)
+    if _strip_casts(a) != _strip_casts(b):
+        return False
+    # Imports only added (a type's) or only dropped (an unused one) are lint, and so is
+    # a module that moved (`wagtail.core.models` -> `wagtail.models`: the same module
+    # by its last name). One module swapped for another (`wagtailmodelsearch` back to
+    # `modelsearch`) is a decision, however little else changed.
+    gone, came = _modules(old, path), _modules(new, path)
+    if not (gone and came and gone != came) or _moved(gone, came):
+        return True
+    # The same names imported from another path inside the same package (`diff/lib/
+    # patch/create.js` -> `diff`): the import's shape, not the dependency, changed.
+    return _names(old, path) == _names(new, path) and _tops(gone) == _tops(came)
+
+
+# A comment's opening (and a block comment's closing) around code put out of use.
+_COMMENT_OPEN = re.compile(r"^\s*(?:#+|//+|/\*+|<!--|\{#|--|;+|%+)\s?")
+_COMMENT_CLOSE = re.compile(r"\s*(?:\*/|-->|#\})\s*$")
+
+
+def _toggled(old: list[str], new: list[str], path: str) -> bool:
+    """Whether a file's change only commented code out or back in: the lines of one side
+    read, once uncommented, as the lines of the other (at least one code line moved
+    between a comment and code; a change of comments alone is `_cosmetic`'s)."""
+    from cairn.fingerprints import is_comment_line
+
+    def plain(lines: list[str]) -> str:
+        return "".join(_SPACE.sub("", _uncomment(t)).replace("'", '"') for t in lines)
+
+    if not old and not new:
+        return False
+    commented = sum(1 for t in old + new if is_comment_line(t))
+    code = sum(1 for t in old + new if t.strip() and not is_comment_line(t))
+    if not (commented and code):
+        return False
+    return plain(old) == plain(new)
+
+
+# A stray keystroke or two after a commented-out line's last punctuation
+# (`// "./steps/install.js",s`): never run, so never noticed.
+_STRAY = re.compile(r"""([,;)\]}"'])[^,;)\]}"'\s]{1,2}\s*$""")
+
+
+def _uncomment(line: str) -> str:
+    from cairn.fingerprints import is_comment_line
+
+    if not is_comment_line(line):
+        return line
+    code = _COMMENT_CLOSE.sub("", _COMMENT_OPEN.sub("", line, count=1))
+    return _STRAY.sub(r"\1", code)
+
+
+# An accident, in the revert's own words: pushed by mistake, not a change rejected.
+_ACCIDENT = re.compile(
+    r"\b(accident(?:al(?:ly)?)?|by\s+mistake|mistaken(?:ly)?|in\s+error|wrong\s+(?:branch|repo\w*|remote)"
+    r"|unintended|unintentional(?:ly)?|inadvertent(?:ly)?|pushed\s+too\s+(?:early|soon)"
+    r"|oops|didn'?t\s+mean\s+to|not\s+meant\s+to\s+be\s+(?:pushed|committed|merged))\b",
+    re.I,
+)
+_QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
+# A revert this soon after, by the same author, with no reason of its own: pushed by
+# mistake and taken back at once. Not longer: on rubygems.org, silent same-author
+# reverts 18, 23 and 45 minutes after were real ("Add dependency partial…", "remove
+# some existing indexes…", "Add to_xml and to_yaml methods…": the change broke something).
+ACCIDENT_MINUTES = 5
+
+
+def accident(
+    revert_words: str,
+    revert_author: str,
+    revert_date: str,
+    original_author: str | None,
+    original_date: str | None,
+) -> bool:
+    """Whether a revert undid a commit that went in by mistake: its own words (the
+    message beyond git's boilerplate, `Revert "..."`'s quoted subject left out) say so
+    ("accidentally committed", "wrong branch"), or the same author took it back within
+    `ACCIDENT_MINUTES` and said nothing more than git's `Revert "..."`. True history,
+    recorded; but nothing anyone decided against, so it never blocks nor fills the digest
+    (rubygems.org's "Remove accidentally committed file", later re-added on purpose)."""
+    words = _QUOTED.sub("", revert_words)
+    if _ACCIDENT.search(words):
+        return True
+    if original_author is None or original_date is None:
+        return False
+    if revert_author.strip().casefold() != original_author.strip().casefold():
+        return False
+    if re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n"):
+        return False  # a reason of its own
+    try:
+        gap = datetime.fromisoformat(revert_date) - datetime.fromisoformat(original_date)
+    except ValueError:
+        return False
+    return timedelta(0) <= gap <= timedelta(minutes=ACCIDENT_MINUTES)
 
 
 _FROM = re.compile(r"^\s*from\s+(\S+)\s+import\b")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]+)")
+# JavaScript/TypeScript: the module string (`import x from "./a/b"`, `require("b")`).
+_JS_FROM = re.compile(r"""(?:\bfrom\s+|^\s*import\s+|\brequire\(\s*)(["'])([^"']+)\1""")
 
 
 def _modules(lines: list[str], path: str) -> set[str]:
@@ -127,9 +244,57 @@ def _modules(lines: list[str], path: str) -> set[str]:
     out: set[str] = set()
     for line in lines:
         if is_import_line(line):
+            js = _JS_FROM.search(line)
             m = _FROM.match(line) or _IMPORT.match(line)
-            out.add(m.group(1) if m else _SPACE.sub("", line))
+            out.add(js.group(2) if js else m.group(1) if m else _SPACE.sub("", line))
     return out
+
+
+def _names(lines: list[str], path: str) -> list[str]:
+    """The import lines among `lines` without their module (what they bind), sorted."""
+    from cairn.fingerprints import is_import_line
+
+    out = []
+    for line in lines:
+        if is_import_line(line):
+            js = _JS_FROM.search(line)
+            m = _FROM.match(line)
+            if js:
+                line = line[: js.start(2)] + line[js.end(2) :]
+            elif m:
+                line = line[: m.start(1)] + line[m.end(1) :]
+            out.append(_SPACE.sub("", line))
+    return sorted(out)
+
+
+def _tops(modules: set[str]) -> set[str]:
+    return {_where(m)[0] for m in modules}
+
+
+def _moved(gone: set[str], came: set[str]) -> bool:
+    """Whether the modules named before and after are the same modules moved inside one
+    package: each has a partner on the other side with the same last name and the same
+    top-level package (`wagtail.wagtailcore.models` -> `wagtail.core.models`; a relative
+    import pairs with any). `modelsearch.backends.base` -> `wagtailmodelsearch.backends.base`
+    is another package: a dependency swapped, a decision."""
+    a, b = {_where(m) for m in gone}, {_where(m) for m in came}
+
+    def paired(x: tuple[str, str], others: set[tuple[str, str]]) -> bool:
+        return any(x[1] == y[1] and (x[0] == y[0] or "" in (x[0], y[0])) for y in others)
+
+    return all(paired(x, b) for x in a) and all(paired(y, a) for y in b)
+
+
+def _where(module: str) -> tuple[str, str]:
+    """(top-level package, "" when relative; last name) of a module: `wagtail.core.models`
+    -> (wagtail, models); `.models` -> ("", models); `../lib/models.js` -> ("", models);
+    `lodash/fp` -> (lodash, fp)."""
+    if "/" in module:
+        parts = [p for p in module.rstrip("/").split("/") if p]
+        top = "" if module.startswith((".", "/", "@/", "~/")) else parts[0]
+        return top, parts[-1].split(".", 1)[0] if parts else ""
+    parts = module.split(".")
+    return ("" if module.startswith(".") else parts[0]), parts[-1]
 
 
 def _strip_casts(text: str) -> str:
@@ -150,10 +315,11 @@ def _strip_casts(text: str) -> str:
 # Release notes and changelogs, by their file's name (`CHANGELOG.txt`, `HISTORY.rst`,
 # `NEWS`) or directory (`changelog_unreleased/`, `changelog.d/`, towncrier's
 # `newsfragments/`, reno's `releasenotes/`). Not `releases/` nor `blog/`: on a site
-# (djangoproject.com) those are Django apps.
+# (djangoproject.com) those are Django apps. A `NOTICE` carries bundled code's licence
+# notices: it follows that code back.
 _NOTE_NAMES = re.compile(
     r"^(changelog|changes|history|news|releases?|release[-_]?notes|authors|contributors|"
-    r"sponsors|thanks|credits|readme)([-_.][\w.-]*)?$",
+    r"sponsors|thanks|credits|readme|notice)([-_.][\w.-]*)?$",
     re.I,
 )
 _NOTE_DIRS = frozenset(
@@ -203,12 +369,6 @@ def notes(path: str) -> bool:
     if in_docs and any(d in _SPHINX_DIRS for d in dirs[in_docs[0] :]):
         return True  # the docs site's own theme: `docs/_templates/`, `docs/_static/`
     return bool(in_docs) and suffix == ".txt" and not name.startswith("requirements")
-
-
-def mark(meta: dict[str, object], files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> None:
-    """Set `metadata.significance` on an imported revert's event when it is cosmetic."""
-    if trivial_change(files):
-        meta[KEY] = TRIVIAL
 
 
 def quiet(event: Any) -> bool:

@@ -22,13 +22,16 @@ import json
 import os
 import signal
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, TypeVar
 
 from cairn.claude_code import cairn_pretooluse as wire
 from cairn.core.gate import edit_verdict
 from cairn.core.project import CAIRN_DIRNAME
+
+_T = TypeVar("_T")
 
 DEFAULT_IDLE_S = 600.0
 # How often an idle daemon looks whether it should stop (its .cairn/, its socket).
@@ -56,6 +59,9 @@ def serve(root: Path, idle_timeout: float = DEFAULT_IDLE_S) -> None:
         )
     if _answers(sock_path):
         return  # one of this version already serves the project
+    from cairn.cli.warm import warm_up
+
+    warm_up()  # before the socket exists: until then clients take the cold path
     listener = _bind(sock_path)
     mine = _inode(sock_path)
     try:
@@ -168,6 +174,8 @@ def answer(line: bytes, root: Path) -> dict[str, Any]:
         return {"hello": wire.CAIRN_VERSION}
     if request.get("root") != str(root):
         return {"error": f"this daemon serves {root}, not {request.get('root')!r}"}
+    if "cli" in request:
+        return _cli(request["cli"])
     path, folder, encoded = (request.get(name) for name in ("path", "folder", "data"))
     if not (_clean(path) and _clean(folder) and isinstance(encoded, str)):
         return {"error": "path and folder must be non-empty strings, data a string"}
@@ -176,6 +184,69 @@ def answer(line: bytes, root: Path) -> dict[str, Any]:
     except (binascii.Error, UnicodeEncodeError):
         return {"error": "data is not base64"}
     return _timed(Path(path), data, Path(folder))
+
+
+def _cli(call: object) -> dict[str, Any]:
+    """`cairn check|status ...` as `cairn.cli.entry` asked for it, run by `cairn.cli.warm`:
+    the exit code and the writes to replay, or an error (the client then runs cold)."""
+    from cairn.cli.warm import WARM_COMMANDS, run
+
+    if not isinstance(call, dict):
+        return {"error": "cli must be a JSON object"}
+    argv, cwd, env, streams = (call.get(k) for k in ("argv", "cwd", "env", "streams"))
+    stdin, umask = call.get("stdin", ""), call.get("umask")
+    if not (
+        isinstance(argv, list)
+        and argv
+        and all(isinstance(a, str) for a in argv)
+        and argv[0] in WARM_COMMANDS
+        and _clean(cwd)
+        and isinstance(env, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
+        and isinstance(streams, dict)
+        and all(
+            isinstance(streams.get(s), list)
+            and len(streams[s]) == 2
+            and all(isinstance(x, str) for x in streams[s])
+            for s in ("stdin", "stdout", "stderr")
+        )
+        and isinstance(stdin, str)
+        and isinstance(umask, int)
+        and 0 <= umask <= 0o777
+    ):
+        return {"error": f"cli asks for one of {', '.join(WARM_COMMANDS)} with its process state"}
+    try:
+        data = binascii.a2b_base64(stdin.encode("ascii"))
+    except (binascii.Error, UnicodeEncodeError):
+        return {"error": "stdin is not base64"}
+    try:
+        code, writes = _capped(wire.CLI_TIMEOUT_S, run, argv, cwd, env, data, streams, umask)
+    except (_TooLong, OSError, LookupError) as exc:  # a gone cwd, an unknown encoding
+        return {"error": f"cannot run it warm: {exc}"}
+    return {
+        "cli": {
+            "code": code,
+            "writes": [[fd, binascii.b2a_base64(b, newline=False).decode()] for fd, b in writes],
+        }
+    }
+
+
+class _TooLong(BaseException):
+    """Past the client's wait: a BaseException, so the CLI's own error handling (which
+    turns any Exception into an exit code) does not make it an answer."""
+
+
+def _capped(seconds: int, fn: Callable[..., _T], *args: Any) -> _T:
+    def too_long(_signum: int, _frame: FrameType | None) -> None:
+        raise _TooLong(f"over {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(seconds)
+    try:
+        return fn(*args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _clean(value: object) -> TypeGuard[str]:

@@ -464,18 +464,30 @@ def _bring_backs(
         match_removals,
         print_words,
     )
+    from cairn.significance import trivial_change
 
     numbered_per_file: list[tuple[Target, list[Symbol], list[tuple[int, str]]]] = []
+    removed_per_file: list[list[str]] = []
     for target, _symbols, all_symbols in per_file:
         lines = target.text.split("\n")
         numbers = range(1, len(lines) + 1) if target.lines is None else sorted(target.lines)
         numbered = [(n - 1, lines[n - 1]) for n in numbers if n <= len(lines)]
+        # A file this change only reformats (re-indents, re-wraps: "Linted
+        # wagtailadmin"; `cairn.significance`) keeps the lines it had: it brings nothing
+        # back and takes nothing out again, whatever a revert once did with them.
+        if target.removed and target.lines is not None:
+            texts = [t for _n, t in numbered]
+            if trivial_change({target.relpath: (target.removed, texts)}):
+                numbered_per_file.append((target, all_symbols, []))
+                removed_per_file.append([])
+                continue
         numbered_per_file.append((target, all_symbols, numbered))
+        removed_per_file.append(list(target.removed))
     # Only reverts that hold one of these lines' hashes can match: found by hash.
     prints = session.revert_prints_for(
         print_words(
             (text for _t, _s, numbered in numbered_per_file for _n, text in numbered),
-            (line for target, _s, _a in per_file for line in target.removed),
+            (line for removed in removed_per_file for line in removed),
         )
     )
     share = DEFAULT_THRESHOLD if threshold is None else threshold
@@ -490,8 +502,8 @@ def _bring_backs(
     # in no new text, so they count as the file's (`match_removals` then needs three).
     put_back = all_hashes(prints, restored=True)
     if put_back:
-        gone: list[AddedLine] = []
-        for target, _symbols, _all in per_file:
-            gone += candidate_lines(target.relpath, enumerate(target.removed), (), put_back)
-        found += match_removals(gone, prints, share)
+        taken: list[AddedLine] = []
+        for (target, _symbols, _all), removed in zip(per_file, removed_per_file, strict=True):
+            taken += candidate_lines(target.relpath, enumerate(removed), (), put_back)
+        found += match_removals(taken, prints, share)
     return found

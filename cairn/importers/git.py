@@ -482,12 +482,28 @@ def _revert_events(
     """One revert's events: what each entity's verdict says (its tree, part, versions,
     fingerprint) and whether it is quiet (`cairn.significance`)."""
     from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
-    from cairn.significance import mark, notes
+    from cairn.significance import accident, notes, trivial_files
 
-    cosmetic: dict[str, object] = {}
-    mark(cosmetic, _changed_lines(diff, f.files))
+    lines, judged = _changed_lines(diff, f.files)
+    cosmetic = trivial_files(lines)
+    # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
+    # one never is), or when what it undid went in by mistake. Author dates: a rebase
+    # gives a change and its revert the same committer date.
+    everything = (judged and bool(lines) and len(cosmetic) == len(lines)) or accident(
+        "\n".join(filter(None, (c.subject, _body(c)))),
+        c.author,
+        c.authored or c.date,
+        original.author if original is not None else None,
+        (original.authored or original.date) if original is not None else None,
+    )
+    # One file alone is quiet only when it stayed: a file the revert deleted or created
+    # whole is about its existence, not its lines (prettier's import-only test fixtures
+    # deleted with the feature they tested).
+    quiet_files = {p for p in cosmetic if not (diff[p].deleted or diff[p].created)}
     for ent in ents:
-        meta = _metadata(f, original) | cosmetic
+        meta = _metadata(f, original)
+        if everything or (ent.file and ent.file in quiet_files):
+            meta[SIGNIFICANCE] = TRIVIAL  # this entity's file only changed cosmetically
         if ent.tree:
             meta["tree"], meta["files"] = ent.tree, ent.files
             # Nobody hand-edits a vendored, generated or asset tree: a real undo,
@@ -574,20 +590,23 @@ def _chain(f: Found, found: dict[str, Found], by_sha: dict[str, Commit]) -> int:
 
 def _changed_lines(
     diff: dict[str, FileDiff], files: frozenset[str] | None
-) -> dict[str, tuple[list[str], list[str]]]:
-    """path -> (removed, added) lines of a revert's undone files, for
-    `cairn.significance`; a binary or huge file is never cosmetic (empty: no judgement)."""
+) -> tuple[dict[str, tuple[list[str], list[str]]], bool]:
+    """(path -> (removed, added) lines of a revert's undone files, whether every one of
+    them could be read), for `cairn.significance`: a binary or huge file is left out
+    (never cosmetic), and a revert with one is never cosmetic as a whole."""
     out: dict[str, tuple[list[str], list[str]]] = {}
+    judged = True
     for path, fd in diff.items():
         if files is not None and path not in files:
             continue
         if fd.binary or fd.huge:
-            return {}
+            judged = False
+            continue
         out[path] = (
             [t for _n, t in sorted(fd.removed.items())],
             [t for _n, t in sorted(fd.added.items())],
         )
-    return out
+    return out, judged
 
 
 def _metadata(f: Found, original: Commit | None) -> dict[str, object]:

@@ -53,6 +53,7 @@ class Commit:
     changes: list[FileChange] = field(default_factory=list)
     index: int = -1  # position in the history, oldest first
     clipped: int = 0  # the message's length when it was over the limits and cut
+    authored: str = ""  # the author's date: a rebase moves `date` (the committer's), not this
 
 
 @dataclass(slots=True)
@@ -231,6 +232,7 @@ def _fill(commit: Commit, raw: bytes) -> None:
     commit.parents = parents
     commit.author = f"{name} <{email}>"
     commit.date = normalise_time(_ident(committer)[2] or when)
+    commit.authored = normalise_time(when) if when else commit.date
     # A message is copied into every event a commit yields (a revert of 9 entities
     # copied a 1 MB subject 9 times): kept within the limits, with a marker.
     commit.subject, cut_subject = capped(_subject(text), MAX_SUBJECT)

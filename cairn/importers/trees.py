@@ -23,10 +23,11 @@ A file belongs to a tree when:
   written by the package manager from the manifest, whose own lines carry the
   dependency verdicts (`cairn.importers.git_deps`);
 - it is in a directory a tool writes whole: Jest's test snapshots (`__snapshots__/`),
-  an IDE's project files (`.idea/`); the tree is that directory. A `.snap` / `.golden`
-  file elsewhere is a test snapshot too (grouped like an asset): a test's recorded
-  output follows the code it tests back;
-- it is minified (`*.min.js`, `*-min.css`, source maps) or a font or image: the tree
+  an IDE's project files (`.idea/`, `.vscode/`); the tree is that directory. A
+  `.snap` / `.golden` file elsewhere is a test snapshot too (grouped like an asset): a
+  test's recorded output follows the code it tests back;
+- it is minified (`*.min.js`, `*-min.css`, source maps), a font or image, or a quiet
+  asset (a spelling word list, a diagram, a design file, an editor's swap file): the tree
   is its directory, when the revert touches at least `MIN_GROUP` such files there and
   every file in that directory is of a tree (an event on a directory covers all of
   it).
@@ -61,10 +62,26 @@ ASSET_SUFFIXES = frozenset(
         ".woff", ".woff2", ".ttf", ".otf", ".eot",  # fonts
         ".png", ".jpg", ".jpeg", ".gif", ".ico", ".webp", ".bmp", ".tif", ".tiff", ".svg",
         ".map",  # source maps
+        # Quiet assets: drawn or spelled, never a decision in code. Diagrams, design
+        # files, an editor's swap files.
+        ".drawio", ".dio", ".puml", ".plantuml", ".pu", ".mermaid", ".mmd", ".excalidraw",
+        ".sketch", ".fig", ".psd", ".xd", ".ai", ".xcf",
+        ".swp", ".swo",
     }
 )  # fmt: skip
-# Directories a tool writes whole: Jest's test snapshots, JetBrains' project files.
-GENERATED_DIRS = frozenset({"__snapshots__", ".idea"})
+# Spelling word lists (cspell's `cspell.json`, `project-words.txt`, `.cspell/`; Sphinx's
+# `spelling_wordlist.txt`; `.wordlist.txt`; hunspell's `.dic`): a word allowed is no
+# decision ("Add blog post for experimental ternaries" reverted takes its words back).
+# And what an editor or a file manager leaves behind (`.DS_Store`).
+_QUIET_NAMES = re.compile(
+    r"^(\.?cspell[\w.-]*\.(json|ya?ml|txt)|[\w.-]*wordlist[\w.-]*|[\w.-]*\.dic|\.spelling|"
+    r"project-words\.txt|\.DS_Store)$",
+    re.I,
+)
+_QUIET_DIRS = frozenset({".cspell", "cspell-dicts"})
+# Directories a tool writes whole: Jest's test snapshots, JetBrains' and VS Code's
+# project files.
+GENERATED_DIRS = frozenset({"__snapshots__", ".idea", ".vscode"})
 # Test snapshots elsewhere.
 SNAPSHOT_SUFFIXES = frozenset({".snap", ".golden"})
 _MINIFIED = re.compile(r"[.-]min\.(js|mjs|css)$", re.I)
@@ -158,6 +175,8 @@ def _rule(
     if attr in ("vendored", "generated"):
         return parent, attr
     if _MINIFIED.search(pure.name) or pure.suffix.lower() in ASSET_SUFFIXES:
+        return parent, "asset"
+    if _QUIET_NAMES.match(pure.name) or any(p.lower() in _QUIET_DIRS for p in parts[:-1]):
         return parent, "asset"
     return None
 

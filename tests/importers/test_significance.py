@@ -3,9 +3,11 @@ what it must not (a change of behaviour is never cosmetic)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 
-from cairn.significance import trivial_change
+from cairn.significance import accident, trivial_change, trivial_files
 
 
 @pytest.mark.parametrize(
@@ -66,6 +68,7 @@ def test_no_file_and_a_huge_change_are_not_judged_cosmetic() -> None:
     ("path", "prose"),
     [
         ("CHANGELOG.txt", True),
+        ("NOTICE", True),
         ("docs/releases/2.11.rst", True),
         ("changelog_unreleased/javascript/pr-7787.md", True),
         ("README.md", True),
@@ -90,3 +93,60 @@ def test_notes_are_prose_and_only_prose(path: str, prose: bool) -> None:
     from cairn.significance import notes
 
     assert notes(path) is prose
+
+
+def test_a_file_is_judged_on_its_own_lines() -> None:
+    """Per file: in a change that also altered code, a file only reformatted, commented
+    out / back in, or whose imports followed a module move is cosmetic on its own."""
+    files = {
+        "shop/prices.py": (["    return x"], ["    return x * 2"]),
+        "shop/names.py": (["foo(a, b)"], ["foo(", "    a,", "    b,", ")"]),
+        "tools/release.sh": (["npm publish", "git push"], ["# npm publish", "# git push"]),
+        "shop/views.py": (["from shop.core.models import Item"], ["from shop.models import Item"]),
+        "web/app.js": (['import x from "../a/foo"'], ['import x from "../../lib/foo.js"']),
+        "shop/search.py": (["from search.index import *"], ["from wagtailsearch.index import *"]),
+        "web/dates.js": (['import d from "moment"'], ['import d from "dayjs"']),
+        "tools/steps.py": (["# step()"], ["step()", "other()"]),  # more than a toggle
+        # a stray keystroke in the commented copy is still a toggle; a value changed is not
+        "release.js": (['  // "./steps/install.js",s', '  // "./steps/test.js",'],
+                       ['  "./steps/install.js",', '  "./steps/test.js",']),
+        "limits.py": (["# TIMEOUT = 30", "# RETRIES = 5"], ["TIMEOUT = 300", "RETRIES = 50"]),
+        # the same names from another path of the same package; another package's are not
+        "src/index.js": (['import { patch } from "diff/lib/patch/create.js";'],
+                         ['import { patch } from "diff";']),
+        "src/core.js": (['import { patch } from "diff";'], ['import { patch } from "jsdiff";']),
+    }  # fmt: skip
+    assert trivial_files(files) == {
+        "shop/names.py",
+        "tools/release.sh",
+        "shop/views.py",
+        "web/app.js",
+        "release.js",
+        "src/index.js",
+    }
+    assert not trivial_change(files)
+    assert trivial_change({p: files[p] for p in ("shop/names.py", "tools/release.sh")})
+
+
+WEEK = 7 * 24 * 60
+
+
+@pytest.mark.parametrize(
+    ("words", "author", "minutes", "quick"),
+    [
+        ('Revert "Add debug view"', "ann", 3, True),  # minutes later, nothing said
+        ('Revert "Add debug view"', "ann", 18, False),  # long enough to have found a fault
+        ('Revert "Add debug view"\n\nPushed to the wrong branch', "bob", WEEK, True),
+        ("Remove accidentally committed file", "bob", WEEK, True),
+        ('Revert "Add debug view"', "bob", 3, False),  # someone else
+        ('Revert "Add debug view"', "ann", 120, False),  # hours later
+        ('Revert "Add debug view"\n\nIt leaks settings.', "ann", 5, False),  # a reason
+        ('Revert "Fix accidental double charge"', "bob", WEEK, False),  # the quoted subject's
+    ],
+)
+def test_an_accident_is_said_or_silent_and_quick(
+    words: str, author: str, minutes: int, quick: bool
+) -> None:
+    made = datetime(2024, 1, 1, 10, tzinfo=timezone.utc)
+    when = (made + timedelta(minutes=minutes)).isoformat()
+    assert accident(words, author, when, "ann", made.isoformat()) is quick

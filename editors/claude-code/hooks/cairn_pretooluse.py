@@ -57,6 +57,9 @@ DAEMON_ENV = "CAIRN_GATE_DAEMON"
 # CAIRN_VERSION equal to cairn.__version__.
 GATE_PROTOCOL = 1
 CAIRN_VERSION = "0.1.0"
+# `cairn check`/`cairn status` asked of the daemon by cairn.cli.entry: past this, the
+# client runs the command cold and the daemon stops its run.
+CLI_TIMEOUT_S = 10
 CONNECT_TIMEOUT_S = 0.25  # a local socket connects at once, or no one listens there
 # One request: the file's bytes in base64 (4/3) and its paths; more is not a request.
 MAX_REQUEST_BYTES = MAX_FILE_BYTES * 4 // 3 + 65_536

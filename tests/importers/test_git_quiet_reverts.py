@@ -1,0 +1,327 @@
+"""Reverts that are true history but no decision (issue 28, `cairn.significance`):
+comment toggles, accidents, files only reformatted inside a bigger revert, import moves,
+and quiet assets (spelling lists, diagrams, design files, editor droppings). Each is
+recorded (`history` shows it) with `significance: trivial`, never blocks and never
+fills the digest; the real change beside it still blocks. Real git histories, the real
+`cairn import git` and `cairn check --diff HEAD`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from real_cli import cairn, cairn_json, commit, env, git
+
+from cairn.store import Store
+
+RELEASE = """\
+def release(version):
+    build(version)
+    sign(version)
+    upload_to_pypi(version)
+    tag_and_push(version)
+    announce_on_the_mailing_list(version)
+"""
+
+PRICES = """\
+def total(items):
+    return sum(item.price for item in items)
+
+
+def label(item):
+    return item.name.title()
+"""
+SKU = PRICES.replace("item.name.title()", "item.name.title() + ' (' + item.sku + ')'")
+
+
+def check_diff(root: Path) -> tuple[int, dict]:
+    proc = cairn(root, "check", "--diff", "HEAD", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def blocking(report: dict) -> list[dict]:
+    return [f for f in report["findings"] if f["blocking"]]
+
+
+def reverts(root: Path) -> dict[str, dict[str, str | None]]:
+    """revert subject -> entity -> significance."""
+    out: dict[str, dict[str, str | None]] = {}
+    with Store.open(root / ".cairn") as store:
+        for ent in store.entities():
+            for e in store.history(ent):
+                if e.type == "revert":
+                    subject = str(e.metadata["revert_subject"])
+                    out.setdefault(subject, {})[e.entity] = e.metadata.get("significance")
+    return out
+
+
+def put_back(root: Path, files: dict[str, str]) -> tuple[int, dict]:
+    """Write `files` over HEAD, `cairn check --diff HEAD`, then take them out again."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    git(root, "add", "--", *files)  # new files too (never `.cairn/`: the log stays)
+    result = check_diff(root)
+    git(root, "reset", "-q", "--", *files)
+    for name in files:
+        if git(root, "ls-files", "--", name):
+            git(root, "checkout", "-q", "--", name)
+        else:
+            (root / name).unlink()
+    return result
+
+
+def test_a_revert_that_only_toggles_comments_never_blocks(project: Path) -> None:
+    commit(project, "Release script", "2024-01-01T10:00:00Z", {"tools/release.py": RELEASE})
+    steps = ("upload_to_pypi", "tag_and_push", "announce_on_the_mailing_list")
+    out = RELEASE
+    for step in steps:
+        out = out.replace(f"    {step}(", f"    # {step}(")
+    commit(project, "Comment out finished steps", "2024-01-02T10:00:00Z", {"tools/release.py": out})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")  # uncommented
+    commit(project, "Prices", "2024-01-06T10:00:00Z", {"shop/prices.py": PRICES})
+    commit(project, "Show the SKU", "2024-01-07T10:00:00Z", {"shop/prices.py": SKU})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    toggle = found['Revert "Comment out finished steps"']
+    assert toggle and set(toggle.values()) == {"trivial"}, toggle
+    assert set(found['Revert "Show the SKU"'].values()) == {None}  # a real undo stays loud
+    # Commenting the steps out again: nothing blocks (it is the same switch, flipped).
+    code, report = put_back(project, {"tools/release.py": out})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"shop/prices.py": SKU})
+    assert code == 1 and blocking(report)
+
+
+def test_an_accidental_commit_taken_back_is_history_not_a_decision(project: Path) -> None:
+    commit(project, "Prices", "2024-01-01T10:00:00Z", {"shop/prices.py": PRICES})
+    # Pushed by mistake, reverted by the same author three minutes later, no word why.
+    commit(project, "Show the SKU", "2024-01-02T10:00:00Z", {"shop/prices.py": SKU})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-02T10:03:00Z")
+    # Days later, but the revert says it went to the wrong branch.
+    debug = "def debug(request):\n    return dump_all_settings(request.user)\n"
+    commit(project, "Debug view", "2024-02-01T10:00:00Z", {"shop/debug.py": debug})
+    git(project, "revert", "--no-commit", "HEAD")
+    commit(
+        project,
+        'Revert "Debug view"\n\nThat was meant for my fork: pushed to the wrong branch.',
+        "2024-02-04T10:00:00Z",
+        {},
+    )
+    # The same quick revert with a reason of its own is a decision.
+    bulk = PRICES.replace("return sum(item.price", "return sum(item.price * item.quantity")
+    commit(project, "Multiply by quantity", "2024-03-01T10:00:00Z", {"shop/prices.py": bulk})
+    git(project, "revert", "--no-commit", "HEAD")
+    commit(
+        project,
+        'Revert "Multiply by quantity"\n\nQuantities are already in the price.',
+        "2024-03-01T10:10:00Z",
+        {},
+    )
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    assert set(found['Revert "Show the SKU"'].values()) == {"trivial"}
+    assert set(found['Revert "Debug view"'].values()) == {"trivial"}
+    assert set(found['Revert "Multiply by quantity"'].values()) == {None}
+    code, report = put_back(project, {"shop/prices.py": SKU, "shop/debug.py": debug})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"shop/prices.py": bulk})
+    assert code == 1 and blocking(report)
+    # Recorded all the same: `history` shows the accident.
+    shown = cairn_json(project, "history", "shop/prices.py::label")
+    assert any(e["type"] == "revert" for e in shown)
+
+
+def test_a_file_only_reformatted_inside_a_real_revert_is_quiet(project: Path) -> None:
+    names = "def names(items):\n    return [i.name for i in items]\n"
+    shop = {"shop/prices.py": PRICES, "shop/names.py": names}
+    commit(project, "Shop", "2024-01-01T10:00:00Z", shop)
+    reformatted = (
+        "def names(items):\n    return [\n        i.name  # as is\n        for i in items\n    ]\n"
+    )
+    commit(
+        project,
+        "Show the SKU",
+        "2024-01-02T10:00:00Z",
+        {"shop/prices.py": SKU, "shop/names.py": reformatted},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Show the SKU"']
+    quiet = {e for e, s in events.items() if s == "trivial"}
+    loud = {e for e, s in events.items() if s is None}
+    assert quiet and all(e.startswith("shop/names.py") for e in quiet), events
+    assert loud and all(e.startswith("shop/prices.py") for e in loud), events
+    code, report = put_back(project, {"shop/names.py": reformatted})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"shop/prices.py": SKU})
+    assert code == 1
+    assert {f["entity"] for f in blocking(report)} <= loud
+    # The digest lists the real undo, not the reformatted file.
+    digest = cairn_json(project, "digest", "--paths", "shop/names.py", "--paths", "shop/prices.py")
+    said = json.dumps(digest["items"])
+    assert "shop/prices.py" in said and "shop/names.py" not in said
+
+
+def test_a_file_whose_imports_only_followed_a_module_move_is_quiet(project: Path) -> None:
+    views = "from shop.core.models import Item\n\n\ndef show(pk):\n    return Item.get(pk)\n"
+    moved = views.replace("shop.core.models", "shop.models")
+    commit(
+        project,
+        "Shop",
+        "2024-01-01T10:00:00Z",
+        {"shop/prices.py": PRICES, "shop/views.py": views, "shop/api.py": views},
+    )
+    commit(
+        project,
+        "Move models up; show the SKU",
+        "2024-01-02T10:00:00Z",
+        {"shop/prices.py": SKU, "shop/views.py": moved, "shop/api.py": moved},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Move models up; show the SKU"']
+    for path in ("shop/views.py", "shop/api.py"):
+        assert {s for e, s in events.items() if e.startswith(path)} == {"trivial"}, events
+    assert {s for e, s in events.items() if e.startswith("shop/prices.py")} == {None}
+    code, report = put_back(project, {"shop/views.py": moved, "shop/api.py": moved})
+    assert code == 0, blocking(report)
+
+
+def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "Shop",
+        "2024-01-01T10:00:00Z",
+        {"shop/prices.py": PRICES, "cspell.json": '{"words": ["wagtail"]}\n'},
+    )
+    assets = {
+        "cspell.json": '{"words": ["wagtail", "skus", "ternaries"]}\n',
+        "docs/spelling_wordlist.txt": "skus\nternaries\n",
+        "design/labels.drawio": "<mxfile><diagram>labels with a SKU</diagram></mxfile>\n",
+        "design/flow.puml": "@startuml\nLabel -> Sku : show\n@enduml\n",
+        "design/labels.sketch": "sketch document with the new label layout\n",
+        ".vscode/settings.json": '{"python.analysis.typeCheckingMode": "strict"}\n',
+        "shop/.prices.py.swp": "b0VIM 8.2 swap of prices.py with the sku change\n",
+    }
+    commit(project, "Show the SKU", "2024-01-02T10:00:00Z", {"shop/prices.py": SKU} | assets)
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Show the SKU"']
+    for path in assets:
+        hit = {s for e, s in events.items() if e == path or path.startswith(e)}
+        assert hit == {"trivial"}, (path, events)
+    assert {s for e, s in events.items() if e.startswith("shop/prices.py")} == {None}
+    code, report = put_back(project, assets)
+    assert code == 0, blocking(report)
+
+
+def commit_rebased(root: Path, message: str, authored: str, committed: str) -> None:
+    """Commit what is staged with an author date apart from the committer date, as a
+    rebase leaves them."""
+    proc = subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-F", "-"],
+        cwd=root,
+        env=env(GIT_AUTHOR_DATE=authored, GIT_COMMITTER_DATE=committed),
+        input=message,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_rebased_revert_is_judged_by_author_dates(project: Path) -> None:
+    """A rebase gives a change and its revert the same committer date: months apart
+    by their authors' dates, that revert is no accident (wagtail's "Removed meta from
+    top of listings", rebased together with its revert)."""
+    commit(project, "Prices", "2024-01-01T10:00:00Z", {"shop/prices.py": PRICES})
+    (project / "shop" / "prices.py").write_text(SKU)
+    git(project, "add", "shop/prices.py")
+    commit_rebased(project, "Show the SKU", "2024-01-02T10:00:00Z", "2024-06-01T10:00:00Z")
+    git(project, "revert", "--no-commit", "HEAD")
+    sha = git(project, "rev-parse", "HEAD")
+    message = f'Revert "Show the SKU"\n\nThis reverts commit {sha}.\n'
+    commit_rebased(project, message, "2024-05-01T10:00:00Z", "2024-06-01T10:00:00Z")
+    cairn_json(project, "import", "git")
+    assert set(reverts(project)['Revert "Show the SKU"'].values()) == {None}
+    code, report = put_back(project, {"shop/prices.py": SKU})
+    assert code == 1 and blocking(report)
+
+
+def test_a_file_deleted_whole_stays_loud_even_if_it_held_only_imports(project: Path) -> None:
+    """Per-file cosmetics judge a file that stayed: a test fixture of import lines
+    deleted with the feature it tested is that feature's (prettier's "Remove support
+    for importReflection")."""
+    parser = "def parse(source):\n    return read_imports(source)\n"
+    commit(project, "Parser", "2024-01-01T10:00:00Z", {"lang/parser.py": parser})
+    fixture = 'import module foo from "foo"\nimport module bar from "bar"\n'
+    reflection = parser.replace("read_imports(source)", "read_imports(source, reflect=True)")
+    commit(
+        project,
+        "Support import reflection",
+        "2024-01-02T10:00:00Z",
+        {"lang/parser.py": reflection, "tests/reflection/modules.js": fixture},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Support import reflection"']
+    assert events.get("tests/reflection/modules.js", "absent") is None, events
+
+
+URLS_TOP = """\
+urlpatterns = patterns('django.contrib.auth.views',
+    url(r'^login/$', 'login', {
+        'template_name': 'wagtailadmin/login.html',
+        'authentication_form': LoginForm,
+        'extra_context': {'show_password_reset': password_management_enabled()},
+    }),
+    url(r'^logout/$', 'logout', {'next_page': 'wagtailadmin_login'}),
+)
+
+urlpatterns += patterns('wagtail.wagtailadmin.views',
+    url(r'^account/$', 'account.account', name='wagtailadmin_account'),
+)
+"""
+URLS_BOTTOM = """\
+urlpatterns = patterns('django.contrib.auth.views',
+    url(r'^logout/$', 'logout', {'next_page': 'wagtailadmin_login'}),
+)
+
+urlpatterns += patterns('wagtail.wagtailadmin.views',
+    url(r'^account/$', 'account.account', name='wagtailadmin_account'),
+    url(r'^login/$', 'account.login_wrapper', {
+        'template_name': 'wagtailadmin/login.html',
+        'authentication_form': LoginForm,
+        'extra_context': {'show_password_reset': password_management_enabled()},
+    }),
+)
+"""
+
+
+def test_lines_re_indented_in_place_bring_nothing_back(project: Path) -> None:
+    """A lint pass that re-wraps lines a revert once moved ("Linted wagtailadmin" and
+    `Revert "Change login view to the login_wrapper view"`): the lines are taken out
+    and put back in the same file, so the change neither brings back what the revert
+    took out nor takes out again what it put back. Moving them elsewhere still does."""
+    commit(project, "Admin urls", "2024-01-01T10:00:00Z", {"admin/urls.py": URLS_TOP})
+    commit(project, "Login wrapper", "2024-01-02T10:00:00Z", {"admin/urls.py": URLS_BOTTOM})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
+    cairn_json(project, "import", "git")
+    linted = URLS_TOP.replace(
+        "    url(r'^login/$', 'login', {\n", "    url(\n        r'^login/$', 'login', {\n"
+    )
+    linted = linted.replace("        '", "            '").replace(
+        "    }),\n    url(r'^logout", "        }\n    ),\n    url(r'^logout"
+    )
+    assert linted != URLS_TOP
+    code, report = put_back(project, {"admin/urls.py": linted})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"admin/urls.py": URLS_BOTTOM})
+    assert code == 1 and blocking(report)
