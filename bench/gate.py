@@ -259,7 +259,7 @@ def gate_daemon(root: Path, env: dict[str, str]) -> Iterator[Callable[[], float]
     try:
         was = os.environ.get("XDG_RUNTIME_DIR")
         os.environ["XDG_RUNTIME_DIR"] = env["XDG_RUNTIME_DIR"]
-        sock = wire.socket_path(root.resolve())
+        sock = wire.socket_path(str(root.resolve()))
         if was is None:
             os.environ.pop("XDG_RUNTIME_DIR")
         else:

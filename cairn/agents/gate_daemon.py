@@ -52,11 +52,12 @@ def serve(root: Path, idle_timeout: float = DEFAULT_IDLE_S) -> None:
     # The socket names the project a walk finds from the edited file; CAIRN_DIR, if this
     # process inherited it, must not point the checks at another log.
     os.environ.pop("CAIRN_DIR", None)
-    sock_path = wire.socket_path(root)
-    if sock_path is None:
+    where = wire.socket_path(str(root))
+    if where is None:
         raise DaemonError(
             "no private folder for the daemon's socket (set XDG_RUNTIME_DIR to one of yours)"
         )
+    sock_path = Path(where)
     if _answers(sock_path):
         return  # one of this version already serves the project
     from cairn.cli.warm import warm_up

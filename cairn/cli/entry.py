@@ -67,12 +67,11 @@ def _ask(argv: list[str], stdin: bytes) -> tuple[int, list[tuple[int, bytes]]] |
     """The daemon's (exit code, writes) for this command, None when none answered."""
     import _socket
     import binascii
-    from pathlib import Path
 
     from cairn.claude_code import cairn_pretooluse as wire
 
     try:
-        root = wire.project_root(Path.cwd())
+        root = wire.project_root(os.getcwd())
     except OSError:  # the working folder is gone: the cold command says so
         return None
     sock = wire.socket_path(root) if root is not None else None

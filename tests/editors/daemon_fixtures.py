@@ -26,14 +26,14 @@ def socket_of(root: Path, runtime: str) -> Path:
     was = os.environ.get("XDG_RUNTIME_DIR")
     os.environ["XDG_RUNTIME_DIR"] = runtime
     try:
-        found = wire.socket_path(root.resolve())
+        found = wire.socket_path(str(root.resolve()))
     finally:
         if was is None:
             os.environ.pop("XDG_RUNTIME_DIR")
         else:
             os.environ["XDG_RUNTIME_DIR"] = was
     assert found is not None
-    return found
+    return Path(found)
 
 
 def exchange(sock: Path, line: bytes) -> dict[str, Any] | None:

@@ -233,3 +233,37 @@ def test_a_folder_that_is_no_project_is_refused_in_one_line(tmp_path: Path) -> N
     proc = run_cairn(tmp_path, "gate-daemon", "--root", str(tmp_path))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "not a Cairn project" in proc.stderr
+
+
+def test_a_warm_call_imports_only_what_the_way_to_the_socket_needs(
+    project: Path, runtime: str, tmp_path: Path
+) -> None:
+    # As hooks.json runs it (`python3 -S`), and as an edit under a folder not made yet:
+    # the warm path walks up with os.path alone. pathlib (and the urllib.parse and
+    # ipaddress it imports) was most of a warm call's own time.
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import runpy, sys\n"
+        "before = set(sys.modules)\n"
+        f"try:\n    runpy.run_path({str(HOOK)!r}, run_name='__main__')\n"
+        "finally:\n"
+        f"    open({str(tmp_path / 'mods')!r}, 'w').write(' '.join(set(sys.modules) - before))\n"
+    )
+    data = write(project, "new/deeper/003.sql", MIGRATION)
+    env = {**os.environ, "XDG_RUNTIME_DIR": runtime, "CAIRN_GATE_DAEMON": "1"}
+    env["CAIRN_BIN"] = NOTHING
+    with gate_daemon(project, runtime):
+        proc = subprocess.run(
+            [sys.executable, "-S", str(probe)],
+            input=json.dumps(data),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd="/",
+        )
+    # the daemon answered (CAIRN_BIN cannot run): the column's revert, with its reason
+    assert proc.returncode == 2, proc.stderr
+    assert f'reasoning: "{REVERT_REASON}"' in proc.stderr
+    imported = set((tmp_path / "mods").read_text().split())
+    assert not {"pathlib", "urllib.parse", "ipaddress", "site", "cairn"} & imported, imported

@@ -34,12 +34,13 @@ import json
 import os
 import stat
 import sys
-from pathlib import Path
 
 # Only what the way to the daemon needs is imported here: a warm call is mostly this
 # interpreter's start and these imports (docs/performance.md), so `signal` and `shutil`
 # (enum, fnmatch, compression modules) wait for the cold path, `socket` is its C core
-# and `typing` is for the type checker alone.
+# and `typing` is for the type checker alone. Paths are strings and `os.path`:
+# `pathlib` (with the `urllib.parse` and `ipaddress` it imports) was 40% of a warm
+# call's wall time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import FrameType, ModuleType
@@ -82,7 +83,7 @@ def apply_edit(text: str, old: str, new: str, replace_all: bool) -> str | None:
     return text.replace(old, new) if replace_all else text.replace(old, new, 1)
 
 
-def new_content(tool: str, args: dict[str, Any], path: Path) -> str | None:
+def new_content(tool: str, args: dict[str, Any], path: str) -> str | None:
     """The file's content after the tool call, or None when the edit would not apply
     (Claude Code refuses it itself). Refused for a file that must not be read."""
     if tool == "Write":
@@ -109,7 +110,7 @@ def new_content(tool: str, args: dict[str, Any], path: Path) -> str | None:
     return text
 
 
-def read_current(path: Path) -> str | None:
+def read_current(path: str) -> str | None:
     """The file as it is (None when it does not exist: the edit cannot apply). A FIFO
     would never end and a device never stops, so only a regular file is opened, and no
     more than the size limit is read."""
@@ -203,8 +204,8 @@ def judge(raw: bytes) -> int:
         raise Refused("tool_input is not an object")
     raw_path = clean_text(args.get("file_path"), "tool_input.file_path")
     raw_cwd = payload.get("cwd")
-    cwd = Path(clean_text(raw_cwd, "cwd")) if raw_cwd is not None else Path.cwd()
-    path = Path(raw_path) if Path(raw_path).is_absolute() else cwd / raw_path
+    cwd = clean_text(raw_cwd, "cwd") if raw_cwd is not None else os.getcwd()
+    path = os.path.join(cwd, raw_path)  # (an absolute raw_path is kept as it is)
     content = new_content(tool, args, path)
     if content is None:
         return 0
@@ -218,7 +219,7 @@ def judge(raw: bytes) -> int:
             f"{MAX_FILE_BYTES:,}-byte limit Cairn checks"
         )
     # Project discovery walks up from the file's folder, like the language server's.
-    folder = next((p for p in (path.parent, *path.parents) if p.is_dir()), cwd)
+    folder = nearest_folder(path, cwd)
     root = project_root(folder) if daemon_wanted() else None
     sock = socket_path(root) if root is not None else None
     if root is not None and sock is not None:
@@ -279,9 +280,22 @@ def settle(reply: dict[str, Any]) -> int:
     return 2
 
 
-def absolute(path: Path) -> Path:
+def absolute(path: str) -> str:
     """`path` against this process's directory (the daemon runs in another)."""
-    return path if path.is_absolute() else Path.cwd() / path
+    return os.path.join(os.getcwd(), path)
+
+
+def nearest_folder(path: str, fallback: str) -> str:
+    """The closest existing folder above `path` (the file may not exist yet), else
+    `fallback`."""
+    here = os.path.dirname(path)
+    while True:
+        if os.path.isdir(here or os.curdir):
+            return here or os.curdir
+        up = os.path.dirname(here)
+        if up == here:
+            return fallback
+        here = up
 
 
 def daemon_wanted() -> bool:
@@ -295,23 +309,29 @@ def daemon_wanted() -> bool:
     )
 
 
-def project_root(folder: Path) -> Path | None:
+def project_root(folder: str) -> str | None:
     """The nearest folder at or above `folder` holding `.cairn/` (the walk
     cairn.core.project does), resolved; None outside any project."""
-    here = folder.resolve()
-    return next((p for p in (here, *here.parents) if (p / ".cairn").is_dir()), None)
+    here = os.path.realpath(folder)
+    while True:
+        if os.path.isdir(os.path.join(here, ".cairn")):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
 
 
-def socket_dir() -> Path | None:
+def socket_dir() -> str | None:
     """The private folder the daemons' sockets live in: `$XDG_RUNTIME_DIR/cairn`, else
     `cairn-<uid>` in the temporary folder; made 0700 when missing. None when it is not a
     folder of this user's that no one else can enter (a socket someone else could put
     there could answer "pass")."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime):
-        folder = Path(runtime) / "cairn"
+        folder = os.path.join(runtime, "cairn")
     else:
-        folder = Path(os.environ.get("TMPDIR") or "/tmp") / f"cairn-{os.getuid()}"
+        folder = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"cairn-{os.getuid()}")
     try:
         os.mkdir(folder, 0o700)
     except FileExistsError:
@@ -326,7 +346,7 @@ def socket_dir() -> Path | None:
     return folder if mine and not info.st_mode & 0o077 else None
 
 
-def socket_path(root: Path) -> Path | None:
+def socket_path(root: str) -> str | None:
     """Where the daemon of the project at `root` (resolved) listens: one socket per root,
     named by a hash of it. None when there is no private folder or the path is too long."""
     import zlib  # (hashlib's OpenSSL costs a warm call a tenth; the daemon checks the root)
@@ -334,10 +354,10 @@ def socket_path(root: Path) -> Path | None:
     folder = socket_dir()
     if folder is None:
         return None
-    name = os.fsencode(str(root))
+    name = os.fsencode(root)
     key = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
-    found = folder / f"{key}.sock"
-    return found if len(os.fsencode(str(found))) <= MAX_SOCKET_PATH else None
+    found = os.path.join(folder, f"{key}.sock")
+    return found if len(os.fsencode(found)) <= MAX_SOCKET_PATH else None
 
 
 def request_line(message: dict[str, Any]) -> bytes:
@@ -364,9 +384,7 @@ def read_line(conn: Any, limit: int) -> bytes | None:
             return None
 
 
-def ask_daemon(
-    sock: Path, root: Path, path: Path, data: bytes, folder: Path
-) -> dict[str, Any] | None:
+def ask_daemon(sock: str, root: str, path: str, data: bytes, folder: str) -> dict[str, Any] | None:
     """The daemon's reply for this edit (`settle` takes it), or None when no daemon of
     this version answered (nothing listens, it refused, it broke): then the cold path
     runs. A daemon that takes the check's whole time refuses the edit, as a cold check
@@ -377,14 +395,14 @@ def ask_daemon(
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(CONNECT_TIMEOUT_S)
-        conn.connect(str(sock))
+        conn.connect(sock)
         conn.settimeout(CHECK_TIMEOUT_S + 2)  # the daemon stops its check at CHECK_TIMEOUT_S
         request = {
             "protocol": GATE_PROTOCOL,
             "version": CAIRN_VERSION,
-            "root": str(root),
-            "path": str(path),
-            "folder": str(folder),
+            "root": root,
+            "path": path,
+            "folder": folder,
             "data": binascii.b2a_base64(data, newline=False).decode("ascii"),
         }
         conn.sendall(request_line(request))
@@ -406,7 +424,7 @@ def ask_daemon(
     return None  # an error reply (another version, a request it could not read)
 
 
-def start_daemon(root: Path) -> bool:
+def start_daemon(root: str) -> bool:
     """Start the project's gate daemon in the background, detached from this hook, for
     the next edit (one already serving makes the new one exit at once); False when there
     is no `cairn` to start. This edit is checked all the same, either way."""
@@ -417,7 +435,7 @@ def start_daemon(root: Path) -> bool:
 
     try:
         subprocess.Popen(
-            [cairn, "gate-daemon", "--root", str(root)],
+            [cairn, "gate-daemon", "--root", root],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -462,7 +480,7 @@ def cairn_gate() -> ModuleType | None:
         return None
     import site
 
-    site.addsitedir(str(site_dir))  # (its .pth files too: an editable install's)
+    site.addsitedir(site_dir)  # (its .pth files too: an editable install's)
     try:
         from cairn.core import gate
 
@@ -471,7 +489,7 @@ def cairn_gate() -> ModuleType | None:
         return None
 
 
-def _site_of(cairn: str | None) -> Path | None:
+def _site_of(cairn: str | None) -> str | None:
     """The site-packages of the virtual environment running `cairn`, for this Python's
     version, when there is one."""
     if not cairn:
@@ -483,19 +501,21 @@ def _site_of(cairn: str | None) -> Path | None:
         return None
     if not first.startswith(b"#!"):
         return None
-    interpreter = Path(first[2:].decode("utf-8", "replace").strip().split(" ")[0])
-    venv = interpreter.parent.parent
+    interpreter = first[2:].decode("utf-8", "replace").strip().split(" ")[0]
+    venv = os.path.dirname(os.path.dirname(interpreter))
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    found = venv / "lib" / version / "site-packages"
-    return found if (venv / "pyvenv.cfg").is_file() and found.is_dir() else None
+    found = os.path.join(venv, "lib", version, "site-packages")
+    cfg = os.path.join(venv, "pyvenv.cfg")
+    return found if os.path.isfile(cfg) and os.path.isdir(found) else None
 
 
-def check_in_process(gate: ModuleType, path: Path, data: bytes, folder: Path) -> dict[str, Any]:
+def check_in_process(gate: ModuleType, path: str, data: bytes, folder: str) -> dict[str, Any]:
     """`cairn check --json --stdin-filename` without a second process, as the reply
     `settle` takes (the daemon's too): the report as that prints it, or the words it
     reports an error in. A check that runs past the timeout refuses the edit."""
 
     import signal
+    from pathlib import Path  # (Cairn is imported by now: pathlib with it)
 
     def too_long(_signum: int, _frame: FrameType | None) -> None:
         raise Refused(f"the check took over {CHECK_TIMEOUT_S} s")
@@ -503,7 +523,7 @@ def check_in_process(gate: ModuleType, path: Path, data: bytes, folder: Path) ->
     previous = signal.signal(signal.SIGALRM, too_long)
     signal.alarm(CHECK_TIMEOUT_S)
     try:
-        return gate.edit_verdict(path, data, folder)  # type: ignore[no-any-return]
+        return gate.edit_verdict(Path(path), data, Path(folder))  # type: ignore[no-any-return]
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
