@@ -296,10 +296,11 @@ class Edge:
     new: str
     at_ms: int
     commit: str
+    members: frozenset[str] | None = None  # a container link's (`Link.members`)
 
 
 def rename_edges(dest: Path) -> list[Edge]:
-    from cairn.core.aliases import LINK_KEYS
+    from cairn.core.aliases import LINK_KEYS, members_of
     from cairn.store.times import to_ms
 
     out: list[Edge] = []
@@ -314,14 +315,15 @@ def rename_edges(dest: Path) -> list[Edge]:
             other = meta.get(key)
             if isinstance(other, str):
                 old, new = (e["entity"], other) if forward else (other, e["entity"])
-                out.append(Edge(old, new, at, e.get("commit") or ""))
+                members = members_of(meta.get("members"))
+                out.append(Edge(old, new, at, e.get("commit") or "", members))
     return out
 
 
 def _aliases(edges: list[Edge]) -> Any:
     from cairn.core.aliases import Aliases, Link
 
-    return Aliases(Link(e.old, e.new, e.at_ms) for e in edges)
+    return Aliases(Link(e.old, e.new, e.at_ms, e.members) for e in edges)
 
 
 class Exists:
@@ -347,16 +349,11 @@ class Exists:
         return entity in self._cache[(rev, file)]
 
 
-def _carried(base: str, suffix: str) -> str:
-    from cairn.core.aliases import _carried as carried
+def former_of(link: Any, suffix: str) -> str | None:
+    """The product's rule for what a link makes of a path (`cairn.core.aliases`)."""
+    from cairn.core.aliases import former_of as rule
 
-    return carried(base, suffix)
-
-
-def carries(other: str, suffix: str) -> bool:
-    from cairn.core.aliases import carries as rule
-
-    return rule(other, suffix)
+    return rule(link, suffix)
 
 
 def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str, str, Edge]]:
@@ -373,10 +370,8 @@ def walk_formers(aliases: Any, edges: list[Edge], today: str) -> list[tuple[str,
         for new in aliases._covering(path):
             suffix = path[len(new) :]
             for link in aliases._by_new[new]:
-                if not carries(link.old, suffix):
-                    continue
-                former = _carried(link.old, suffix)
-                if former in seen or former not in shown:
+                former = former_of(link, suffix)
+                if former is None or former in seen or former not in shown:
                     continue
                 seen.add(former)
                 out.append((former, path, by_key[(link.old, link.new, link.at_ms)]))

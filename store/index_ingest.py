@@ -474,7 +474,7 @@ class Ingest(StatusRows):
             ("INSERT OR IGNORE INTO marked_key VALUES (?, ?)", batch.marks),
             ("INSERT OR IGNORE INTO print_line VALUES (?, ?)", batch.prints),
             ("INSERT OR IGNORE INTO print_change VALUES (?, ?)", batch.changes),
-            ("INSERT INTO rename_link VALUES (?, ?, ?, ?)", batch.links),
+            ("INSERT INTO rename_link VALUES (?, ?, ?, ?, ?)", batch.links),
             ("INSERT INTO damage VALUES (?, ?, ?, ?, ?, ?, ?)", batch.damage),
         ):
             if rows:
@@ -608,7 +608,14 @@ def _print_rows(fingerprint: object, change: object, seq: int, batch: _Batch) ->
 
 def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
     """A rename's `rename_link` rows (`index_schema.LINK_KEYS`): a value that is not an
-    entity path links nothing."""
+    entity path links nothing. `metadata.members` (what the old path declared, when the
+    link is a container's) is kept as JSON: the walk carries only those members."""
+    raw_members = meta.get("members")
+    members = (
+        json.dumps(sorted(raw_members))
+        if isinstance(raw_members, list) and all(isinstance(m, str) for m in raw_members)
+        else None
+    )
     for key, forward in LINK_KEYS:
         raw = meta.get(key)
         if not isinstance(raw, str) or not raw.strip():
@@ -617,7 +624,7 @@ def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> No
         if parsed is None:
             continue
         old, new = (entity, parsed.path) if forward else (parsed.path, entity)
-        batch.links.append((new, old, seq, int(forward)))
+        batch.links.append((new, old, seq, int(forward), members))
 
 
 @dataclass(slots=True)
@@ -636,7 +643,7 @@ class _Batch:
     marks: list[tuple[str, int]]
     prints: list[tuple[int, int]]  # `print_line` rows: (line hash, change)
     changes: list[tuple[int, int]]  # `print_change` rows: (change, seq)
-    links: list[tuple[str, str, int, int]]  # `rename_link` rows
+    links: list[tuple[str, str, int, int, str | None]]  # `rename_link` rows
     damage: list[tuple[Any, ...]]
     touched: set[int]  # chains whose tip moved
 

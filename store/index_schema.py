@@ -40,7 +40,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "20"
+SCHEMA_VERSION = "21"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
@@ -160,7 +160,7 @@ CREATE TABLE print_line(hash INTEGER NOT NULL, change INTEGER NOT NULL,
 CREATE TABLE print_change(change INTEGER NOT NULL, seq INTEGER NOT NULL,
   PRIMARY KEY(change, seq)) WITHOUT ROWID;
 CREATE TABLE rename_link(new TEXT NOT NULL, old TEXT NOT NULL, seq INTEGER NOT NULL,
-  forward INTEGER NOT NULL);
+  forward INTEGER NOT NULL, members TEXT);
 CREATE INDEX rename_link_by_new ON rename_link(new);
 CREATE INDEX rename_link_by_old ON rename_link(old);
 """

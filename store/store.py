@@ -422,8 +422,11 @@ class Store:
             self.refresh()
             return self._reader.open_reverts(carrying)
 
-    def rename_links(self, paths: Collection[str], *, by_new: bool) -> list[tuple[str, str, int]]:
-        """(old path, new path, when in epoch ms) of each link a `rename` event makes
+    def rename_links(
+        self, paths: Collection[str], *, by_new: bool
+    ) -> list[tuple[str, str, int, str | None]]:
+        """(old path, new path, when in epoch ms, members: JSON list of what a container's
+        old path declared, or None) of each link a `rename` event makes
         (`renamed_to` on the old path, `renamed_from` on the new) whose new path, or
         without `by_new` old path, is one of `paths` (canonical), in the order `renames`
         gives the events. What a command asking about a few entities follows renames

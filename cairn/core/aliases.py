@@ -22,6 +22,7 @@ and its history is not the renamed one's.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ __all__ = [
     "Former",
     "Link",
     "carries",
+    "former_of",
+    "members_of",
     "rename_drafts",
 ]
 
@@ -50,11 +53,16 @@ MAX_DEPTH = 16
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """One rename: `old` became `new` at `at_ms` (epoch ms of when it happened)."""
+    """One rename: `old` became `new` at `at_ms` (epoch ms of when it happened).
+
+    `members`, on a container's link (a file or a class renamed), is what the old path
+    declared then (paths inside the file: `Old.get`, `Old.get(int)`); the link carries
+    only those (`former_of`). None: a link that does not say, which carries everything."""
 
     old: str
     new: str
     at_ms: int
+    members: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +82,7 @@ class LinkSource(Protocol):
 
     def rename_links(
         self, paths: Collection[str], *, by_new: bool
-    ) -> list[tuple[str, str, int]]: ...
+    ) -> list[tuple[str, str, int, str | None]]: ...
 
     def has_rename_links(self) -> bool: ...
 
@@ -111,12 +119,13 @@ class Aliases:
         for event in events:
             meta = event.metadata if isinstance(event.metadata, dict) else {}
             at = _ms(event.when)
+            members = members_of(meta.get("members"))
             for key, forward in zip(LINK_KEYS, (True, False), strict=True):
                 other = _canonical(meta.get(key))
                 if other is None:
                     continue
                 old, new = (event.entity, other) if forward else (other, event.entity)
-                links.append(Link(old, new, at))
+                links.append(Link(old, new, at, members))
         return cls(links)
 
     def __bool__(self) -> bool:
@@ -142,10 +151,8 @@ class Aliases:
             for new in _most_specific(path, self._covering(path)):
                 suffix = path[len(new) :]
                 for link in self._by_new[new]:
-                    if not carries(link.old, suffix):
-                        continue
-                    former = _carried(link.old, suffix)
-                    if former in seen or _canonical(former) != former:
+                    former = former_of(link, suffix)
+                    if former is None or former in seen or _canonical(former) != former:
                         continue
                     seen.add(former)
                     bound = min(until, link.at_ms)
@@ -208,8 +215,9 @@ class Aliases:
         if wanted:
             asked |= wanted
             found: dict[str, list[Link]] = {}
-            for old, new, when_ms in self._source.rename_links(wanted, by_new=by_new):
-                found.setdefault(new if by_new else old, []).append(Link(old, new, _end(when_ms)))
+            for old, new, when_ms, raw in self._source.rename_links(wanted, by_new=by_new):
+                link = Link(old, new, _end(when_ms), members_of(json.loads(raw) if raw else None))
+                found.setdefault(new if by_new else old, []).append(link)
             for path, links in found.items():
                 kept = _newest_first(links)
                 if kept:
@@ -302,6 +310,35 @@ def carries(other: str, suffix: str) -> bool:
     a link on a bare name (`C.m -> C.n`) carries every overload, but one from or to a
     single overload (`C.m(int) -> C.m`, its sibling removed) says nothing of the others."""
     return not (suffix.startswith("(") and split_overload(other)[1])
+
+
+def former_of(link: Link, suffix: str) -> str | None:
+    """The path `link` makes of the path its new end covers by `suffix`, or None when it
+    carries none: a path that never existed is not a former path. A container's link
+    that lists its members carries a member only where the old file declared it; an
+    overload it did not declare is its bare name where the old file had that name
+    alone (the method was not overloaded yet), else nothing."""
+    if not carries(link.old, suffix):
+        return None
+    former = _carried(link.old, suffix)
+    if link.members is None or not suffix or former == link.old:
+        return former
+    file, sep, inner = former.partition("::")
+    if not sep or inner in link.members:
+        return former
+    bare, overload = split_overload(inner)
+    if overload and bare in link.members and not any(
+        m.startswith(bare + "(") for m in link.members
+    ):
+        return f"{file}::{bare}"
+    return None
+
+
+def members_of(raw: object) -> frozenset[str] | None:
+    """A link's `members` (metadata or its JSON column): a list of inner paths, or None."""
+    if isinstance(raw, list) and all(isinstance(m, str) for m in raw):
+        return frozenset(raw)
+    return None
 
 
 def _carried(base: str, suffix: str) -> str:

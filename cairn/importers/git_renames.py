@@ -135,12 +135,37 @@ class RenameTracker:
             before, after = _canonical(r.old), _canonical(r.new)
             if before is None or after is None or before == after:
                 continue
-            yield from _pair(r.commit, before, after, "file", "git")
-            yield from self._class_with_file(r, before, after, blobs)
+            old_decls = self._old_declarations(r, blobs)
+            members = _members(old_decls, self._followed_in(r.old, before))
+            yield from _pair(r.commit, before, after, "file", "git", members=members)
+            yield from self._class_with_file(r, before, after, blobs, old_decls, members)
             self._files.setdefault(r.new, r.commit.index)
 
+    def _followed_in(self, *files: str) -> set[str]:
+        """The paths inside `files` that have history here (a verdict, or the log's):
+        they existed in the file at some commit, if not at its rename (a function a
+        revert took out, which may come back under the new name)."""
+        out: set[str] = set()
+        for entity in self._symbols:
+            file, _, inner = entity.partition("::")
+            if file in files:
+                out.add(inner)
+        return out
+
+    def _old_declarations(self, r: FileRename, blobs: Blobs) -> dict[str, list[Decl]]:
+        """What the file declared before its rename (none once MAX_READS is spent)."""
+        if self._reads >= self._max_reads:
+            return {}
+        return self._declared(self._object(blobs, _blob_of(r)[0]), r.old)
+
     def _class_with_file(
-        self, r: FileRename, before: str, after: str, blobs: Blobs
+        self,
+        r: FileRename,
+        before: str,
+        after: str,
+        blobs: Blobs,
+        old: dict[str, list[Decl]],
+        members: list[str] | None,
     ) -> Iterator[Proposed]:
         """A class renamed together with its file (Java's rule: the file is named after
         it) is one more link, `Old.java::Old -> New.java::New`. Without it the file's
@@ -149,12 +174,11 @@ class RenameTracker:
         old_stem, new_stem = PurePosixPath(r.old).stem, PurePosixPath(r.new).stem
         if old_stem == new_stem or self._reads >= self._max_reads:
             return
-        old = self._declared(self._object(blobs, _blob_of(r)[0]), r.old)
         new = self._declared(self._object(blobs, _blob_of(r)[1]), r.new)
         if old_stem in old and new_stem in new and old_stem not in new and new_stem not in old:
             yield from _pair(
                 r.commit, f"{before}::{old_stem}", f"{after}::{new_stem}", "symbol",
-                "declaration", "rename",
+                "declaration", "rename", members=members,
             )  # fmt: skip
 
     # --- symbols ------------------------------------------------------------------------
@@ -491,20 +515,44 @@ def _blob_of(r: FileRename) -> tuple[str, str]:
     return next((ch.old, ch.new) for ch in r.commit.changes if ch.old_path == r.old)
 
 
+def _members(decls: dict[str, list[Decl]], followed: set[str]) -> list[str] | None:
+    """A container link's `members`: every path inside the old file it declared (each
+    overload by its own path, and the bare name they share), and those with history in
+    it (`followed`: they were there once), so the link carries back only paths that
+    existed (`cairn.core.aliases.former_of`). None when nothing was parsed (not a
+    language Cairn indexes, too big, or MAX_READS spent): the link says nothing and
+    carries everything, as before."""
+    if not decls:
+        return None
+    inner = {d.entity.partition("::")[2] for ds in decls.values() for d in ds}
+    return sorted(inner | set(decls) | followed)
+
+
 def _pair(
-    c: Commit, old: str, new: str, kind: str, how: str, change: str = ""
+    c: Commit,
+    old: str,
+    new: str,
+    kind: str,
+    how: str,
+    change: str = "",
+    *,
+    members: list[str] | None = None,
 ) -> Iterator[Proposed]:
     """The two halves of one rename: on the old path and on the new one; `change` is
-    what changed of an element (`cairn.importers.declarations.change_type`)."""
+    what changed of an element (`cairn.importers.declarations.change_type`); `members`,
+    on a container's link, what its old path declared (`_members`)."""
     what = "moved" if kind == "symbol" else "renamed"
     base = f"git:rename/{c.sha}:{old}>{new}"
     common = {"occurred_at": c.date, "author": c.author, "commit": c.sha, "entity_kind": kind}
+    extra: dict[str, object] = {"change": change} if change else {}
+    if members is not None:
+        extra["members"] = members
     yield Proposed(
         source_key=base + ":from",
         type="rename",
         entity=old,
         reasoning=f"{what} to {new} in {c.sha[:10]}: {c.subject}",
-        metadata={"renamed_to": new, "found_by": how} | ({"change": change} if change else {}),
+        metadata={"renamed_to": new, "found_by": how} | extra,
         **common,
     )
     yield Proposed(
@@ -512,7 +560,7 @@ def _pair(
         type="rename",
         entity=new,
         reasoning=f"{what} from {old} in {c.sha[:10]}: {c.subject}",
-        metadata={"renamed_from": old, "found_by": how} | ({"change": change} if change else {}),
+        metadata={"renamed_from": old, "found_by": how} | extra,
         **common,
     )
 
