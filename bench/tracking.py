@@ -296,7 +296,7 @@ class Edge:
     new: str
     at_ms: int
     commit: str
-    members: frozenset[str] | None = None  # a container link's (`Link.members`)
+    members: dict[str, str] | None = None  # a container link's (`Link.members`)
 
 
 def rename_edges(dest: Path) -> list[Edge]:
@@ -316,7 +316,7 @@ def rename_edges(dest: Path) -> list[Edge]:
             if isinstance(other, str):
                 old, new = (e["entity"], other) if forward else (other, e["entity"])
                 members = members_of(meta.get("members"))
-                out.append(Edge(old, new, at, e.get("commit") or "", members))
+                out.append(Edge(old, new, at, e.get("commit") or "", dict(members or {}) or None))
     return out
 
 

@@ -612,8 +612,9 @@ def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> No
     link is a container's) is kept as JSON: the walk carries only those members."""
     raw_members = meta.get("members")
     members = (
-        json.dumps(sorted(raw_members))
-        if isinstance(raw_members, list) and all(isinstance(m, str) for m in raw_members)
+        json.dumps(raw_members, sort_keys=True)
+        if isinstance(raw_members, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in raw_members.items())
         else None
     )
     for key, forward in LINK_KEYS:

@@ -25,7 +25,8 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from cairn.store.paths import EntityPathError, canonicalise, covers, split_overload
@@ -56,13 +57,15 @@ class Link:
     """One rename: `old` became `new` at `at_ms` (epoch ms of when it happened).
 
     `members`, on a container's link (a file or a class renamed), is what the old path
-    declared then (paths inside the file: `Old.get`, `Old.get(int)`); the link carries
-    only those (`former_of`). None: a link that does not say, which carries everything."""
+    declared then, by path inside the file, each with the parameter types it would have
+    as an overload where its name was not overloaded (`{"Old.get": "(int)", "Old": ""}`);
+    the link carries only those (`former_of`). None: a link that does not say, which
+    carries everything."""
 
     old: str
     new: str
     at_ms: int
-    members: frozenset[str] | None = None
+    members: Mapping[str, str] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,21 +326,23 @@ def former_of(link: Link, suffix: str) -> str | None:
     former = _carried(link.old, suffix)
     if link.members is None or not suffix or former == link.old:
         return former
-    file, sep, inner = former.partition("::")
+    _, sep, inner = former.partition("::")
     if not sep or inner in link.members:
         return former
-    bare, overload = split_overload(inner)
-    if overload and bare in link.members and not any(
-        m.startswith(bare + "(") for m in link.members
+    bare, overload = split_overload(former)
+    # Its name alone in the old file, with these parameters (or ones not known): the
+    # method before a sibling came; another lone method's parameters: not this one.
+    lone = link.members.get(bare.partition("::")[2])
+    return bare if overload and lone in (overload, "") else None
+
+
+def members_of(raw: object) -> Mapping[str, str] | None:
+    """A link's `members` (metadata or its JSON column): inner path -> the parameter
+    types of a method whose name was not overloaded ("" for anything else), or None."""
+    if isinstance(raw, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
     ):
-        return f"{file}::{bare}"
-    return None
-
-
-def members_of(raw: object) -> frozenset[str] | None:
-    """A link's `members` (metadata or its JSON column): a list of inner paths, or None."""
-    if isinstance(raw, list) and all(isinstance(m, str) for m in raw):
-        return frozenset(raw)
+        return raw
     return None
 
 

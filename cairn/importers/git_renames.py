@@ -165,7 +165,7 @@ class RenameTracker:
         after: str,
         blobs: Blobs,
         old: dict[str, list[Decl]],
-        members: list[str] | None,
+        members: dict[str, str] | None,
     ) -> Iterator[Proposed]:
         """A class renamed together with its file (Java's rule: the file is named after
         it) is one more link, `Old.java::Old -> New.java::New`. Without it the file's
@@ -515,17 +515,23 @@ def _blob_of(r: FileRename) -> tuple[str, str]:
     return next((ch.old, ch.new) for ch in r.commit.changes if ch.old_path == r.old)
 
 
-def _members(decls: dict[str, list[Decl]], followed: set[str]) -> list[str] | None:
-    """A container link's `members`: every path inside the old file it declared (each
-    overload by its own path, and the bare name they share), and those with history in
-    it (`followed`: they were there once), so the link carries back only paths that
-    existed (`cairn.core.aliases.former_of`). None when nothing was parsed (not a
-    language Cairn indexes, too big, or MAX_READS spent): the link says nothing and
-    carries everything, as before."""
+def _members(decls: dict[str, list[Decl]], followed: set[str]) -> dict[str, str] | None:
+    """A container link's `members` (`cairn.core.aliases.Link`): every path inside the
+    old file it declared (each overload by its own path, and the bare name they share),
+    and those with history in it (`followed`: they were there once), so the link carries
+    back only paths that existed (`cairn.core.aliases.former_of`). A method whose name
+    was not overloaded has the parameter types it would be suffixed with: an overload
+    whose sibling came later goes back to it, a new overload does not. None when
+    nothing was parsed (not a language Cairn indexes, too big, or MAX_READS spent): the
+    link says nothing and carries everything, as before."""
     if not decls:
         return None
-    inner = {d.entity.partition("::")[2] for ds in decls.values() for d in ds}
-    return sorted(inner | set(decls) | followed)
+    out = dict.fromkeys(sorted(followed | set(decls)), "")
+    for ds in decls.values():
+        for d in ds:
+            inner = d.entity.partition("::")[2]
+            out[inner] = d.signature if len(ds) == 1 and inner == d.qualified else ""
+    return dict(sorted(out.items()))
 
 
 def _pair(
@@ -536,7 +542,7 @@ def _pair(
     how: str,
     change: str = "",
     *,
-    members: list[str] | None = None,
+    members: dict[str, str] | None = None,
 ) -> Iterator[Proposed]:
     """The two halves of one rename: on the old path and on the new one; `change` is
     what changed of an element (`cairn.importers.declarations.change_type`); `members`,

@@ -70,13 +70,21 @@ def test_a_file_rename_carries_a_revert_to_the_new_file(project: Path) -> None:
             moved,
             # what the old file declared, and what has history in it: the link carries
             # back only those (the reverted function is there once, so it follows)
-            {"renamed_to": "src/session.py", "found_by": "git", "members": ["legacy_token", "login"]}
+            {
+                "renamed_to": "src/session.py",
+                "found_by": "git",
+                "members": {"legacy_token": "", "login": "(user)"},
+            }
             | _key(moved, "src/auth.py", "src/session.py", "from"),
         ),
         (
             "src/session.py",
             moved,
-            {"renamed_from": "src/auth.py", "found_by": "git", "members": ["legacy_token", "login"]}
+            {
+                "renamed_from": "src/auth.py",
+                "found_by": "git",
+                "members": {"legacy_token": "", "login": "(user)"},
+            }
             | _key(moved, "src/auth.py", "src/session.py", "to"),
         ),
     ]
