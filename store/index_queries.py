@@ -165,14 +165,16 @@ class Queries(LogLines):
     def rename_links(
         self, paths: Collection[str], *, by_new: bool
     ) -> list[tuple[str, str, int, str | None]]:
-        """(old path, new path, when in ms, members as JSON or None) of the rename links whose new path (or, without
-        `by_new`, old path) is one of `paths`, in the order `rename_rows` gives their
-        events (an event's `renamed_to` link before its `renamed_from`)."""
+        """(old path, new path, when in ms, members as JSON or None) of the rename links
+        whose new path (or, without `by_new`, old path) is one of `paths`, in the order
+        `rename_rows` gives their events (an event's `renamed_to` link before its
+        `renamed_from`)."""
         if not paths:
             return []
         end = "new" if by_new else "old"
         sql = (
-            "SELECT l.old, l.new, ifnull(e.occurred_ms, e.recorded_ms), l.members FROM rename_link l "
+            "SELECT l.old, l.new, ifnull(e.occurred_ms, e.recorded_ms), l.members "
+            "FROM rename_link l "
             f"JOIN event e ON e.seq = l.seq WHERE l.{end} IN (SELECT value FROM json_each(?)) "
             "ORDER BY l.seq, l.forward DESC"
         )

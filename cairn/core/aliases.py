@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Collection, Iterable
-from collections.abc import Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
