@@ -123,8 +123,8 @@ class RenameTracker:
                 "the file renames that carry verdicts are all recorded; "
                 "CAIRN_RENAME_READS=<more> raises the bound",
             )
-        for c, old, new, change in moves:
-            yield from _pair(c, old, new, "symbol", "declaration", change)
+        for c, old, new, change, members in moves:
+            yield from _pair(c, old, new, "symbol", "declaration", change, members=members)
             self._files.setdefault(new.split("::", 1)[0], c.index)
         for r in sorted(self._renames, key=lambda r: r.commit.index):
             since = self._files.get(r.old)
@@ -193,7 +193,7 @@ class RenameTracker:
             self._symbols[entity] = min(index, self._symbols.get(entity, index))
         self._files[file] = min(index, self._files.get(file, index))
 
-    def _symbol_moves(self, blobs: Blobs) -> list[tuple[Commit, str, str, str]]:
+    def _symbol_moves(self, blobs: Blobs) -> list[_Move]:
         """Each file with followed symbols is walked once over the commits that touch it
         (one read of the file per commit, for all its symbols)."""
         touched: dict[str, list[int]] = {}
@@ -208,7 +208,7 @@ class RenameTracker:
             file, _, name = entity.partition("::")
             pending.setdefault(file, {})[name] = since
         self._drop_still_there(pending, renamed, blobs)
-        out: list[tuple[Commit, str, str, str]] = []
+        out: list[_Move] = []
         queue = deque(sorted(pending))
         while queue and self._reads < self._max_reads:
             path = queue.popleft()
@@ -227,7 +227,7 @@ class RenameTracker:
         pending: dict[str, dict[str, int]],
         queue: deque[str],
         blobs: Blobs,
-    ) -> Iterator[tuple[Commit, str, str, str]]:
+    ) -> Iterator[_Move]:
         """Where each name left `path`, found by its declaration (a call site or a word
         in a comment is not the element): the file's versions are read newest first
         down to the last one that still declares it, so the commit that took it away is
@@ -267,8 +267,14 @@ class RenameTracker:
                     pending.setdefault(target, {})[name] = seq[hop]
                     queue.append(target)
                     # Its own link too: the file's would also carry its later names
-                    # back to this file, where they never were (the most specific wins).
-                    yield self._commits[seq[hop]], f"{path}::{name}", f"{target}::{name}", "move"
+                    # back to this file, where they never were (the most specific wins);
+                    # with what the file declared, since it carries what it nests too.
+                    c = self._commits[seq[hop]]
+                    old_blob = next((ch.old for ch in c.changes if ch.old_path == path), ZERO)
+                    old_text = self._object(blobs, old_blob) if old_blob != ZERO else None
+                    decls = self._declared(old_text, path)
+                    members = _members(decls, self._followed_in(path))
+                    yield c, f"{path}::{name}", f"{target}::{name}", "move", members
                 continue
             if at is None:
                 # Not declared after `since`: it left in the first commit after, if it
@@ -298,7 +304,9 @@ class RenameTracker:
                 # A bare name is every overload: it goes to the bare name the overload
                 # it was matched by went to, not to that one overload.
                 new = split_overload(new)[0]
-            yield c, f"{path}::{name}", new, change
+            # What the file declared with it: the link carries what it nests (a
+            # method's anonymous classes) back only where they were.
+            yield c, f"{path}::{name}", new, change, _members(gone_decls, self._followed_in(path))
             file, _, new_name = new.partition("::")
             if file == path:
                 pending.setdefault(path, {})[new_name] = left
@@ -417,6 +425,11 @@ class RenameTracker:
                 arrived.extend(_absorbed(gone, kin, before))
         found = best(gone, arrived)
         return (found[0].entity, found[1]) if found is not None else None
+
+
+# One element's link: the commit, old path, new path, change type, and what the old
+# file declared then (`_members`).
+_Move = tuple[Commit, str, str, str, "dict[str, str] | None"]
 
 
 class _CommitMemo:
