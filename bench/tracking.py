@@ -35,8 +35,9 @@ Per (project, start commit) of the oracle:
   is nothing to link. An oracle method is named by its overload path (`C.m(int)`)
   where the file names it so at that commit (its name overloaded there), else bare;
   a step to a bare former path is right when the oracle's change is from one of its
-  overloads, and the oldest name reaches today's when it reaches today's path or, for
-  an overload, its bare name (what a surface reads there too).
+  overloads (to the path the step reached, or to its bare name when the name gained
+  a sibling after that commit), and the oldest name reaches today's when it reaches
+  today's path or, for an overload, its bare name (what a surface reads there too).
 
 Usage:
   PYTHONSAFEPATH=1 .venv/bin/python bench/tracking.py \
@@ -432,8 +433,12 @@ def score(run: Run, dest: Path, edges: list[Edge], verbose: bool) -> dict[str, A
         for former, became, link in formers:
             kind = oracle.get((link.commit, former, became))
             right = (link.commit, former, became) in m.claimable or any(
-                # a bare former path is every overload of it, the oracle's among them
-                c == link.commit and _bare(b) == former and became in (a, _bare(a))
+                # a bare former path is every overload of it, the oracle's among them;
+                # and a step may reach past the commit where the name gained a sibling
+                # (the oracle's change is to the bare name, the walk's to the overload)
+                c == link.commit
+                and _bare(b) == former
+                and (became in (a, _bare(a)) or _bare(became) == a)
                 for c, b, a in m.claimable
             )
             if kind is None:

@@ -330,9 +330,13 @@ def former_of(link: Link, suffix: str) -> str | None:
         return former
     bare, overload = split_overload(former)
     # Its name alone in the old file, with these parameters (or ones not known): the
-    # method before a sibling came; another lone method's parameters: not this one.
-    lone = link.members.get(bare.partition("::")[2])
-    return bare if overload and lone in (overload, "") else None
+    # method before a sibling came; another lone method's parameters, or overloads of
+    # the name there (the bare name is then all of them): not this one.
+    name = bare.partition("::")[2]
+    lone = link.members.get(name)
+    if not overload or lone not in (overload, ""):
+        return None
+    return None if any(m.startswith(name + "(") for m in link.members) else bare
 
 
 def members_of(raw: object) -> Mapping[str, str] | None:

@@ -258,3 +258,29 @@ def test_an_overload_under_a_bare_link_keeps_its_own_former_path_by_its_class() 
         old + "newStream(int,List)",
     ]
     assert [x.path for x in aliases.formerly(new + "newStream")] == [old + "newStream"]
+
+
+def test_a_container_link_carries_back_only_the_members_its_old_file_declared() -> None:
+    old, new = "src/Old.java::Old", "src/New.java::New"
+    declared = {  # the old file: `put` overloaded, `get` alone with its parameter types
+        "Old": "",
+        "Old.put": "",
+        "Old.put(int)": "",
+        "Old.put(String)": "",
+        "Old.get": "(int)",
+    }
+    listed = Aliases([Link(old, new, 1_000, declared)])
+    said = {
+        "put(int)": [old + ".put(int)"],  # an overload that was there
+        "put(double)": [],  # a sibling added after the rename: no former path
+        "get(int)": [old + ".get"],  # `get` gained a sibling later: its bare name then
+        "get(String)": [],  # the sibling `get` gained: it was not there
+        "size": [],  # a method added after the rename
+        "put": [old + ".put"],  # every overload: the bare name they shared
+    }
+    for member, formers in said.items():
+        assert [f.path for f in listed.formerly(f"{new}.{member}")] == formers, member
+    assert [f.path for f in listed.formerly(new)] == [old]  # the container itself
+    # A link that lists nothing (an older log, a rename someone recorded) carries all.
+    silent = Aliases([Link(old, new, 1_000)])
+    assert [f.path for f in silent.formerly(new + ".size")] == [old + ".size"]
