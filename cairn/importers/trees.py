@@ -21,7 +21,8 @@ A file belongs to a tree when:
   strings of a reverted feature follow its code back;
 - it is a lock file (`Gemfile.lock`, `package-lock.json`, `yarn.lock`, `go.sum`, ...):
   written by the package manager from the manifest, whose own lines carry the
-  dependency verdicts (`cairn.importers.git_deps`);
+  dependency verdicts (`cairn.importers.git_deps`); or a schema dumped from the
+  migrations (`db/schema.rb`, `db/structure.sql`), whose migrations carry the verdicts;
 - it is in a directory a tool writes whole: Jest's test snapshots (`__snapshots__/`),
   an IDE's project files (`.idea/`, `.vscode/`); the tree is that directory. A
   `.snap` / `.golden` file elsewhere is a test snapshot too (grouped like an asset): a
@@ -64,6 +65,7 @@ ASSET_SUFFIXES = frozenset(
         ".map",  # source maps
         # Quiet assets: drawn or spelled, never a decision in code. Diagrams, design
         # files, an editor's swap files.
+        ".dot", ".gv",  # Graphviz: rubygems.org's `doc/erd.dot`, an ERD drawn by a rake task
         ".drawio", ".dio", ".puml", ".plantuml", ".pu", ".mermaid", ".mmd", ".excalidraw",
         ".sketch", ".fig", ".psd", ".xd", ".ai", ".xcf",
         ".swp", ".swo",
@@ -107,6 +109,12 @@ LOCK_FILES = frozenset(
         "Podfile.lock",
     }
 )
+# A database schema dumped from the migrations (Rails' `db/schema.rb`, `db/structure.sql`,
+# and a second database's `db/cache_schema.rb`): written by `db:migrate` like a lock
+# file by the package manager, so its revert is no decision of its own; the migration
+# beside it is (rubygems.org: "announcements", "oauth_applications.owner_id" were
+# verdicts on schema.rb lines of reverted migrations).
+_SCHEMA_DUMP = re.compile(r"^(?:\w+_)?(?:schema\.rb|structure\.sql)$")
 MIN_GROUP = 2  # assets in one directory that make a tree of it
 ATTRIBUTES = ("linguist-vendored", "linguist-generated")
 
@@ -164,6 +172,8 @@ def _rule(
     if pure.suffix.lower() in SNAPSHOT_SUFFIXES:
         return parent, "generated"
     if pure.name in LOCK_FILES:
+        return parent, "generated"
+    if len(parts) > 1 and parts[-2] == "db" and _SCHEMA_DUMP.match(pure.name):
         return parent, "generated"
     suffix = pure.suffix.lower()
     if suffix in CATALOG_SUFFIXES or suffix in DATA_CATALOG_SUFFIXES:
