@@ -440,3 +440,83 @@ def test_a_schema_dump_and_a_drawn_erd_follow_the_migration_back_quietly(
     assert {f["entity"] for f in blocking(report)} <= {"versions.metadata"}, blocking(report)
     code, report = put_back(project, {migration: MIGRATION})
     assert code == 1 and blocking(report)
+
+
+HELPER = """\
+#--
+# Copyright 2006 by Chad Fowler, Rich Kilmer, Jim Weirich and others.
+# All rights reserved.
+#++
+
+class MockGemUi
+  def initialize(input = "")
+    @input = StringIO.new(input)
+    @output = StringIO.new
+  end
+
+  def ask(question)
+    @output.puts(question)
+    @input.gets
+  end
+end
+"""
+OURS = """\
+# Copyright 2009 Nick Quaranto
+class Indexer
+  def generate_index(specs)
+    specs.group_by(&:name).map { |name, versions| [name, versions.max] }
+  end
+end
+"""
+PARSER = """\
+module Parser
+  def self.parse(text)
+    text.split("\\n").map { |line| line.split("=", 2) }.to_h
+  end
+end
+"""
+
+
+def test_another_projects_code_copied_in_without_a_marker_is_one_quiet_tree(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "App",
+        "2024-01-01T10:00:00Z",
+        {"MIT-LICENSE": "Copyright (c) 2009, Nick Quaranto\n\nPermission is hereby granted\n"},
+    )
+    # Copied with its authors' notice, beside first-party code with ours.
+    copied = {
+        "spec/rubygems/mockgemui.rb": HELPER,
+        "spec/rubygems/gemutilities.rb": HELPER.replace("MockGemUi", "RubyGemTestCase"),
+    }
+    commit(
+        project,
+        "Adding the indexer so it can be reworked",
+        "2024-02-01T10:00:00Z",
+        copied | {"lib/indexer.rb": OURS, "spec/indexer_spec.rb": "describe Indexer do\nend\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-09T10:00:00Z")
+    # Vendored by its commit's own word, no notice in the files.
+    vendored = {"lib/parser/parser.rb": PARSER, "lib/parser/version.rb": "VERSION = '1.3.4'\n"}
+    commit(
+        project,
+        "Vendoring parser 1.3.4 in lib since Heroku is old",
+        "2024-03-01T10:00:00Z",
+        vendored,
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-03-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    events = found['Revert "Adding the indexer so it can be reworked"']
+    assert events.get("spec/rubygems/") == "trivial", events  # one event, the directory
+    assert not any(e.startswith("spec/rubygems/mockgemui.rb") for e in events), events
+    assert {s for e, s in events.items() if e.startswith("lib/indexer.rb")} == {None}, events
+    events = found['Revert "Vendoring parser 1.3.4 in lib since Heroku is old"']
+    # One event on the highest directory wholly of the copy (`lib/` held nothing else).
+    assert set(events.values()) == {"trivial"} and all(e.endswith("/") for e in events), events
+    code, report = put_back(project, copied | vendored)
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"lib/indexer.rb": OURS})
+    assert code == 1 and blocking(report)
