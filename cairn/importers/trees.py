@@ -81,10 +81,13 @@ ASSET_SUFFIXES = frozenset(
 # Spelling word lists (cspell's `cspell.json`, `project-words.txt`, `.cspell/`; Sphinx's
 # `spelling_wordlist.txt`; `.wordlist.txt`; hunspell's `.dic`): a word allowed is no
 # decision ("Add blog post for experimental ternaries" reverted takes its words back).
-# And what an editor or a file manager leaves behind (`.DS_Store`).
+# And what an editor or a file manager leaves behind (`.DS_Store`). And a tool's ignore
+# list (`.gitignore`, `.npmignore`, `.dockerignore`, `.prettierignore`): which files a
+# tool skips follows the files back (prettier's "Remove .npmignore and update .ignore",
+# requests' stray `.gitignore` line taken out of a PR, both labelled trivial).
 _QUIET_NAMES = re.compile(
     r"^(\.?cspell[\w.-]*\.(json|ya?ml|txt)|[\w.-]*wordlist[\w.-]*|[\w.-]*\.dic|\.spelling|"
-    r"project-words\.txt|\.DS_Store)$",
+    r"project-words\.txt|\.DS_Store|\.[\w-]*ignore)$",
     re.I,
 )
 _QUIET_DIRS = frozenset({".cspell", "cspell-dicts"})

@@ -192,7 +192,7 @@ def test_a_file_whose_imports_only_followed_a_module_move_is_quiet(project: Path
     assert code == 0, blocking(report)
 
 
-def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
+def test_spelling_lists_diagrams_design_files_editor_droppings_and_ignore_lists_are_quiet(
     project: Path,
 ) -> None:
     commit(
@@ -209,6 +209,8 @@ def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
         "design/labels.sketch": "sketch document with the new label layout\n",
         ".vscode/settings.json": '{"python.analysis.typeCheckingMode": "strict"}\n',
         "shop/.prices.py.swp": "b0VIM 8.2 swap of prices.py with the sku change\n",
+        ".npmignore": "tests/\nyarn.lock\n",
+        "docs/.gitignore": "_build/\n",
     }
     commit(project, "Show the SKU", "2024-01-02T10:00:00Z", {"shop/prices.py": SKU} | assets)
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
