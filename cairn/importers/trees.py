@@ -220,7 +220,8 @@ _HOLDER = re.compile(
 )
 _GREP_LINE = re.compile(r"(.*?):(\d+):(.*)$")
 _HEADER_LINES = 15  # a file's own notice is at its top
-_VENDOR_WORDS = re.compile(r"\bvendor(?:ed|ing|s)?\b", re.I)
+# "Vendored", "vendoring", "vendorize": not a bare "vendor" ("vendor prefix", "vendor/").
+_VENDOR_WORDS = re.compile(r"\bvendor(?:ed|ing|i[sz](?:e|ed|ing))\b", re.I)
 _LICENCE_SPECS = (":(glob)*[Ll][Ii][Cc][Ee][Nn][CcSs][Ee]*", ":(glob)COPYING*")
 
 
