@@ -87,12 +87,28 @@ def shares(labels: list[str]) -> str:
     return ", ".join(f"{k} {100 * labels.count(k) / n:.0f}%" for k in KINDS) + f" (of {n})"
 
 
-def report(repo: str, log: Path, labels: dict | None = None) -> dict:
-    """The labelled shares of one repository's draws, and the unlabelled draws."""
+def report(
+    repo: str, log: Path, labels: dict | None = None, drawn_from: Path | None = None
+) -> dict:
+    """The labelled shares of one repository's draws, and the unlabelled draws.
+
+    `drawn_from`: draw from that earlier log instead (the one the labels were made on)
+    and judge each drawn verdict by `log`. The draw is a sample of a list, so a build
+    that records a few events fewer draws other items altogether; this keeps the
+    labelled items and asks only how the new build treats them. A drawn verdict the new
+    log no longer records is quiet (nothing is there to block)."""
     book = (labels if labels is not None else load()).get(repo, {})
-    events = verdicts(log)
+    now = verdicts(log)
+    events = verdicts(drawn_from) if drawn_from is not None else now
     picked, shas = draw(events)
     by_sha = {e["commit"]: e for e in events}
+    if drawn_from is not None:
+        current = {key(e): e for e in now}
+        # An event the new log no longer records stands for itself, quiet.
+        picked = [
+            current.get(key(e), e | {"metadata": {"significance": "trivial"}}) for e in picked
+        ]
+        events = now
     ev_labels = [book.get("events", {}).get(key(e), {}).get("label") for e in picked]
     co_labels = [book.get("commits", {}).get(s, {}).get("label") for s in shas]
     hushed_commit = {s: all(quiet(e) for e in events if e["commit"] == s) for s in shas}

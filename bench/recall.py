@@ -53,7 +53,8 @@ The repositories come from local mirrors (no network): `--mirror-root` holds
 Usage:
   python bench/recall.py [--repo wagtail/wagtail] [--limit 20] [--ordinary 40] [--json out]
                          [--cairn OTHER/.venv/bin/cairn] [--checkout]
-  python bench/recall.py --precision [--work DIR]   # labelled verdict precision
+  python bench/recall.py --precision [--work DIR] [--draw-from DIR]
+                                                    # labelled verdict precision
                                                     # (bench/precision.py)
 """
 
@@ -625,6 +626,13 @@ def main() -> None:
         "imports first where --work holds no log",
     )
     ap.add_argument(
+        "--draw-from",
+        type=Path,
+        help="with --precision: draw from the logs under this earlier --work (the draw "
+        "the labels were made on) and judge each drawn verdict by the log under --work: "
+        "the same labelled items, before and after a change of the import",
+    )
+    ap.add_argument(
         "--cairn",
         type=Path,
         default=CAIRN,
@@ -655,7 +663,10 @@ def main() -> None:
             if not log.exists():
                 prepare(args.mirror_root / name.replace("/", "+") / "repo", work, commit)
                 run_import(work)
-            rows.append(precision.report(name, log))
+            earlier = None
+            if args.draw_from:
+                earlier = args.draw_from / name.replace("/", "+") / ".cairn" / "decisions.jsonl"
+            rows.append(precision.report(name, log, drawn_from=earlier))
         precision.print_report(rows)
         return
     for name, commit, _eco in REPOS:

@@ -228,6 +228,27 @@ def accident(
     return timedelta(0) <= gap <= timedelta(minutes=ACCIDENT_MINUTES)
 
 
+# A planned undo: the reverted commit said it switched something off *for a while*
+# ("Temporarily disable pushing", "Disable elasticsearch temporarly"), so switching it
+# back on is the plan carried out, not a change rejected. Both words are needed:
+# wagtail's "Temporarily use wagtailmodelsearch package" was reverted as a decision
+# (the package was dropped), so "temporarily" alone is not the rule.
+_WHILE = re.compile(r"\b(temporar(?:il)?y|temporarly|temporaly|for\s+now)\b", re.I)
+_OFF = re.compile(
+    r"\b(disabl\w*|deactivat\w*|skip\w*|turn\w*\s+off|switch\w*\s+off|comment\w*\s+out"
+    r"|paus\w*|suspend\w*|mut(?:e|ed|ing)|silenc\w*|xfail\w*|hid(?:e|es|ing))\b",
+    re.I,
+)
+
+
+def planned_undo(original_subject: str | None) -> bool:
+    """Whether the reverted commit switched something off for a while, by its own
+    subject, so its revert is the planned switch back on: recorded, quiet."""
+    if not original_subject:
+        return False
+    return bool(_WHILE.search(original_subject) and _OFF.search(original_subject))
+
+
 _FROM = re.compile(r"^\s*from\s+(\S+)\s+import\b")
 _IMPORT = re.compile(r"^\s*import\s+([\w.]+)")
 # JavaScript/TypeScript: the module string (`import x from "./a/b"`, `require("b")`).

@@ -25,7 +25,7 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any, TypeGuard, TypeVar
+from typing import Any, NamedTuple, TypeGuard, TypeVar
 
 from cairn.claude_code import cairn_pretooluse as wire
 from cairn.core.gate import edit_verdict
@@ -44,8 +44,18 @@ class DaemonError(Exception):
     """The daemon cannot start (no private folder for its socket, no project)."""
 
 
-def serve(root: Path, idle_timeout: float = DEFAULT_IDLE_S) -> None:
-    """Answer gate requests for the project at `root` until idle, or until it is gone."""
+class WarmCli(NamedTuple):
+    """The CLI commands this daemon may also run (`cairn.cli.warm`, handed in by the
+    `cairn gate-daemon` command: the agents layer does not import the CLI's)."""
+
+    commands: tuple[str, ...]
+    warm_up: Callable[[], None]
+    run: Callable[..., tuple[int, list[tuple[int, bytes]]]]
+
+
+def serve(root: Path, idle_timeout: float = DEFAULT_IDLE_S, cli: WarmCli | None = None) -> None:
+    """Answer gate requests for the project at `root` until idle, or until it is gone;
+    with `cli`, `cairn check|status` calls from `cairn.cli.entry` too."""
     root = root.resolve()
     if not (root / CAIRN_DIRNAME).is_dir():
         raise DaemonError(f"no {CAIRN_DIRNAME}/ in {root}: not a Cairn project")
@@ -60,13 +70,12 @@ def serve(root: Path, idle_timeout: float = DEFAULT_IDLE_S) -> None:
     sock_path = Path(where)
     if _answers(sock_path):
         return  # one of this version already serves the project
-    from cairn.cli.warm import warm_up
-
-    warm_up()  # before the socket exists: until then clients take the cold path
+    if cli is not None:
+        cli.warm_up()  # before the socket exists: until then clients take the cold path
     listener = _bind(sock_path)
     mine = _inode(sock_path)
     try:
-        _loop(listener, sock_path, mine, root, idle_timeout)
+        _loop(listener, sock_path, mine, root, idle_timeout, cli)
     finally:
         listener.close()
         if mine is not None and _inode(sock_path) == mine:  # not another daemon's by now
@@ -117,7 +126,12 @@ def _inode(path: Path) -> int | None:
 
 
 def _loop(
-    listener: socket.socket, sock_path: Path, mine: int | None, root: Path, idle_timeout: float
+    listener: socket.socket,
+    sock_path: Path,
+    mine: int | None,
+    root: Path,
+    idle_timeout: float,
+    cli: WarmCli | None,
 ) -> None:
     import time
 
@@ -133,13 +147,13 @@ def _loop(
                 return
             continue
         with conn:
-            _handle(conn, root)
+            _handle(conn, root, cli)
         last = time.monotonic()
         if not (root / CAIRN_DIRNAME).is_dir():
             return
 
 
-def _handle(conn: socket.socket, root: Path) -> None:
+def _handle(conn: socket.socket, root: Path, cli: WarmCli | None) -> None:
     """Read one request, write one reply; a broken client costs only its connection."""
     conn.settimeout(_READ_TIMEOUT_S)
     try:
@@ -147,14 +161,14 @@ def _handle(conn: socket.socket, root: Path) -> None:
         reply = (
             {"error": f"not one JSON line of at most {wire.MAX_REQUEST_BYTES:,} bytes"}
             if line is None
-            else answer(line, root)
+            else answer(line, root, cli)
         )
         conn.sendall(wire.request_line(reply))
     except OSError:
         pass  # the client went away; the next one is served
 
 
-def answer(line: bytes, root: Path) -> dict[str, Any]:
+def answer(line: bytes, root: Path, cli: WarmCli | None = None) -> dict[str, Any]:
     """The reply to one request line: `edit_verdict`'s, a hello, or an error saying why
     (the client then takes the cold path)."""
     try:
@@ -176,7 +190,9 @@ def answer(line: bytes, root: Path) -> dict[str, Any]:
     if request.get("root") != str(root):
         return {"error": f"this daemon serves {root}, not {request.get('root')!r}"}
     if "cli" in request:
-        return _cli(request["cli"])
+        if cli is None:
+            return {"error": "this daemon runs no CLI commands"}
+        return _cli(request["cli"], cli)
     path, folder, encoded = (request.get(name) for name in ("path", "folder", "data"))
     if not (_clean(path) and _clean(folder) and isinstance(encoded, str)):
         return {"error": "path and folder must be non-empty strings, data a string"}
@@ -187,11 +203,9 @@ def answer(line: bytes, root: Path) -> dict[str, Any]:
     return _timed(Path(path), data, Path(folder))
 
 
-def _cli(call: object) -> dict[str, Any]:
-    """`cairn check|status ...` as `cairn.cli.entry` asked for it, run by `cairn.cli.warm`:
+def _cli(call: object, cli: WarmCli) -> dict[str, Any]:
+    """`cairn check|status ...` as `cairn.cli.entry` asked for it, run by `cli.run`:
     the exit code and the writes to replay, or an error (the client then runs cold)."""
-    from cairn.cli.warm import WARM_COMMANDS, run
-
     if not isinstance(call, dict):
         return {"error": "cli must be a JSON object"}
     argv, cwd, env, streams = (call.get(k) for k in ("argv", "cwd", "env", "streams"))
@@ -200,7 +214,7 @@ def _cli(call: object) -> dict[str, Any]:
         isinstance(argv, list)
         and argv
         and all(isinstance(a, str) for a in argv)
-        and argv[0] in WARM_COMMANDS
+        and argv[0] in cli.commands
         and _clean(cwd)
         and isinstance(env, dict)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in env.items())
@@ -215,13 +229,13 @@ def _cli(call: object) -> dict[str, Any]:
         and isinstance(umask, int)
         and 0 <= umask <= 0o777
     ):
-        return {"error": f"cli asks for one of {', '.join(WARM_COMMANDS)} with its process state"}
+        return {"error": f"cli asks for one of {', '.join(cli.commands)} with its process state"}
     try:
         data = binascii.a2b_base64(stdin.encode("ascii"))
     except (binascii.Error, UnicodeEncodeError):
         return {"error": "stdin is not base64"}
     try:
-        code, writes = _capped(wire.CLI_TIMEOUT_S, run, argv, cwd, env, data, streams, umask)
+        code, writes = _capped(wire.CLI_TIMEOUT_S, cli.run, argv, cwd, env, data, streams, umask)
     except (_TooLong, OSError, LookupError) as exc:  # a gone cwd, an unknown encoding
         return {"error": f"cannot run it warm: {exc}"}
     return {

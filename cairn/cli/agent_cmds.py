@@ -100,10 +100,11 @@ def gate_daemon_cmd(root: Path, idle_timeout: float) -> None:
     It gives what `cairn check --stdin-filename` gives, and stops when idle or when the
     project's .cairn/ is gone. See docs/agents.md.
     """
-    from cairn.agents.gate_daemon import DaemonError, serve
+    from cairn.agents.gate_daemon import DaemonError, WarmCli, serve
+    from cairn.cli import warm
 
     try:
-        serve(root, idle_timeout)
+        serve(root, idle_timeout, WarmCli(tuple(warm.WARM_COMMANDS), warm.warm_up, warm.run))
     except DaemonError as exc:
         raise CairnError(str(exc)) from None
 

@@ -482,19 +482,23 @@ def _revert_events(
     """One revert's events: what each entity's verdict says (its tree, part, versions,
     fingerprint) and whether it is quiet (`cairn.significance`)."""
     from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
-    from cairn.significance import accident, notes, trivial_files
+    from cairn.significance import accident, notes, planned_undo, trivial_files
 
     lines, judged = _changed_lines(diff, f.files)
     cosmetic = trivial_files(lines)
     # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
     # one never is), or when what it undid went in by mistake. Author dates: a rebase
     # gives a change and its revert the same committer date.
-    everything = (judged and bool(lines) and len(cosmetic) == len(lines)) or accident(
-        "\n".join(filter(None, (c.subject, _body(c)))),
-        c.author,
-        c.authored or c.date,
-        original.author if original is not None else None,
-        (original.authored or original.date) if original is not None else None,
+    everything = (
+        (judged and bool(lines) and len(cosmetic) == len(lines))
+        or accident(
+            "\n".join(filter(None, (c.subject, _body(c)))),
+            c.author,
+            c.authored or c.date,
+            original.author if original is not None else None,
+            (original.authored or original.date) if original is not None else None,
+        )
+        or planned_undo(original.subject if original is not None else _quoted_subject(c.subject))
     )
     # One file alone is quiet only when it stayed: a file the revert deleted or created
     # whole is about its existence, not its lines (prettier's import-only test fixtures
@@ -663,6 +667,15 @@ def reasoning(revert: Commit, original: Commit | None) -> str:
         parts.append("Refs: " + " ".join(refs[:12]))
     text = "\n\n".join(parts)
     return text if len(text) <= MAX_REASONING else text[: MAX_REASONING - 1] + "…"
+
+
+def _quoted_subject(subject: str) -> str | None:
+    """The reverted commit's subject as git's `Revert "..."` quotes it, when the
+    reverted commit itself was not found."""
+    from cairn.importers.git_reverts import REVERT_SUBJECT
+
+    m = REVERT_SUBJECT.match(subject)
+    return m.group(1) if m else None
 
 
 def _body(c: Commit) -> str:

@@ -81,7 +81,8 @@ def trees_by_revert(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree]
     out: dict[str, tuple[list[Tree], list[str]]] = {}
     for f in todo:
         paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
-        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said)
+        words = f.revert.message  # "Remove vendored rubygems codebase"
+        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said, words)
         if found:
             out[f.revert.sha] = (found, rest)
     return out

@@ -21,7 +21,8 @@ A file belongs to a tree when:
   strings of a reverted feature follow its code back;
 - it is a lock file (`Gemfile.lock`, `package-lock.json`, `yarn.lock`, `go.sum`, ...):
   written by the package manager from the manifest, whose own lines carry the
-  dependency verdicts (`cairn.importers.git_deps`);
+  dependency verdicts (`cairn.importers.git_deps`); or a schema dumped from the
+  migrations (`db/schema.rb`, `db/structure.sql`), whose migrations carry the verdicts;
 - it is in a directory a tool writes whole: Jest's test snapshots (`__snapshots__/`),
   an IDE's project files (`.idea/`, `.vscode/`); the tree is that directory. A
   `.snap` / `.golden` file elsewhere is a test snapshot too (grouped like an asset): a
@@ -31,6 +32,13 @@ A file belongs to a tree when:
   is its directory, when the revert touches at least `MIN_GROUP` such files there and
   every file in that directory is of a tree (an event on a directory covers all of
   it).
+
+- it is a copy of another project with no marker (`copied_in`): its header names
+  copyright holders the repository's own licence does not (rubygems.org's copied
+  rubygems test helpers, "Copyright 2006 by Chad Fowler, ..." beside an MIT-LICENSE of
+  Nick Quaranto's), or the revert says it takes out or puts back a vendored copy and
+  the file is added or deleted whole ("Remove vendored rubygems codebase"); grouped
+  like a `linguist-vendored` file.
 
 A file of a tree's kind that makes no tree (one alone, or beside hand-written files)
 is still nobody's decision: it is a tree of one, an event on the file.
@@ -64,6 +72,7 @@ ASSET_SUFFIXES = frozenset(
         ".map",  # source maps
         # Quiet assets: drawn or spelled, never a decision in code. Diagrams, design
         # files, an editor's swap files.
+        ".dot", ".gv",  # Graphviz: rubygems.org's `doc/erd.dot`, an ERD drawn by a rake task
         ".drawio", ".dio", ".puml", ".plantuml", ".pu", ".mermaid", ".mmd", ".excalidraw",
         ".sketch", ".fig", ".psd", ".xd", ".ai", ".xcf",
         ".swp", ".swo",
@@ -72,10 +81,13 @@ ASSET_SUFFIXES = frozenset(
 # Spelling word lists (cspell's `cspell.json`, `project-words.txt`, `.cspell/`; Sphinx's
 # `spelling_wordlist.txt`; `.wordlist.txt`; hunspell's `.dic`): a word allowed is no
 # decision ("Add blog post for experimental ternaries" reverted takes its words back).
-# And what an editor or a file manager leaves behind (`.DS_Store`).
+# And what an editor or a file manager leaves behind (`.DS_Store`). And a tool's ignore
+# list (`.gitignore`, `.npmignore`, `.dockerignore`, `.prettierignore`): which files a
+# tool skips follows the files back (prettier's "Remove .npmignore and update .ignore",
+# requests' stray `.gitignore` line taken out of a PR, both labelled trivial).
 _QUIET_NAMES = re.compile(
     r"^(\.?cspell[\w.-]*\.(json|ya?ml|txt)|[\w.-]*wordlist[\w.-]*|[\w.-]*\.dic|\.spelling|"
-    r"project-words\.txt|\.DS_Store)$",
+    r"project-words\.txt|\.DS_Store|\.[\w-]*ignore)$",
     re.I,
 )
 _QUIET_DIRS = frozenset({".cspell", "cspell-dicts"})
@@ -107,6 +119,12 @@ LOCK_FILES = frozenset(
         "Podfile.lock",
     }
 )
+# A database schema dumped from the migrations (Rails' `db/schema.rb`, `db/structure.sql`,
+# and a second database's `db/cache_schema.rb`): written by `db:migrate` like a lock
+# file by the package manager, so its revert is no decision of its own; the migration
+# beside it is (rubygems.org: "announcements", "oauth_applications.owner_id" were
+# verdicts on schema.rb lines of reverted migrations).
+_SCHEMA_DUMP = re.compile(r"^(?:\w+_)?(?:schema\.rb|structure\.sql)$")
 MIN_GROUP = 2  # assets in one directory that make a tree of it
 ATTRIBUTES = ("linguist-vendored", "linguist-generated")
 
@@ -165,6 +183,8 @@ def _rule(
         return parent, "generated"
     if pure.name in LOCK_FILES:
         return parent, "generated"
+    if len(parts) > 1 and parts[-2] == "db" and _SCHEMA_DUMP.match(pure.name):
+        return parent, "generated"
     suffix = pure.suffix.lower()
     if suffix in CATALOG_SUFFIXES or suffix in DATA_CATALOG_SUFFIXES:
         for i in range(len(parts) - 2, -1, -1):  # the innermost: `wagtail/locales/` is an app
@@ -184,8 +204,88 @@ def _rule(
 MAX_LISTED = 100_000  # files listed to check that a directory is wholly one tree
 
 
+MAX_COPIED = 2_000  # a revert's files read for a foreign header; beyond, none is
+# Name words of a copyright line that say nothing about who holds it.
+_NOT_NAMES = frozenset(
+    {
+        "and", "others", "the", "authors", "author", "contributors", "contributor", "all",
+        "rights", "reserved", "inc", "llc", "ltd", "gmbh", "see", "for", "license",
+        "licence", "copyright", "its", "affiliates", "project", "team", "permissions",
+        "with", "without",
+    }
+)  # fmt: skip
+_HOLDER = re.compile(
+    r"copyright\s*(?:\(c\)|©)?\s*(?:19|20)\d\d(?:\s*[-,–]\s*(?:19|20)?\d\d)*\s*,?\s*(?:by\s+)?(.*)",
+    re.I,
+)
+_GREP_LINE = re.compile(r"(.*?):(\d+):(.*)$")
+_HEADER_LINES = 15  # a file's own notice is at its top
+# "Vendored", "vendoring", "vendorize": not a bare "vendor" ("vendor prefix", "vendor/").
+_VENDOR_WORDS = re.compile(r"\bvendor(?:ed|ing|i[sz](?:e|ed|ing))\b", re.I)
+_LICENCE_SPECS = (":(glob)*[Ll][Ii][Cc][Ee][Nn][CcSs][Ee]*", ":(glob)COPYING*")
+
+
+def _holders(line: str) -> frozenset[str]:
+    """The name words of a copyright line ("Copyright 2006 by Chad Fowler, Rich
+    Kilmer" -> chad, fowler, rich, kilmer); empty when it names nobody."""
+    m = _HOLDER.search(line)
+    if not m:
+        return frozenset()
+    words = re.findall(r"[^\W\d_]{3,}", m.group(1).casefold())
+    return frozenset(w for w in words if w not in _NOT_NAMES)
+
+
+def copied_in(run: Runner, rev: str, paths: list[str], words: str = "") -> set[str]:
+    """The files among a revert's `paths` that are another project's code copied in
+    without a vendor marker (`rev` is the tree before the revert; the revert's own tree
+    is read too, for files it puts back). By a header naming holders the repository's
+    own licence does not name (both with a year: a licence template names nobody, and
+    then nothing is foreign; the licence at HEAD when there was none then), or, when
+    the revert's `words` say "vendored", by being added or deleted whole. One `git
+    grep` over the trees; none past `MAX_COPIED` files."""
+    if not paths or len(paths) > MAX_COPIED:
+        return set()
+    after = rev.removesuffix("^")
+    out = run(
+        ["grep", "-I", "-i", "-n", "-E", r"copyright.*(19|20)[0-9]{2}", rev, after, "HEAD", "--",
+         *_LICENCE_SPECS, *(f":(literal){p}" for p in paths)],
+        b"",
+    )  # fmt: skip
+    ours: set[str] = set()
+    theirs: dict[str, frozenset[str]] = {}
+    wanted = set(paths)
+    latest: set[str] = set()
+    for line in out.splitlines():
+        tree, _, rest = line.partition(":")  # `rev:path:n:text`
+        m = _GREP_LINE.match(rest)
+        if not m:
+            continue
+        path, number, text = m.group(1), int(m.group(2)), m.group(3)
+        names = _holders(text)
+        if not names:
+            continue
+        if path not in wanted:  # a licence file at the root
+            # The licence of today when the revert's time had none (rubygems.org got
+            # its MIT-LICENSE a week after the copied helpers left).
+            (latest if tree == "HEAD" else ours).update(names)
+        elif number <= _HEADER_LINES and tree != "HEAD":
+            theirs[path] = theirs.get(path, frozenset()) | names
+    ours = ours or latest
+    copied = {p for p, names in theirs.items() if ours and not (names & ours)}
+    if _VENDOR_WORDS.search(words):
+        before = _listed(run, rev, paths)
+        now = _listed(run, after, paths)
+        copied |= {p for p in paths if (p in before) != (p in now)}
+    return copied
+
+
+def _listed(run: Runner, rev: str, paths: list[str]) -> set[str]:
+    out = run(["ls-tree", "-r", "-z", "--name-only", rev, "--", *paths], b"")
+    return {n for n in out.split("\0") if n}
+
+
 def trees_of(
-    run: Runner, rev: str, paths: Iterable[str], said: dict[str, str]
+    run: Runner, rev: str, paths: Iterable[str], said: dict[str, str], words: str = ""
 ) -> tuple[list[Tree], list[str]]:
     """The trees among a revert's files (`rev` is the tree before it), and the files
     outside every tree.
@@ -198,6 +298,12 @@ def trees_of(
     """
     paths = list(paths)
     bundles = bundle_roots(run, rev, paths)
+    # Copies of another project are vendored as if `.gitattributes` said so, for the
+    # directory checks too (`copies`).
+    copies = frozenset(
+        copied_in(run, rev, [p for p in paths if _rule(p, said, bundles) is None], words)
+    )
+    said = said | dict.fromkeys(copies, "vendored")
     groups: dict[str, Tree] = {}
     rest: list[str] = []
     out: dict[str, Tree] = {}
@@ -215,7 +321,7 @@ def trees_of(
 
     def wholly(directory: str, kind: str) -> bool:
         if (directory, kind) not in whole:
-            whole[directory, kind] = _wholly_tree(run, rev, directory, kind, bundles)
+            whole[directory, kind] = _wholly_tree(run, rev, directory, kind, bundles, copies)
         return whole[directory, kind]
 
     for tree in groups.values():
@@ -271,7 +377,12 @@ def _rooted(directory: str, bundles: frozenset[str] = frozenset()) -> bool:
 
 
 def _wholly_tree(
-    run: Runner, rev: str, directory: str, kind: str, bundles: frozenset[str] = frozenset()
+    run: Runner,
+    rev: str,
+    directory: str,
+    kind: str,
+    bundles: frozenset[str] = frozenset(),
+    copies: frozenset[str] = frozenset(),
 ) -> bool:
     """Every file under `directory` at `rev` is of a `kind` tree by its own attribute or
     name (none under a vendor root, which is a tree of its own)."""
@@ -282,7 +393,7 @@ def _wholly_tree(
     ]
     if not listed or len(listed) > MAX_LISTED:
         return False
-    said = attributes(run, listed)
+    said = attributes(run, listed) | dict.fromkeys(copies, "vendored")
     return all(
         (hit := _rule(n, said, bundles)) is not None
         and hit[1] == kind

@@ -192,7 +192,7 @@ def test_a_file_whose_imports_only_followed_a_module_move_is_quiet(project: Path
     assert code == 0, blocking(report)
 
 
-def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
+def test_spelling_lists_diagrams_design_files_editor_droppings_and_ignore_lists_are_quiet(
     project: Path,
 ) -> None:
     commit(
@@ -209,6 +209,8 @@ def test_spelling_lists_diagrams_design_files_and_editor_droppings_are_quiet(
         "design/labels.sketch": "sketch document with the new label layout\n",
         ".vscode/settings.json": '{"python.analysis.typeCheckingMode": "strict"}\n',
         "shop/.prices.py.swp": "b0VIM 8.2 swap of prices.py with the sku change\n",
+        ".npmignore": "tests/\nyarn.lock\n",
+        "docs/.gitignore": "_build/\n",
     }
     commit(project, "Show the SKU", "2024-01-02T10:00:00Z", {"shop/prices.py": SKU} | assets)
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-04T10:00:00Z")
@@ -324,4 +326,199 @@ def test_lines_re_indented_in_place_bring_nothing_back(project: Path) -> None:
     code, report = put_back(project, {"admin/urls.py": linted})
     assert code == 0, blocking(report)
     code, report = put_back(project, {"admin/urls.py": URLS_BOTTOM})
+    assert code == 1 and blocking(report)
+
+
+# Right-but-trivial reverts that blocked on rubygems.org (the precision set): a planned
+# undo ("Temporarily disable pushing" switched back on), a schema dumped from the
+# migrations (`db/schema.rb`, written by `db:migrate` like a lock file) and a drawn ERD
+# (`doc/erd.dot`). The real decision beside each (a tool given up, a migration) still
+# blocks.
+
+PUSH = """\
+def create(request):
+    gem = Gem.from_upload(request.body)
+    gem.validate_owner(request.user)
+    gem.save_and_index()
+    return created(gem)
+"""
+# The change reverted by plan: pushing switched off while an incident is handled.
+PUSH_OFF = PUSH.replace(
+    "    gem = Gem.from_upload",
+    "    return unavailable('pushing is disabled')\n    gem = Gem.from_upload",
+)
+SEARCH = """\
+def search(query):
+    return Index.default().find(query, limit=30)
+"""
+# A change that says "temporarily" but switches to something: reverted, a decision.
+SEARCH_FAST = SEARCH.replace("Index.default()", "FastIndex.connect(hosts=['search-1'])")
+
+
+def test_a_revert_of_a_temporary_disable_is_quiet_but_a_temporary_switch_is_not(
+    project: Path,
+) -> None:
+    commit(project, "Push API", "2024-01-01T10:00:00Z", {"api/push.py": PUSH})
+    commit(project, "Search", "2024-01-01T11:00:00Z", {"api/search.py": SEARCH})
+    commit(
+        project, "Temporarily disable pushing", "2024-02-01T10:00:00Z", {"api/push.py": PUSH_OFF}
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-03T10:00:00Z")
+    commit(
+        project,
+        "Temporarily use the FastIndex search cluster",
+        "2024-03-01T10:00:00Z",
+        {"api/search.py": SEARCH_FAST},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-03-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    assert set(found['Revert "Temporarily disable pushing"'].values()) == {"trivial"}, found
+    assert set(found['Revert "Temporarily use the FastIndex search cluster"'].values()) == {None}
+    code, report = put_back(project, {"api/push.py": PUSH_OFF})
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"api/search.py": SEARCH_FAST})
+    assert code == 1 and blocking(report)
+    # Recorded all the same: `history` shows the switch back on.
+    shown = cairn_json(project, "history", "api/push.py::create")
+    assert any(e["type"] == "revert" for e in shown)
+
+
+MIGRATION = """\
+class AddMetadataToVersions < ActiveRecord::Migration
+  def change
+    add_column :versions, :metadata, :hstore, default: {}, null: false
+  end
+end
+"""
+SCHEMA = """\
+ActiveRecord::Schema.define(version: 20150101000000) do
+  create_table "versions", force: :cascade do |t|
+    t.string "number"
+    t.integer "rubygem_id"
+  end
+end
+"""
+SCHEMA_AFTER = SCHEMA.replace("20150101000000", "20150124074536").replace(
+    '    t.integer "rubygem_id"\n',
+    '    t.integer "rubygem_id"\n    t.hstore "metadata", default: {}, null: false\n',
+)
+ERD = "digraph versions {\n  versions -> rubygems;\n}\n"
+ERD_AFTER = "digraph versions {\n  versions -> rubygems;\n  versions -> metadata;\n}\n"
+
+
+def test_a_schema_dump_and_a_drawn_erd_follow_the_migration_back_quietly(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "Versions",
+        "2024-01-01T10:00:00Z",
+        {"db/schema.rb": SCHEMA, "doc/erd.dot": ERD, "app/version.rb": "class Version\nend\n"},
+    )
+    migration = "db/migrate/20150124074536_add_metadata_to_versions.rb"
+    commit(
+        project,
+        "Store gem metadata on versions",
+        "2024-02-01T10:00:00Z",
+        {migration: MIGRATION, "db/schema.rb": SCHEMA_AFTER, "doc/erd.dot": ERD_AFTER},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-05T10:00:00Z")
+    cairn_json(project, "import", "git")
+    events = reverts(project)['Revert "Store gem metadata on versions"']
+    quiet = {e for e, s in events.items() if s == "trivial"}
+    loud = {e for e, s in events.items() if s is None}
+    # The migration is the decision; the dump and the diagram follow it back.
+    assert any(e.startswith(migration) for e in loud), events
+    assert {"db/schema.rb", "doc/erd.dot"} <= quiet, events
+    # No verdict is read from the dump's lines (`versions`, `versions.metadata` came
+    # from schema.rb on rubygems.org); only the migration's own entities are loud.
+    assert all(e.startswith(migration) or e == "versions.metadata" for e in loud), events
+    code, report = put_back(project, {"doc/erd.dot": ERD_AFTER})
+    assert code == 0, blocking(report)
+    # The dump's line of the column does name the migration's column again: that
+    # verdict (the migration's) may speak, the dump's own file never.
+    code, report = put_back(project, {"db/schema.rb": SCHEMA_AFTER})
+    assert {f["entity"] for f in blocking(report)} <= {"versions.metadata"}, blocking(report)
+    code, report = put_back(project, {migration: MIGRATION})
+    assert code == 1 and blocking(report)
+
+
+HELPER = """\
+#--
+# Copyright 2006 by Chad Fowler, Rich Kilmer, Jim Weirich and others.
+# All rights reserved.
+#++
+
+class MockGemUi
+  def initialize(input = "")
+    @input = StringIO.new(input)
+    @output = StringIO.new
+  end
+
+  def ask(question)
+    @output.puts(question)
+    @input.gets
+  end
+end
+"""
+OURS = """\
+# Copyright 2009 Nick Quaranto
+class Indexer
+  def generate_index(specs)
+    specs.group_by(&:name).map { |name, versions| [name, versions.max] }
+  end
+end
+"""
+PARSER = """\
+module Parser
+  def self.parse(text)
+    text.split("\\n").map { |line| line.split("=", 2) }.to_h
+  end
+end
+"""
+
+
+def test_another_projects_code_copied_in_without_a_marker_is_one_quiet_tree(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "App",
+        "2024-01-01T10:00:00Z",
+        {"MIT-LICENSE": "Copyright (c) 2009, Nick Quaranto\n\nPermission is hereby granted\n"},
+    )
+    # Copied with its authors' notice, beside first-party code with ours.
+    copied = {
+        "spec/rubygems/mockgemui.rb": HELPER,
+        "spec/rubygems/gemutilities.rb": HELPER.replace("MockGemUi", "RubyGemTestCase"),
+    }
+    commit(
+        project,
+        "Adding the indexer so it can be reworked",
+        "2024-02-01T10:00:00Z",
+        copied | {"lib/indexer.rb": OURS, "spec/indexer_spec.rb": "describe Indexer do\nend\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-09T10:00:00Z")
+    # Vendored by its commit's own word, no notice in the files.
+    vendored = {"lib/parser/parser.rb": PARSER, "lib/parser/version.rb": "VERSION = '1.3.4'\n"}
+    commit(
+        project,
+        "Vendoring parser 1.3.4 in lib since Heroku is old",
+        "2024-03-01T10:00:00Z",
+        vendored,
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-03-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    events = found['Revert "Adding the indexer so it can be reworked"']
+    assert events.get("spec/rubygems/") == "trivial", events  # one event, the directory
+    assert not any(e.startswith("spec/rubygems/mockgemui.rb") for e in events), events
+    assert {s for e, s in events.items() if e.startswith("lib/indexer.rb")} == {None}, events
+    events = found['Revert "Vendoring parser 1.3.4 in lib since Heroku is old"']
+    # One event on the highest directory wholly of the copy (`lib/` held nothing else).
+    assert set(events.values()) == {"trivial"} and all(e.endswith("/") for e in events), events
+    code, report = put_back(project, copied | vendored)
+    assert code == 0, blocking(report)
+    code, report = put_back(project, {"lib/indexer.rb": OURS})
     assert code == 1 and blocking(report)

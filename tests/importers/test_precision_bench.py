@@ -64,3 +64,31 @@ def test_draws_are_fixed_labels_are_shared_out_and_unlabelled_draws_listed(
     assert row["commits"].startswith("right 0%, trivial 100%")
     assert len(row["unlabelled"]) == 10 + 2
     assert row["unlabelled"][0].startswith(f"event {precision.key(picked[40])}")
+
+
+def test_draw_from_keeps_the_labelled_draw_and_judges_it_by_the_new_log(tmp_path: Path) -> None:
+    precision = _bench()
+    before = tmp_path / "before.jsonl"
+    _log(before, 80)
+    picked, shas = precision.draw(precision.verdicts(before))
+    book = {
+        "o/r": {
+            "events": {precision.key(e): {"label": "trivial"} for e in picked},
+            "commits": {s: {"label": "trivial"} for s in shas},
+        }
+    }
+    # The new build records fewer events (a tree merged) and makes the rest quiet: a
+    # plain draw of it is other items; drawn from the earlier log, the same 50.
+    after = tmp_path / "after.jsonl"
+    kept = [json.loads(x) for x in before.read_text().splitlines()[:-1]]
+    kept = [e for e in kept if e["entity"] not in ("src/m3.py", "src/m5.py")]
+    for e in kept:
+        e.setdefault("metadata", {})["significance"] = "trivial"
+    after.write_text("".join(json.dumps(e) + "\n" for e in kept))
+    plain = precision.report("o/r", after, book)
+    assert plain["unlabelled"]  # another draw
+    row = precision.report("o/r", after, book, drawn_from=before)
+    assert row["unlabelled"] == []
+    assert row["events_handled"].startswith("100% (50/50)")  # gone or quiet: both quiet
+    assert row["commits_handled"].startswith("100% (7/7)")
+    assert row["revert_events"] == 78  # the figures of the log judged
