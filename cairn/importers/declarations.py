@@ -125,16 +125,16 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
     overload's own path)."""
     from cairn.indexer import index_text
     from cairn.indexer.model import CODE_KINDS
-    from cairn.indexer.overloads import is_bare_twin
+    from cairn.indexer.overloads import overloaded_names
 
     lines = text.split("\n")
     out: dict[str, list[Decl]] = {}
     symbols = index_text(text, file)
-    entities = {s.entity for s in symbols}
+    twins = overloaded_names({s.entity for s in symbols})
     for sym in symbols:
         if str(sym.role) != "introduce" or "::" not in sym.entity or sym.kind not in CODE_KINDS:
             continue
-        if is_bare_twin(sym, entities):  # the overload is read under its own path
+        if sym.entity in twins:  # each overload is read under its own path
             continue
         r = sym.range
         decl = Decl(sym.entity, sym.kind, lines[r.start_line : r.end_line + 1])
