@@ -205,7 +205,18 @@ async def start_once(
     return out
 
 
-def _frame(message: dict[str, Any]) -> bytes:
+def initialize_params(root: Path) -> dict[str, Any]:
+    """What the raw clients (here and bench/lsp_instructions.py) initialize with."""
+    return {
+        "processId": os.getpid(),
+        "rootUri": root.as_uri(),
+        "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
+        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        "initializationOptions": {"debounceMs": 0},
+    }
+
+
+def frame(message: dict[str, Any]) -> bytes:
     body = json.dumps(message).encode()
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
@@ -236,20 +247,14 @@ async def raw_start(
         env=env,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    params = {
-        "processId": os.getpid(),
-        "rootUri": root.as_uri(),
-        "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
-        "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-        "initializationOptions": {"debounceMs": 0},
-    }
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+    params = initialize_params(root)
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
     while (await _read_frame(proc.stdout)).get("id") != 1:
         pass
     item = {"uri": path.as_uri(), "languageId": "sql", "version": 1, "text": text}
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
     proc.stdin.write(
-        _frame(
+        frame(
             {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": item}}
         )
     )
@@ -258,8 +263,8 @@ async def raw_start(
         if message.get("method") == "textDocument/publishDiagnostics":
             break
     out = {"start": ms(time.perf_counter() - t0), "cpu": cpu_ms(proc.pid)}
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
     proc.stdin.close()
     await proc.wait()
     return out
@@ -289,16 +294,16 @@ async def raw_opens(
         "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
         "initializationOptions": {"debounceMs": 0, "pollIntervalMs": 0},
     }
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
     while (await _read_frame(proc.stdout)).get("id") != 1:
         pass
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
 
     async def open_and_wait(target: Path) -> None:
         item = {"uri": target.as_uri(), "languageId": "sql", "version": 1, "text": text}
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(
-            _frame(
+            frame(
                 {
                     "jsonrpc": "2.0",
                     "method": "textDocument/didOpen",
@@ -325,8 +330,8 @@ async def raw_opens(
         walls.append(ms(time.perf_counter() - t0))
         run1, wait1 = sched_ms(proc.pid)
         split.append((run1 - run0, wait1 - wait0))
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+    proc.stdin.write(frame({"jsonrpc": "2.0", "method": "exit"}))
     proc.stdin.close()
     await proc.wait()
     return {

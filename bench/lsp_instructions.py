@@ -30,13 +30,11 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/ runs as scripts
+from lsp import frame, initialize_params
+
 BENCH_FILE = "db/migrations/0999_bench.sql"  # what bench/lsp.py --keep leaves
 FLOOR = Path(__file__).resolve().with_name("lsp_floor_server.py")
-
-
-def frame(message: dict[str, Any]) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def read_frame(stream: IO[bytes]) -> dict[str, Any]:
@@ -71,13 +69,7 @@ def count(root: Path, command: list[str], to_exit: bool) -> tuple[int, int]:
             cwd=root,
         )
         assert proc.stdin is not None and proc.stdout is not None
-        params = {
-            "processId": os.getpid(),
-            "rootUri": root.as_uri(),
-            "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
-            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
-            "initializationOptions": {"debounceMs": 0},
-        }
+        params = initialize_params(root)
         send = proc.stdin.write
         send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
         proc.stdin.flush()

@@ -99,7 +99,7 @@ class Run:
     methods: list[Method] = field(default_factory=list)
 
 
-def cairn_path(file: str, key: str, at: Overloads | None = None, rev: str = "") -> str | None:
+def cairn_path(file: str, key: str, at: Exists | None = None, rev: str = "") -> str | None:
     """CodeTracker's `src/dir/pkg.Outer.Inner#name(Types)` -> `file::Outer.Inner.name`,
     or `file::Outer.Inner.name(Types)` when the file declares that overload by its own
     path at `rev` (the indexer names a method so only when its name is overloaded there).
@@ -147,33 +147,9 @@ def _oracle_files(codetracker: Path) -> dict[str, str]:
     return out
 
 
-class Overloads:
-    """Whether a file of a mirror declares an overload by its own path at a commit."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-        self._cache: dict[tuple[str, str], set[str]] = {}
-
-    def __call__(self, rev: str, entity: str) -> bool:
-        from cairn.indexer import index_text
-
-        file = entity.partition("::")[0]
-        if (rev, file) not in self._cache:
-            proc = subprocess.run(
-                ["git", "-C", str(self.repo), "show", f"{rev}:{file}"], capture_output=True
-            )
-            text = proc.stdout if proc.returncode == 0 else None
-            self._cache[(rev, file)] = (
-                {s.entity for s in index_text(text, file) if s.entity.endswith(")")}
-                if text is not None
-                else set()
-            )
-        return entity in self._cache[(rev, file)]
-
-
 def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]:
     runs: dict[tuple[str, str], Run] = {}
-    overloads: dict[Path, Overloads] = {}
+    overloads: dict[Path, Exists] = {}  # the indexer names an overload so only where it is one
     for name, text in _oracle_files(codetracker).items():
         d = json.loads(text)
         url = d["repositoryWebURL"].removesuffix(".git").rstrip("/")
@@ -183,7 +159,7 @@ def load_runs(codetracker: Path, mirror_root: Path, only: set[str]) -> list[Run]
         mirror = mirror_root / f"{owner}+{repo}" / "repo"
         if not mirror.is_dir():
             continue
-        at = overloads.setdefault(mirror, Overloads(mirror))
+        at = overloads.setdefault(mirror, Exists(mirror))
         today = cairn_path(d["filePath"], d["functionKey"], at, d["startCommitId"])
         if today is None:
             continue
