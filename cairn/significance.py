@@ -35,9 +35,13 @@ __all__ = [
     "KEY",
     "TRIVIAL",
     "accident",
+    "ci_config",
+    "ci_tweak",
     "essence",
     "notes",
     "quiet",
+    "release_tooling",
+    "says_why",
     "trivial_change",
     "trivial_files",
 ]
@@ -219,13 +223,77 @@ def accident(
         return False
     if revert_author.strip().casefold() != original_author.strip().casefold():
         return False
-    if re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n"):
+    if says_why(revert_words):
         return False  # a reason of its own
     try:
         gap = datetime.fromisoformat(revert_date) - datetime.fromisoformat(original_date)
     except ValueError:
         return False
     return timedelta(0) <= gap <= timedelta(minutes=ACCIDENT_MINUTES)
+
+
+def says_why(revert_words: str) -> bool:
+    """Whether a revert's message (git's boilerplate already left out) says anything of
+    its own beyond `Revert "<the reverted subject>"`: a reason, a pull request number,
+    a word of context. One test for `accident` and `ci_tweak`."""
+    words = _QUOTED.sub("", revert_words)
+    return bool(
+        re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n")
+    )
+
+
+# Continuous-integration configuration, by path: what the CI service runs, not what the
+# project does. `Jenkinsfile` and the services' own files and directories.
+_CI_NAMES = re.compile(
+    r"^\.?(travis|appveyor|gitlab-ci|azure-pipelines|drone|cirrus|bitbucket-pipelines|"
+    r"codecov|semaphore|wercker)\.ya?ml$|^jenkinsfile$",
+    re.I,
+)
+_CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".semaphore/", ".woodpecker/")
+
+
+def ci_config(path: str) -> bool:
+    """Whether a file configures the project's CI service (`.travis.yml`,
+    `.github/workflows/*.yml`, `.circleci/`, `appveyor.yml`, `.gitlab-ci.yml`, …)."""
+    low = path.lower()
+    return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(_CI_DIRS)
+
+
+def ci_tweak(files: Mapping[str, tuple[bool, bool]], revert_words: str) -> bool:
+    """Whether a revert only took back a tweak of the CI configuration, without a word
+    of why: every file it changed (path -> (created, deleted)) is CI configuration
+    that existed before and after, and its message is git's `Revert "…"` and nothing
+    more (rubygems.org's `Revert "Fix tests"`: two Ruby versions added to the Travis
+    matrix and taken out again). A trial of the build matrix, not a decision anyone
+    must be stopped by. Not a tweak: a CI setup created or removed whole (psf/requests'
+    `Revert "Set up Azure Pipelines…"`), a revert that says why ("travis on 3.3 is
+    broken", "Revert cosign (see #7536)"), or one that also changed anything else."""
+    if not files or says_why(revert_words):
+        return False
+    return all(ci_config(p) and not (made or gone) for p, (made, gone) in files.items())
+
+
+# The maintainers' release tooling: scripts run by whoever cuts a release (bump the
+# version, clean the changelog, draft the release post), under a `release/` directory
+# of the project's scripts, or a `release` script there.
+_SCRIPT_DIRS = frozenset({"script", "scripts", "tools", "tooling", "bin", "build", "dev", "ci"})
+_RELEASE_DIRS = frozenset({"release", "releases", "releasing", "release-scripts", "publish"})
+_RELEASE_SCRIPT = re.compile(r"^(release|publish|bump[-_]?version)([-_.][\w.-]*)?$", re.I)
+
+
+def release_tooling(path: str) -> bool:
+    """Whether a file is the project's release tooling (`scripts/release/steps/
+    clean-changelog.js`, `tools/release.sh`): like the version string and the
+    changelog it writes, release bookkeeping. An undo there is true history, but what
+    it protects is one maintainer's release day, not the code a teammate changes
+    (prettier's release steps commented out and back, "Remove needless call"). A CI
+    workflow named `release.yml` is CI configuration, not this."""
+    parts = path.lower().split("/")
+    dirs, name = parts[:-1], parts[-1]
+    for i, d in enumerate(dirs):
+        if d in _SCRIPT_DIRS and i + 1 < len(dirs) and dirs[i + 1] in _RELEASE_DIRS:
+            return True
+    return bool(dirs) and dirs[-1] in _SCRIPT_DIRS and _RELEASE_SCRIPT.match(name) is not None
 
 
 # A planned undo: the reverted commit said it switched something off *for a while*

@@ -482,23 +482,36 @@ def _revert_events(
     """One revert's events: what each entity's verdict says (its tree, part, versions,
     fingerprint) and whether it is quiet (`cairn.significance`)."""
     from cairn.fingerprints import PRINT_KEY, RESTORED, SCOPE_KEY, fingerprint, is_code
-    from cairn.significance import accident, notes, planned_undo, trivial_files
+    from cairn.significance import (
+        accident,
+        ci_tweak,
+        notes,
+        planned_undo,
+        release_tooling,
+        trivial_files,
+    )
 
     lines, judged = _changed_lines(diff, f.files)
     cosmetic = trivial_files(lines)
+    words = "\n".join(filter(None, (c.subject, _body(c))))
+    undone = {
+        p: (fd.created, fd.deleted) for p, fd in diff.items() if f.files is None or p in f.files
+    }
     # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
     # one never is), or when what it undid went in by mistake. Author dates: a rebase
     # gives a change and its revert the same committer date.
     everything = (
         (judged and bool(lines) and len(cosmetic) == len(lines))
         or accident(
-            "\n".join(filter(None, (c.subject, _body(c)))),
+            words,
             c.author,
             c.authored or c.date,
             original.author if original is not None else None,
             (original.authored or original.date) if original is not None else None,
         )
         or planned_undo(original.subject if original is not None else _quoted_subject(c.subject))
+        # A CI tweak taken back without a word of why: a trial of the build matrix.
+        or (len(undone) == len(c.changes) and ci_tweak(undone, words))
     )
     # One file alone is quiet only when it stayed: a file the revert deleted or created
     # whole is about its existence, not its lines (prettier's import-only test fixtures
@@ -515,8 +528,9 @@ def _revert_events(
             meta[SIGNIFICANCE] = TRIVIAL
         elif not ent.whole:
             meta["part"] = "body"  # lines inside an entity that stayed
-        if ent.file and notes(ent.file):
-            meta[SIGNIFICANCE] = TRIVIAL  # a changelog line follows the code back
+        if ent.file and (notes(ent.file) or release_tooling(ent.file)):
+            # A changelog line follows the code back; a release script is bookkeeping.
+            meta[SIGNIFICANCE] = TRIVIAL
         if ent.before and ent.after and ent.before != ent.after:
             meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
         prints = fingerprint(ent.lines) or fingerprint(ent.imports)
