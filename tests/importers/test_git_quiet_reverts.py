@@ -75,12 +75,12 @@ def put_back(root: Path, files: dict[str, str]) -> tuple[int, dict]:
 
 
 def test_a_revert_that_only_toggles_comments_never_blocks(project: Path) -> None:
-    commit(project, "Release script", "2024-01-01T10:00:00Z", {"tools/release.py": RELEASE})
+    commit(project, "Release script", "2024-01-01T10:00:00Z", {"tools/deploy.py": RELEASE})
     steps = ("upload_to_pypi", "tag_and_push", "announce_on_the_mailing_list")
     out = RELEASE
     for step in steps:
         out = out.replace(f"    {step}(", f"    # {step}(")
-    commit(project, "Comment out finished steps", "2024-01-02T10:00:00Z", {"tools/release.py": out})
+    commit(project, "Comment out finished steps", "2024-01-02T10:00:00Z", {"tools/deploy.py": out})
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")  # uncommented
     commit(project, "Prices", "2024-01-06T10:00:00Z", {"shop/prices.py": PRICES})
     commit(project, "Show the SKU", "2024-01-07T10:00:00Z", {"shop/prices.py": SKU})
@@ -91,7 +91,7 @@ def test_a_revert_that_only_toggles_comments_never_blocks(project: Path) -> None
     assert toggle and set(toggle.values()) == {"trivial"}, toggle
     assert set(found['Revert "Show the SKU"'].values()) == {None}  # a real undo stays loud
     # Commenting the steps out again: nothing blocks (it is the same switch, flipped).
-    code, report = put_back(project, {"tools/release.py": out})
+    code, report = put_back(project, {"tools/deploy.py": out})
     assert code == 0, blocking(report)
     code, report = put_back(project, {"shop/prices.py": SKU})
     assert code == 1 and blocking(report)
