@@ -52,6 +52,7 @@ from cairn.importers.git_reverts import (
     by_marker,
     candidates_for,
     hinted,
+    meaningful,
 )
 from cairn.importers.trees import Tree
 from cairn.limits import MAX_STORED_TEXT, MAX_SUBJECT
@@ -198,10 +199,22 @@ def find_reverts(
         found[sha] = f
     _scope_markers(root, found, by_sha, resolve)
     # Subjects that say "revert"/"undo" without a marker: match their lines.
+    # A hinted commit whose blob match is partial is matched by its lines too: the files
+    # it put back blob for blob may say nothing (psf/requests' "Reverted hooks from
+    # sub-package to module." put back three docstring-only files of 660e090, while the
+    # code it moved back was in files later commits had edited); see `_weak`.
+    partial_blobs = {
+        sha
+        for sha, f in found.items()
+        if f.found_by == "partial" and blob_found.get(sha) is f and hinted(f.revert)
+    }
     hinted_commits = [
         c
         for c in commits
-        if c.sha not in found and c.sha not in done and hinted(c) and len(c.parents) == 1
+        if (c.sha not in found or c.sha in partial_blobs)
+        and c.sha not in done
+        and hinted(c)
+        and len(c.parents) == 1
     ]
     if hinted_commits:
         touched: dict[str, list[int]] = {}
@@ -229,6 +242,8 @@ def find_reverts(
             # One small `git show` per hinted commit: its candidates, only its own files.
             paths = sorted({ch.path for ch in c.changes})
             diffs = read_diffs(root, [c.sha, *(o.sha for o in cands)], paths)
+            if c.sha in found and not _weak(found[c.sha], diffs.get(c.sha, {})):
+                continue  # its blob match carries lines that say something: it stands
             match = by_lines(c, diffs, cands)
             if match is None and _takes_back_lines(diffs.get(c.sha, {})):
                 # Found by its message alone: name the commit it undid through the
@@ -286,6 +301,26 @@ def _scope_markers(
             # `Revert "…" (#55)` squash-merged with other work, or a revert landing
             # after a move: the lines the reverted commit added, in whichever file.
             f.narrow = True
+
+
+def _weak(blob_match: Found, diff: dict[str, FileDiff]) -> bool:
+    """Whether a partial blob match leaves out everything the commit takes back that
+    says something: its files (put back blob for blob) carry no line to fingerprint,
+    while the commit's other files do. Such a match names a side commit (one that only
+    added docstrings), not the change undone; the commit's lines say which that was."""
+    files = blob_match.files
+    if files is None:
+        return False
+    mine = any(_says(fd) for p, fd in diff.items() if p in files)
+    return not mine and any(_says(fd) for p, fd in diff.items() if p not in files)
+
+
+def _says(fd: FileDiff) -> bool:
+    """Whether a file's change takes out or puts back a line that carries meaning in
+    its language (`git_reverts.meaningful`)."""
+    from cairn.fingerprints import fingerprint
+
+    return any(fingerprint(meaningful(side, fd.path)) for side in (fd.removed, fd.added))
 
 
 def _takes_back_lines(diff: dict[str, FileDiff]) -> bool:

@@ -194,10 +194,23 @@ def candidates_for(
     return out
 
 
+def meaningful(lines: dict[int, str], path: str) -> list[str]:
+    """The lines of one side of a file's diff that carry meaning in its language, as
+    fingerprints take them (`code_rows`: no docstrings, comments or imports), read from
+    the diff's own lines in order (a file deleted or created whole: exactly). A revert
+    is matched on what it can be recognised by: a match made of docstrings names a
+    commit whose undo no check could ever see (psf/requests' "Reverted hooks from
+    sub-package to module." matched "hook plans" by its module docstring alone)."""
+    from cairn.fingerprints import code_rows
+
+    texts = [lines[n] for n in sorted(lines)]
+    return [texts[r] for r in sorted(code_rows("\n".join(texts), path, range(len(texts))))]
+
+
 def _lines(diff: dict[str, FileDiff], side: str) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for path, fd in diff.items():
-        texts = fd.removed.values() if side == "removed" else fd.added.values()
+        texts = meaningful(fd.removed if side == "removed" else fd.added, path)
         norms = {n for n in map(normalise, texts) if significant(n)}
         if norms:
             out[path] = norms
