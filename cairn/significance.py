@@ -15,6 +15,10 @@ out, or back in: a switch flipped for a while) and an *accident* (a commit taken
 because it went in by mistake: the revert says so, or its author took it back within
 minutes with no word of why), `accident`.
 
+Two more, by where the undo happened: a *CI tweak* taken back with nothing but git's
+`Revert "…"` (`ci_tweak`: a trial of the build matrix), and the maintainers' *release
+tooling* (`release_tooling`: release bookkeeping, like the version string).
+
 The same holds for what a revert undid in the project's prose (`notes`): a changelog
 line, a release note, a README badge, a documentation page. Taking one back is true
 history, but what a teammate must not redo is the code; the notes follow it.
