@@ -15,6 +15,7 @@ out, or back in: a switch flipped for a while) and an *accident* (a commit taken
 because it went in by mistake: the revert says so, or its author took it back within
 minutes with no word of why), `accident`.
 
+A licence file whose copyright notice alone changed (`_copyright`) is bookkeeping too.
 Two more, by where the undo happened: a *CI tweak* taken back with nothing but git's
 `Revert "…"` (`ci_tweak`: a trial of the build matrix), and the maintainers' *release
 tooling* (`release_tooling`: release bookkeeping, like the version string).
@@ -133,9 +134,30 @@ def trivial_files(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> s
         seen += len(old) + len(new)
         if seen > MAX_LINES:
             break
-        if _cosmetic(old, new, path) or _toggled(old, new, path):
+        if _cosmetic(old, new, path) or _toggled(old, new, path) or _copyright(old, new, path):
             out.add(path)
     return out
+
+
+# A licence file, by name (`LICENSE`, `LICENCE.txt`, `COPYING`, `MIT-LICENSE`).
+_LICENCE_NAME = re.compile(r"^([\w-]*[-_.])?(licen[cs]e|copying|unlicense)([-_.][\w.-]*)?$", re.I)
+# A copyright notice line: who holds it and which years.
+_COPYRIGHT_LINE = re.compile(r"^\W*(copyright\b|\(c\)|©)", re.I)
+
+
+def _copyright(old: list[str], new: list[str], path: str) -> bool:
+    """Whether a licence file's change only touched its copyright notice (the holder's
+    name, the years): bookkeeping (psf/requests' "further lies.", the holder's name
+    swapped and taken back). A change of the licence's terms is a decision and stays
+    one. Lines the same on both sides (a newline at the end of the file) don't count."""
+    from cairn.fingerprints import is_code
+
+    if not _LICENCE_NAME.match(path.rsplit("/", 1)[-1]) or is_code(path):
+        return False  # `license.py` is code: its `copyright = …` is behaviour
+    a = [_SPACE.sub(" ", t).strip() for t in old]
+    b = [_SPACE.sub(" ", t).strip() for t in new]
+    left = [t for t in a if t and t not in b] + [t for t in b if t and t not in a]
+    return bool(left) and all(_COPYRIGHT_LINE.match(t) for t in left)
 
 
 def _cosmetic(old: list[str], new: list[str], path: str) -> bool:
@@ -428,6 +450,8 @@ _NOTE_DIRS = frozenset(
     }
 )
 _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
+# GitHub's sponsor button (`.github/FUNDING.yml`) and its JSON cousin (`FUNDING.json`).
+_FUNDING = frozenset({"funding.yml", "funding.yaml", "funding.json"})
 # Prose by its extension, anywhere; plain text only inside a documentation directory
 # (elsewhere `.txt` is a manifest: `requirements.txt`, `CMakeLists.txt`).
 # Sphinx's theme directories: code, but the documentation site's (a `docs/` holding
@@ -447,6 +471,8 @@ def notes(path: str) -> bool:
     parts = path.lower().split("/")
     if any(d in _DECISION_DIRS for d in parts[:-1]):
         return False
+    if parts[-1] in _FUNDING and parts[:-1] in ([], [".github"]):
+        return True  # the sponsor button's links: like a sponsors list
     name = parts[-1]
     dot = name.rfind(".")
     suffix = name[dot:] if dot > 0 else ""

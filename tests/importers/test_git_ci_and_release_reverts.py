@@ -143,3 +143,44 @@ def test_which_paths_are_ci_configuration_and_which_are_release_tooling() -> Non
     assert not ci_tweak({"azure-pipelines.yml": (False, True)}, 'Revert "Set up Azure"')
     assert not ci_tweak({".travis.yml": (False, False), "setup.py": (False, False)}, "Revert")
     assert not ci_tweak({}, 'Revert "Fix tests"')
+
+
+LICENCE = """\
+Copyright (c) 2012 Ann Example.
+
+Permission to use, copy, modify, and/or distribute this software for any
+purpose with or without fee is hereby granted, provided that the above
+copyright notice and this permission notice appear in all copies.
+"""
+FUNDING = "custom: ['https://example.org/sponsor-application/']\ngithub: ['shop-maintainers']\n"
+
+
+def test_a_copyright_line_or_the_sponsor_button_taken_back_is_quiet_licence_terms_are_not(
+    project: Path,
+) -> None:
+    commit(
+        project,
+        "Shop",
+        "2024-01-01T10:00:00Z",
+        {"shop/prices.py": PRICES, "LICENSE": LICENCE, ".github/FUNDING.yml": FUNDING},
+    )
+    holder = LICENCE.replace("Ann Example", "Bob Example")
+    commit(project, "Further lies", "2024-01-02T10:00:00Z", {"LICENSE": holder})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    commit(
+        project,
+        "Update FUNDING.yml",
+        "2024-01-04T10:00:00Z",
+        {".github/FUNDING.yml": FUNDING.split("\n")[0] + "\n"},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
+    terms = LICENCE.replace("with or without fee", "without fee")
+    commit(project, "Charge for it", "2024-01-06T10:00:00Z", {"LICENSE": terms})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-07T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    assert set(found['Revert "Further lies"'].values()) == {"trivial"}, found
+    assert set(found['Revert "Update FUNDING.yml"'].values()) == {"trivial"}, found
+    assert set(found['Revert "Charge for it"'].values()) == {None}, found
+    code, report = put_back(project, {"LICENSE": holder})
+    assert code == 0, blocking(report)
