@@ -16,8 +16,8 @@ because it went in by mistake: the revert says so, or its author took it back wi
 minutes with no word of why), `accident`.
 
 A licence file whose copyright notice alone changed (`_copyright`) is bookkeeping too.
-Two more, by where the undo happened: a *CI tweak* taken back with nothing but git's
-`Revert "…"` (`ci_tweak`: a trial of the build matrix), and the maintainers' *release
+Two more, by where the undo happened: a *CI matrix tweak* taken back with nothing but
+git's `Revert "…"` (`ci_tweak`: a trial of what to test on), and the maintainers' *release
 tooling* (`release_tooling`: release bookkeeping, like the version string).
 
 The same holds for what a revert undid in the project's prose (`notes`): a changelog
@@ -32,7 +32,7 @@ added lines of every file read the same, the change was cosmetic.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -285,18 +285,37 @@ def ci_config(path: str) -> bool:
     return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(_CI_DIRS)
 
 
-def ci_tweak(files: Mapping[str, tuple[bool, bool]], revert_words: str) -> bool:
-    """Whether a revert only took back a tweak of the CI configuration, without a word
-    of why: every file it changed (path -> (created, deleted)) is CI configuration
-    that existed before and after, and its message is git's `Revert "…"` and nothing
-    more (rubygems.org's `Revert "Fix tests"`: two Ruby versions added to the Travis
-    matrix and taken out again). A trial of the build matrix, not a decision anyone
-    must be stopped by. Not a tweak: a CI setup created or removed whole (psf/requests'
-    `Revert "Set up Azure Pipelines…"`), a revert that says why ("travis on 3.3 is
-    broken", "Revert cosign (see #7536)"), or one that also changed anything else."""
-    if not files or says_why(revert_words):
+# One entry of a build matrix: a YAML list item naming one version or runtime (`- 1.8.7`,
+# `- rbx`, `- "3.12"`, `- jruby-head`).
+_MATRIX_ENTRY = re.compile(r"""^\s*-\s*(["']?)[\w.+-]+\1\s*$""")
+
+
+def ci_tweak(
+    changes: Mapping[str, tuple[Iterable[str], Iterable[str]]],
+    whole: Collection[str],
+    revert_words: str,
+) -> bool:
+    """Whether a revert only took back a tweak of the CI build matrix, without a word of
+    why: every file it changed (path -> (removed, added) lines) is CI configuration
+    that existed before and after (none in `whole`: created or deleted), every line it
+    changed is one entry of a matrix (a version or runtime in a list), and its message
+    is git's `Revert "…"` and nothing more (rubygems.org's `Revert "Fix tests"`: two
+    Rubies added to the Travis matrix and taken out again). A trial of what to test on,
+    not a decision anyone must be stopped by. Not a tweak: a changed command or
+    condition (wagtail's `Revert "Use file-based SQLite database when running tests on
+    CircleCI"`, `Revert "Support skipping CI"`), a CI setup created or removed whole
+    (psf/requests' `Revert "Set up Azure Pipelines…"`), a revert that says why
+    ("travis on 3.3 is broken", "Revert cosign (see #7536)"), or one that also changed
+    anything else."""
+    if not changes or says_why(revert_words):
         return False
-    return all(ci_config(p) and not (made or gone) for p, (made, gone) in files.items())
+    for path, (removed, added) in changes.items():
+        if not ci_config(path) or path in whole:
+            return False
+        lines = [t for t in (*removed, *added) if t.strip()]
+        if not lines or not all(_MATRIX_ENTRY.match(t) for t in lines):
+            return False
+    return True
 
 
 # The maintainers' release tooling: scripts run by whoever cuts a release (bump the

@@ -529,9 +529,7 @@ def _revert_events(
     lines, judged = _changed_lines(diff, f.files)
     cosmetic = trivial_files(lines)
     words = "\n".join(filter(None, (c.subject, _body(c))))
-    undone = {
-        p: (fd.created, fd.deleted) for p, fd in diff.items() if f.files is None or p in f.files
-    }
+    whole = {p for p, fd in diff.items() if fd.created or fd.deleted}
     # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
     # one never is), or when what it undid went in by mistake. Author dates: a rebase
     # gives a change and its revert the same committer date.
@@ -545,8 +543,8 @@ def _revert_events(
             (original.authored or original.date) if original is not None else None,
         )
         or planned_undo(original.subject if original is not None else _quoted_subject(c.subject))
-        # A CI tweak taken back without a word of why: a trial of the build matrix.
-        or (len(undone) == len(c.changes) and ci_tweak(undone, words))
+        # A CI matrix tweak taken back without a word of why: a trial of what to test on.
+        or (judged and len(lines) == len(c.changes) and ci_tweak(lines, whole, words))
     )
     # One file alone is quiet only when it stayed: a file the revert deleted or created
     # whole is about its existence, not its lines (prettier's import-only test fixtures

@@ -51,6 +51,14 @@ def test_a_ci_tweak_reverted_without_a_word_is_quiet_but_one_with_a_reason_block
         "2024-01-05T10:00:00Z",
         {},
     )
+    # A bare revert of how the tests run (a command, not a matrix entry) is a decision.
+    commit(
+        project,
+        "Run with a file database",
+        "2024-01-05T12:00:00Z",
+        {".travis.yml": TRAVIS.replace("script: bundle", "script: DATABASE=file.db bundle")},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T13:00:00Z")
     # A whole CI setup taken out by a bare revert is a decision, not a tweak.
     commit(
         project, "Set up Azure Pipelines", "2024-01-06T10:00:00Z", {"azure-pipelines.yml": PIPELINE}
@@ -64,6 +72,7 @@ def test_a_ci_tweak_reverted_without_a_word_is_quiet_but_one_with_a_reason_block
     assert set(found['Revert "Fix tests"'].values()) == {"trivial"}, found
     assert set(found['Revert "Set travis dist"'].values()) == {None}, found
     assert set(found['Revert "Set up Azure Pipelines"'].values()) == {None}, found
+    assert set(found['Revert "Run with a file database"'].values()) == {None}, found
     assert set(found['Revert "Show the SKU"'].values()) == {None}, found
     # The matrix entries back: nothing blocks. The dist back, or the pipeline: blocks.
     code, report = put_back(project, {".travis.yml": MATRIX})
@@ -136,13 +145,20 @@ def test_which_paths_are_ci_configuration_and_which_are_release_tooling() -> Non
         "bin/bundle",
     ):
         assert not release_tooling(path), path
-    # A tweak is CI files that stayed, and a message with nothing of its own.
-    assert ci_tweak({".travis.yml": (False, False)}, 'Revert "Fix tests"')
-    assert not ci_tweak({".travis.yml": (False, False)}, 'Revert "Fix tests" (#12)')
-    assert not ci_tweak({".travis.yml": (False, False)}, "travis on 3.3 is broken")
-    assert not ci_tweak({"azure-pipelines.yml": (False, True)}, 'Revert "Set up Azure"')
-    assert not ci_tweak({".travis.yml": (False, False), "setup.py": (False, False)}, "Revert")
-    assert not ci_tweak({}, 'Revert "Fix tests"')
+    # A tweak is matrix entries in CI files that stayed, and a message with nothing of
+    # its own.
+    matrix = (["  - 1.8.7"], ["  - ree", '  - "3.12"'])
+    assert ci_tweak({".travis.yml": matrix}, (), 'Revert "Fix tests"')
+    assert not ci_tweak({".travis.yml": matrix}, (), 'Revert "Fix tests" (#12)')
+    assert not ci_tweak({".travis.yml": matrix}, (), "travis on 3.3 is broken")
+    assert not ci_tweak({".travis.yml": matrix}, {".travis.yml"}, 'Revert "Set up Travis"')
+    assert not ci_tweak({".travis.yml": matrix, "setup.py": matrix}, (), "Revert")
+    command = (
+        ["  - DATABASE_NAME=wagtail.db pipenv run runtests.py"],
+        ["  - pipenv run runtests.py"],
+    )
+    assert not ci_tweak({".circleci/config.yml": command}, (), 'Revert "Use file-based SQLite"')
+    assert not ci_tweak({}, (), 'Revert "Fix tests"')
 
 
 LICENCE = """\
