@@ -37,6 +37,8 @@ NEVER = {
     "cairn.importers",
     "cairn.export",
     "cairn.store.verify",
+    # judging a revert is the git importer's and the gate's (the server asks `quiet`)
+    "cairn.significance.judge",
 }
 NEEDED = {"cairn.lsp.server", "cairn.indexer.document", "cairn.store.store", "tree_sitter_sql"}
 
