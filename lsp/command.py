@@ -21,12 +21,16 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 SUMMARY = "Run the Cairn language server (editors start this; stdio by default)."
 
 
-class _Parser(argparse.ArgumentParser):
-    """Mistakes as every `cairn` command reports them: one line, exit 2."""
+def fail(message: str) -> NoReturn:
+    """Report a mistake as every `cairn` command does: one line on stderr, exit 2."""
+    line = " ".join(printable(message).split())
+    sys.stderr.write(f"cairn: error: {line}\n")
+    sys.exit(2)
 
+
+class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        line = " ".join(printable(message).split())
-        self.exit(2, f"cairn: error: {line} (see `{PROG} --help`)\n")
+        fail(f"{message} (see `{PROG} --help`)")
 
 
 def parse_hostport(text: str) -> tuple[str, int]:
@@ -97,4 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         serve(tcp=args.tcp, log_level=args.log_level)
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a port in use, an address not on this machine
+        where = f"listen on --tcp {args.tcp}" if args.tcp else "serve on stdio"
+        fail(f"cannot {where}: {exc.strerror or exc}")
     return 0

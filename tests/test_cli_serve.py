@@ -5,6 +5,7 @@ click application (`cairn --help` lists it there) or from `python -m cairn.lsp`.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -70,3 +71,14 @@ def test_python_m_cairn_lsp_has_the_same_command_line() -> None:
     direct = run("serve", "--log-level", "verbose")
     assert done.returncode == direct.returncode == 2
     assert done.stderr == direct.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run("serve", "--tcp", f"127.0.0.1:{port}")
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"cairn: error: cannot listen on --tcp 127.0.0.1:{port}: "), line
