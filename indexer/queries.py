@@ -329,6 +329,10 @@ def builtin_queries(language: str, basename: str, data: bytes) -> list[CompiledQ
     time. Each part is compiled once, when a file first needs it, and runs as its own
     query (compiling one query per combination of parts would cost more than it saves).
     """
+    if language == "sql":
+        from cairn.indexer.sql_walk import SQL_WALK
+
+        return [SQL_WALK]  # type: ignore[list-item]
     split = _split(language)
     if split is None:
         return []
