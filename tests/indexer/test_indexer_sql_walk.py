@@ -22,7 +22,7 @@ from cairn.indexer.capture import FileContext
 from cairn.indexer.extract import ChunkCache, extract, first_index
 from cairn.indexer.languages import parser
 from cairn.indexer.queries import WALKS, Patterns, builtin_queries, compile_query
-from cairn.indexer.sql_walk import PRIMARIES, SQL_WALK
+from cairn.indexer.sql_walk import PRIMARIES, SQL_WALK, _may_hold_rule
 from cairn.indexer.text import LineIndex
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -203,3 +203,30 @@ def test_a_user_sql_query_still_adds_to_the_walk(tmp_path: Path) -> None:
     text = "CREATE VIEW v AS SELECT 1;\nDROP TABLE t;\n"
     symbols = index_text(text, "db/001.sql", user_queries_dir=tmp_path)
     assert [(s.entity, s.role.value) for s in symbols] == [("v", "introduce"), ("t", "remove")]
+
+
+@pytest.mark.parametrize(
+    ("statement", "walked"),
+    [
+        ("INSERT INTO t (a, b) VALUES (1, 'x'), (2, 'y');", False),
+        ("SELECT a FROM t WHERE b IN (SELECT c FROM d);", False),
+        ("INSERT INTO t (a) VALUES ('a Table of contents');", True),  # the word: walked
+        ("create table t (a int);", True),
+        ("ALTER TABLE t ADD COLUMN a int;", True),
+        ("CREATE INDEX i ON t (a);", True),
+        ("CREATE TYPE p AS (a int REFERENCES u);", True),
+        ("INSERT INTO t (a VALUES (1;", True),  # a syntax error: always walked
+    ],
+)
+def test_a_statement_without_a_rules_keyword_is_not_walked(statement: str, walked: bool) -> None:
+    root = parser("sql").parse(statement.encode()).root_node
+    assert _may_hold_rule(root.children[0]) is walked
+
+
+def test_a_data_statement_among_ddl_changes_nothing(oracle: Patterns) -> None:
+    rows = ",\n".join(f"({i}, 'name {i}', now())" for i in range(2000))
+    text = f"CREATE TABLE t (a int, b text, c timestamp);\nINSERT INTO t VALUES\n{rows};\n"
+    text += "ALTER TABLE t ADD COLUMN d int REFERENCES u(e);\n"
+    symbols = _symbols(text, SQL_WALK)
+    assert symbols == _symbols(text, oracle)
+    assert len(symbols[0]) == 8  # type: ignore[arg-type]
