@@ -28,8 +28,8 @@ with every query-driven language. The rules, one per pattern of the former query
   (range: the column's definition).
 
 tests/indexer/test_indexer_sql_walk.py holds the walk to the former query's output
-(kept there as the test's oracle) on every SQL text of the tests and the bench's
-migration.
+(kept there as the test's oracle) on every SQL text of the tests, on mixed and cut
+statements and on a migration shaped like the bench's.
 """
 
 from __future__ import annotations
