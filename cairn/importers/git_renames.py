@@ -256,13 +256,7 @@ class RenameTracker:
                 break
             blob = self._object(blobs, oids[i]) if oids[i] != ZERO else None
             for name in here:
-                if blob is None or not may_declare(blob, path, name):
-                    continue
-                if split_overload(f"::{name}")[1]:  # one overload: its own path
-                    there = bool(declared_as(self._declared(blob, path), name))
-                else:
-                    there = name in self._declared_names(blob, path)
-                if there:
+                if self._declares(blob, path, name):
                     last[name] = i
                     del todo[name]
         for name, since in names.items():
@@ -342,9 +336,7 @@ class RenameTracker:
             if last is None:
                 continue
             blob = self._read(blobs, last.sha, path)
-            maybe = [n for n in names if blob is not None and may_declare(blob, path, n)]
-            decls = self._declared(blob, path) if maybe else {}
-            for name in [n for n in maybe if declared_as(decls, n)]:
+            for name in [n for n in names if self._declares(blob, path, n)]:
                 del names[name]
             if not names:
                 del pending[file]
@@ -375,6 +367,15 @@ class RenameTracker:
         if found is None:
             found = self._parsed[self._kept(key)] = declarations(text, path)
         return found
+
+    def _declares(self, blob: bytes | None, path: str, name: str) -> bool:
+        """Whether this version of `path` declares `name`: parsed only when it may
+        (`may_declare`), and a bare name without naming overloads (`_declared_names`)."""
+        if blob is None or not may_declare(blob, path, name):
+            return False
+        if split_overload(f"::{name}")[1]:  # one overload: by its own path
+            return bool(declared_as(self._declared(blob, path), name))
+        return name in self._declared_names(blob, path)
 
     def _declared_names(self, blob: bytes | None, path: str) -> frozenset[str]:
         """The keys of `_declared`, for a version only scanned for a name: overloads
