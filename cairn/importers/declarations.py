@@ -200,20 +200,37 @@ def _may_declare_overload(blob: bytes, name: bytes, suffix: str) -> bool:
     from cairn.indexer.overloads import MAX_PARAMS_BYTES
 
     types = [t.rstrip("[]").encode() for t in suffix[1:-1].split(",") if t]
-    for m in _word_re(name).finditer(blob):
-        open_at = blob.find(b"(", m.end(), m.end() + MAX_PARAMS_BYTES)
+    if not all(t in blob for t in types):
+        return False
+    # `find`, not a regex over the whole file: a name may be in it hundreds of times.
+    at = blob.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if _is_word_at(blob, at - 1) or _is_word_at(blob, end):
+            at = blob.find(name, at + 1)
+            continue
+        at = blob.find(name, end)
+        open_at = blob.find(b"(", end, end + MAX_PARAMS_BYTES)
         if open_at < 0:
             continue
         close = _close_paren(blob, open_at, open_at + MAX_PARAMS_BYTES)
-        at = open_at
+        pos = open_at
         for t in types:  # in order: one type per parameter
-            at = blob.find(t, at, close)
-            if at < 0:
+            pos = blob.find(t, pos, close)
+            if pos < 0:
                 break
-            at += len(t)
+            pos += len(t)
         else:
             return True
     return False
+
+
+def _is_word_at(blob: bytes, i: int) -> bool:
+    """Whether `blob[i]` is part of a word (`_word_re`'s `[\\w$]`); False off either end."""
+    return 0 <= i < len(blob) and blob[i] in _WORD_BYTES
+
+
+_WORD_BYTES = frozenset(b"$_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _close_paren(blob: bytes, open_at: int, end: int) -> int:
