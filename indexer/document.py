@@ -13,7 +13,7 @@ from cairn.indexer.extract import CODE_KINDS, ChunkCache, extract, first_index, 
 from cairn.indexer.languages import GRAMMARS, language_for, parser
 from cairn.indexer.model import QueryError, Range, Symbol
 from cairn.indexer.overloads import name_overloads
-from cairn.indexer.queries import CompiledQuery, builtin_queries, user_query
+from cairn.indexer.queries import Patterns, builtin_queries, user_query
 from cairn.indexer.splice import EditRecord, splice
 from cairn.indexer.text import MAX_BYTES, LineIndex, to_bytes
 from cairn.limits import looks_binary
@@ -52,7 +52,7 @@ class Document:
         self._base: list[Symbol] | None = None
         self._pending: list[EditRecord] = []
         self._indexable: bool | None = None  # decided per version of the text
-        self._query_list: list[CompiledQuery] | None = None  # chosen per version
+        self._query_list: list[Patterns] | None = None  # chosen per version
         self._set_data(to_bytes(text))
 
     # --- text -------------------------------------------------------------------------
@@ -78,14 +78,14 @@ class Document:
             )
         return self._indexable
 
-    def _queries(self) -> list[CompiledQuery]:
+    def _queries(self) -> list[Patterns]:
         """The built-in and user queries with a pattern for this file (compiled once;
         chosen once per version of the text)."""
         if self._query_list is None:
             self._query_list = self._find_queries()
         return self._query_list
 
-    def _find_queries(self) -> list[CompiledQuery]:
+    def _find_queries(self) -> list[Patterns]:
         if self.language is None or self.language not in GRAMMARS:
             return []
         # only the patterns that apply to this file's name, and the framework parts its

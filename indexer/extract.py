@@ -29,7 +29,7 @@ from cairn.indexer.model import (
     Role,
     Symbol,
 )
-from cairn.indexer.queries import CompiledQuery
+from cairn.indexer.queries import Patterns
 from cairn.indexer.symbols import (
     capture_entity,
     capture_symbol,
@@ -57,7 +57,7 @@ def extract(
     tree: Tree,
     ctx: FileContext,
     lines: LineIndex,
-    queries: Sequence[CompiledQuery],
+    queries: Sequence[Patterns],
     cache: ChunkCache | None = None,
 ) -> list[Symbol]:
     """All symbols the queries find in `tree`, sorted by position. With a `cache`, only
@@ -94,7 +94,7 @@ def extract(
 
 
 def first_index(
-    tree: Tree, ctx: FileContext, lines: LineIndex, queries: Sequence[CompiledQuery]
+    tree: Tree, ctx: FileContext, lines: LineIndex, queries: Sequence[Patterns]
 ) -> list[Symbol] | None:
     """What `extract` returns with an empty cache, without its chunk bookkeeping; None
     when that takes building chunk by chunk (a scope reaching outside its top-level
@@ -127,7 +127,7 @@ def remember(
     tree: Tree,
     ctx: FileContext,
     lines: LineIndex,
-    queries: Sequence[CompiledQuery],
+    queries: Sequence[Patterns],
     symbols: list[Symbol],
 ) -> None:
     """Fill `cache` with what `extract` would have left in it after returning `symbols`
@@ -146,7 +146,7 @@ def remember(
     cache.context = context
 
 
-def _chunk_nodes(tree: Tree, queries: Sequence[CompiledQuery]) -> list[Node]:
+def _chunk_nodes(tree: Tree, queries: Sequence[Patterns]) -> list[Node]:
     """The top-level nodes that are indexed (and cached) one by one."""
     root = tree.root_node
     chunks = root.children or [root]
@@ -158,7 +158,7 @@ def _chunk_nodes(tree: Tree, queries: Sequence[CompiledQuery]) -> list[Node]:
     return chunks
 
 
-def _any_code_chunk(tree: Tree, queries: Sequence[CompiledQuery]) -> bool:
+def _any_code_chunk(tree: Tree, queries: Sequence[Patterns]) -> bool:
     """True when `_chunk_nodes` would find a top-level node (asked without making all
     of them: a migration's first statement usually comes within a few)."""
     if any(q.sees_comments for q in queries):
@@ -225,7 +225,7 @@ def _index_chunks(
     dirty: list[int],
     ctx: FileContext,
     lines: LineIndex,
-    queries: Sequence[CompiledQuery],
+    queries: Sequence[Patterns],
     positions: list[tuple[int, int]] | None = None,
 ) -> dict[int, list[Symbol]]:
     """Symbols of the `dirty` chunks (indexes into `chunks`, ascending); `positions`
@@ -257,7 +257,7 @@ def _collect(
     wanted: set[int] | None,
     ctx: FileContext,
     lines: LineIndex,
-    queries: Sequence[CompiledQuery],
+    queries: Sequence[Patterns],
     spans: Sequence[tuple[int, int] | None] | None = None,
 ) -> tuple[list[tuple[int, Capture | Symbol]], list[tuple[int, Node, str]]]:
     """The queries' captures (or the direct path's symbols) in match order, and the
@@ -376,7 +376,7 @@ def _within_chunks(chunks: list[Node], scoped: list[Capture], containers: list[N
 
 
 def match_captures(
-    compiled: CompiledQuery, pattern: int, nodes: dict[str, list[Node]], ctx: FileContext
+    compiled: Patterns, pattern: int, nodes: dict[str, list[Node]], ctx: FileContext
 ) -> list[Capture]:
     """The captures one query match yields, after its pattern's file filter and resolver."""
     settings = compiled.settings[pattern]

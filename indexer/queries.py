@@ -26,6 +26,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
+from typing import Protocol
 
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter import QueryError as TSQueryError
@@ -33,6 +34,7 @@ from tree_sitter import QueryError as TSQueryError
 from cairn.indexer.frameworks import RESOLVERS
 from cairn.indexer.languages import GRAMMARS, grammar, parser
 from cairn.indexer.model import CODE_KINDS, QueryError, Role
+from cairn.indexer.sql_walk import SQL_WALK
 
 KINDS = frozenset(
     {
@@ -72,6 +74,37 @@ ROLE_OF = {
     "reference": Role.REFERENCE,
     "remove": Role.REMOVE,
 }
+
+
+class Patterns(Protocol):
+    """What the generic layer (`extract`, `symbols.direct_symbols`, `splice`) reads of a
+    language's rules: a `CompiledQuery`, or a walk of the tree that gives the same
+    matches (`WALKS`)."""
+
+    @property
+    def source(self) -> str: ...
+    @property
+    def builtin(self) -> bool: ...
+    @property
+    def sees_comments(self) -> bool: ...
+    @property
+    def settings(self) -> tuple[dict[str, str | None], ...]: ...
+    @property
+    def primaries(self) -> tuple[tuple[tuple[str, str, Role], ...], ...]: ...
+    @property
+    def direct(self) -> tuple[bool, ...]: ...
+
+    def matches(
+        self, root: Node, byte_range: tuple[int, int] | None = None
+    ) -> list[tuple[int, dict[str, list[Node]]]]: ...
+
+
+# Languages whose built-in rules are a walk of the tree, not a query: compiling
+# tree-sitter-sql's query cost more than a language server's whole start budget
+# allowed (`ts_query_new` analyses the grammar's parse table, ~494 M instructions,
+# whatever the patterns; docs/performance.md). User queries still compile.
+WALKS: dict[str, Patterns] = {"sql": SQL_WALK}
+
 
 # for_file answers remembered per query; bounded, since a huge tree has many names
 _NAMES_KEPT = 4096
@@ -316,9 +349,10 @@ def builtin_for_file(language: str, basename: str) -> CompiledQuery | None:
     return _compiled_part(language, split, None, basename)
 
 
-def builtin_queries(language: str, basename: str, data: bytes) -> list[CompiledQuery]:
+def builtin_queries(language: str, basename: str, data: bytes) -> list[Patterns]:
     """The shipped queries a file runs: the core (`builtin_for_file`) and each
-    `; part:` section whose patterns can match in `data`.
+    `; part:` section whose patterns can match in `data`; for a language in `WALKS`,
+    its walk instead.
 
     A part holds framework patterns (an ORM, migrations, environment variables) whose
     predicates compare a capture with fixed words (`(#eq? @_fn "drop_table")`): such a
@@ -329,11 +363,14 @@ def builtin_queries(language: str, basename: str, data: bytes) -> list[CompiledQ
     time. Each part is compiled once, when a file first needs it, and runs as its own
     query (compiling one query per combination of parts would cost more than it saves).
     """
+    walk = WALKS.get(language)
+    if walk is not None:
+        return [walk]
     split = _split(language)
     if split is None:
         return []
     core = builtin_for_file(language, basename)
-    found = [core] if core is not None else []
+    found: list[Patterns] = [core] if core is not None else []
     if split.spans is None:
         return found
     found_words: dict[bytes, bool] = {}

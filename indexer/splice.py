@@ -15,12 +15,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tree_sitter import Node, QueryCursor, Tree
+from tree_sitter import Node, Tree
 
 from cairn.indexer.capture import Capture, FileContext
 from cairn.indexer.extract import CODE_KINDS, build_symbols, match_captures
 from cairn.indexer.model import Range, Symbol
-from cairn.indexer.queries import CompiledQuery
+from cairn.indexer.queries import Patterns
 from cairn.indexer.symbols import file_prefix, widen
 from cairn.indexer.text import LineIndex
 
@@ -57,7 +57,7 @@ def splice(
     tree: Tree,
     ctx: FileContext,
     lines: LineIndex,
-    queries: Sequence[CompiledQuery],
+    queries: Sequence[Patterns],
     previous: list[Symbol],
     edit: EditRecord,
 ) -> list[Symbol] | None:
@@ -85,9 +85,7 @@ def splice(
 
     captures: list[Capture] = []
     for compiled in queries:
-        cursor = QueryCursor(compiled.query)
-        cursor.set_byte_range(unit.start_byte, unit.end_byte)
-        for pattern, nodes in cursor.matches(tree.root_node):
+        for pattern, nodes in compiled.matches(tree.root_node, (unit.start_byte, unit.end_byte)):
             for capture in match_captures(compiled, pattern, nodes, ctx):
                 node = capture.name_node
                 if unit.start_byte <= node.start_byte and node.end_byte <= unit.end_byte:

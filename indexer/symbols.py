@@ -28,7 +28,7 @@ from cairn.indexer.model import (
     make_range,
     make_symbol,
 )
-from cairn.indexer.queries import CompiledQuery
+from cairn.indexer.queries import Patterns
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import (
     EntityPathError,
@@ -60,14 +60,14 @@ _PLAIN_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*
 
 
 def direct_symbols(
-    compiled: CompiledQuery,
+    compiled: Patterns,
     pattern: int,
     nodes: dict[str, list[Node]],
     ctx: FileContext,
     lines: LineIndex,
 ) -> list[tuple[int, Symbol]]:
     """A match's symbols, each with its name's start byte, for a pattern that needs
-    neither a resolver nor the scope walk (`CompiledQuery.direct`: entity kinds only).
+    neither a resolver nor the scope walk (`Patterns.direct`: entity kinds only).
 
     The same symbols `match_captures` then `build_symbols` make of the match, without
     the `Capture` in between and the second pass over it (measured: a 5,000-line

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from cairn.lsp.server import main
+from cairn.lsp.command import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -28,7 +28,6 @@ Execution model
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import inspect
 import logging
@@ -45,6 +44,7 @@ from pygls.lsp.server import LanguageServer
 
 from cairn import __version__
 from cairn.core.project import ProjectFinder
+from cairn.lsp.command import parse_hostport
 from cairn.lsp.context import Client, Context
 from cairn.lsp.conversions import converter, uri_path
 from cairn.lsp.scheduling import Scheduler, Worker
@@ -249,33 +249,6 @@ def build_server() -> CairnServer:
     for name in FEATURES:
         import_module(name).register(server)
     return server
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m cairn.lsp [--tcp HOST:PORT]`: serve on stdio (default) or TCP."""
-    parser = argparse.ArgumentParser(prog="cairn serve", description=__doc__.splitlines()[0])
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
-    parser.add_argument("--stdio", action="store_true", help="stdin/stdout (the default)")
-    parser.add_argument("--log-level", default="WARNING", help="log level on stderr")
-    args = parser.parse_args(argv)
-    serve(tcp=args.tcp, log_level=args.log_level)
-    return 0
-
-
-def parse_hostport(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (or `:PORT`, or `PORT`) -> (host, port); ValueError says what is valid."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", text
-    try:
-        number = int(port)
-    except ValueError:
-        raise ValueError(
-            f"invalid --tcp {text!r}; expected HOST:PORT such as 127.0.0.1:2087"
-        ) from None
-    if not 0 < number < 65536:
-        raise ValueError(f"invalid port {number} in --tcp {text!r}; expected 1-65535")
-    return host or "127.0.0.1", number
 
 
 class _DroppingQueueHandler(logging.handlers.QueueHandler):

@@ -334,14 +334,13 @@ def line_id(raw: dict[str, Any]) -> str:
     return event_id(raw, digest)
 
 
-@dataclass(frozen=True, slots=True)
-class AppendResult:
+class AppendResult(msgspec.Struct, frozen=True):
     """What `Store.append` wrote, which kinds of secret were masked on the way, and
     warnings for the writer (an entity path that mixes scripts)."""
 
     event: Event
-    masked: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    masked: list[str] = msgspec.field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     # True when the draft's idempotency key named an event already in the log: that
     # event is returned and nothing was written.
     replayed: bool = False
@@ -428,8 +427,7 @@ class EntityStatus(msgspec.Struct, frozen=True, gc=False):
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Attempt:
+class Attempt(msgspec.Struct, frozen=True):
     """A prior attempt: an applied change and what closed it, or a standalone reject."""
 
     entity: str
@@ -453,8 +451,7 @@ class Attempt:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(msgspec.Struct, frozen=True):
     """One decision a search found: its best-ranked event, the score (BM25 over the
     weighted fields, higher is better; `cairn.store.fulltext`) and the other events of
     the same decision (one revert commit's events on many entities: `same`)."""
@@ -483,8 +480,7 @@ def same_decision(event: Event) -> tuple[str, str, str, str]:
     return (event.type.value, event.reasoning, event.alternative, event.commit or event.recorded_at)
 
 
-@dataclass(frozen=True, slots=True)
-class Review:
+class Review(msgspec.Struct, frozen=True):
     """A decision that asks to be looked at again, and why now."""
 
     event: Event
@@ -502,15 +498,14 @@ class Review:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Damage:
+class Damage(msgspec.Struct, frozen=True):
     """Lines of the log that verification rejects, kept out of every answer.
 
     `counts` maps `cairn verify`'s problem codes (`id-mismatch`, `missing-parent`,
     `malformed`, `redacted-with-content`) to how many lines have them.
     """
 
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = msgspec.field(default_factory=dict)
 
     @property
     def lines(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from re import Match, Pattern
 
 __all__ = ["SECRET_KINDS", "mask_secrets", "might_hold_secret", "placeholder"]
@@ -29,14 +30,23 @@ _B = r"(?<![A-Za-z0-9_\-])"
 _E = r"(?![A-Za-z0-9_\-])"
 
 # (kind, pattern, group to mask). Group 0 masks the whole match; a named group masks
-# only that part (the password of a URL, the value of an assignment).
+# only that part (the password of a URL, the value of an assignment). The patterns are
+# compiled on the first mask (`_compiled`), not at import: the language server's start
+# imports the write path but never writes before its first diagnostics, and compiling
+# them all was ~19M of its instructions (docs/performance.md).
 _Rule = tuple[str, Pattern[str], str | int]
 
-_RULES: tuple[_Rule, ...] = (
+
+def _p(pattern: str, flags: int = 0) -> tuple[str, int]:
+    """A pattern to compile on first use (`_compiled`)."""
+    return pattern, flags
+
+
+_RULES: tuple[tuple[str, tuple[str, int], str | int], ...] = (
     # A PEM block; an unterminated one (pasted and cut off) is masked to the end.
     (
         "private-key",
-        re.compile(
+        _p(
             r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
             r"(?:.*?-----END (?P=label)-----|.*\Z)",
             re.DOTALL,
@@ -47,22 +57,22 @@ _RULES: tuple[_Rule, ...] = (
     # The user may be empty (`redis://:password@host`, Redis's own form).
     (
         "url-password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s/]+)@(?=[^\s@/])"),
+        _p(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s/]+)@(?=[^\s@/])"),
         "secret",
     ),
     (
         "slack-webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+\-]+"),
+        _p(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_+\-]+"),
         0,
     ),
     (
         "aws-access-key",
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
+        _p(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
         0,
     ),
     (
         "aws-secret-key",
-        re.compile(
+        _p(
             r"(?i:aws_?secret(?:_access)?_?key|secret_?access_?key)[\"']?\s*(?:[:=]|=>)\s*"
             r"[\"']?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
         ),
@@ -70,40 +80,38 @@ _RULES: tuple[_Rule, ...] = (
     ),
     (
         "github-token",
-        re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E),
+        _p(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E),
         0,
     ),
-    ("gitlab-token", re.compile(_B + r"glpat-[A-Za-z0-9_\-]{20,}" + _E), 0),
-    ("slack-token", re.compile(_B + r"xox[bpars]-(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9\-]{10,}" + _E), 0),
-    ("stripe-key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E), 0),
+    ("gitlab-token", _p(_B + r"glpat-[A-Za-z0-9_\-]{20,}" + _E), 0),
+    ("slack-token", _p(_B + r"xox[bpars]-(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9\-]{10,}" + _E), 0),
+    ("stripe-key", _p(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}" + _E), 0),
     # Before the OpenAI rule: an Anthropic key also starts with `sk-`.
-    ("anthropic-key", re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _E), 0),
+    ("anthropic-key", _p(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}" + _E), 0),
     # `sk-` plus a long body with at least one digit: prose like `sk-learn-style` stays.
     (
         "openai-key",
-        re.compile(
-            _B + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}" + _E
-        ),
+        _p(_B + r"sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_\-]*\d)[A-Za-z0-9_\-]{20,}" + _E),
         0,
     ),
-    ("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E), 0),
-    ("npm-token", re.compile(_B + r"npm_[A-Za-z0-9]{36}" + _E), 0),
+    ("google-api-key", _p(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E), 0),
+    ("npm-token", _p(_B + r"npm_[A-Za-z0-9]{36}" + _E), 0),
     # header.payload.signature, both JSON parts base64url of `{"`.
     (
         "jwt",
-        re.compile(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*" + _E),
+        _p(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*" + _E),
         0,
     ),
     (
         "bearer-token",
-        re.compile(r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9\-._~+/]{20,}=*)"),
+        _p(r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9\-._~+/]{20,}=*)"),
         "secret",
     ),
 )
 
 # `password = hunter2`, `"api_key": "..."`, `DB_PASSWORD=...`, `secret: ...`: the key's
 # last word is the keyword (so `tokenizer=` and `max_tokens=` are not keys).
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = _p(
     r"(?P<key>(?<![A-Za-z0-9_])(?:[A-Za-z0-9]+[_\-.])*"
     r"(?i:password|passwd|passphrase|passcode|pass|pwd|pw|pswd|secret|secret[_\-]?key|client[_\-]?secret|token"
     r"|auth[_\-]?token|access[_\-]?token|refresh[_\-]?token|api[_\-]?key|apikey"
@@ -113,13 +121,20 @@ _ASSIGNMENT = re.compile(
 )
 
 # Values that are references or placeholders, not secrets.
-_NOT_A_VALUE = re.compile(
+_NOT_A_VALUE = _p(
     r"(?:\$|<|\{|%|\*{3}|\[REDACTED:|os\.|env\.|process\.env|getenv|None\b|null\b|nil\b"
     r"|true\b|false\b|xxx|\.\.\.)",
     re.IGNORECASE,
 )
 
 SECRET_KINDS: tuple[str, ...] = (*(kind for kind, _, _ in _RULES), "credential")
+
+
+@cache
+def _compiled() -> tuple[tuple[_Rule, ...], Pattern[str], Pattern[str]]:
+    """The rules, the assignment rule and its placeholder test, compiled once."""
+    rules = tuple((kind, re.compile(*spec), group) for kind, spec, group in _RULES)
+    return rules, re.compile(*_ASSIGNMENT), re.compile(*_NOT_A_VALUE)
 
 
 def _replace_group(kind: str, group: str | int, found: list[str]) -> Callable[[Match[str]], str]:
@@ -137,7 +152,7 @@ def _replace_group(kind: str, group: str | int, found: list[str]) -> Callable[[M
 
 def _looks_like_value(value: str, *, quoted: bool) -> bool:
     """Whether an assignment's right-hand side is plausibly a literal secret."""
-    if _NOT_A_VALUE.match(value) or value.endswith("("):
+    if _compiled()[2].match(value) or value.endswith("("):
         return False
     if quoted:
         return len(value.strip()) >= 4
@@ -166,9 +181,10 @@ def mask_secrets(text: str) -> tuple[str, list[str]]:
     if not text:
         return text, []
     found: list[str] = []
-    for kind, pattern, group in _RULES:
+    rules, assignment, _ = _compiled()
+    for kind, pattern, group in rules:
         text = pattern.sub(_replace_group(kind, group, found), text)
-    text = _ASSIGNMENT.sub(_mask_assignment(found), text)
+    text = assignment.sub(_mask_assignment(found), text)
     return text, list(dict.fromkeys(found))
 
 
@@ -183,9 +199,12 @@ _SECRET_MARKERS = (
     "AIPA", "ANPA", "ANVA", "APKA",
 )  # fmt: skip
 _KEYWORDS = ("pass", "pw", "pswd", "secret", "token", "credential", "key")
-_ASSIGNED = re.compile(
-    r"(?:pass|pw|pswd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])"
-)
+_ASSIGNED = _p(r"(?:pass|pw|pswd|secret|token|credential|key)[a-z0-9_\-.]*[\"']?\s*(?::=|=>|[:=])")
+
+
+@cache
+def _assigned() -> Pattern[str]:
+    return re.compile(*_ASSIGNED)
 
 
 # Each marker is a scan of the text: the twelve AWS/Google ones are looked for only in
@@ -218,5 +237,5 @@ def might_hold_secret(text: str) -> bool:
     low = text.lower()
     for keyword in _KEYWORDS:
         if keyword in low:
-            return _ASSIGNED.search(low) is not None
+            return _assigned().search(low) is not None
     return False

@@ -56,9 +56,16 @@ COMMANDS: dict[str, str] = {
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one-line errors, meaningful exit codes, no tracebacks."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["serve"]:
+        # The server parses its own options (cairn.lsp.command): an editor's start does
+        # not pay for click and the click application (docs/performance.md).
+        from cairn.lsp.command import main as serve
+
+        sys.exit(serve(args[1:]))
     from cairn.cli.app import main as run
 
-    run(sys.argv[1:] if argv is None else list(argv))
+    run(args)
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -15,39 +16,20 @@ def register(group: click.Group) -> None:
     group.add_command(demo)
 
 
-@click.command()
-@click.option(
-    "--tcp",
-    metavar="HOST:PORT",
-    help="Listen on TCP (e.g. 127.0.0.1:2087) instead of stdio.",
+@click.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    add_help_option=False,  # `--help` is the server's parser's, as every option
 )
-@click.option("--stdio", is_flag=True, help="Speak LSP on stdin/stdout (the default).")
-@click.option(
-    "--log-level",
-    type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
-    default="WARNING",
-    show_default=True,
-    help="What the server logs on stderr.",
-)
-def serve(tcp: str | None, stdio: bool, log_level: str) -> None:
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def serve(args: tuple[str, ...]) -> None:
     """Run the Cairn language server (editors start this; stdio by default).
 
-    \b
-    Examples:
-      cairn serve                      # what VS Code, Neovim, Helix... run
-      cairn serve --tcp 127.0.0.1:2087 # for a client that connects over TCP
+    Listed here for `cairn --help`; `cairn serve` itself goes straight to the server's
+    own command line (cairn.lsp.command), which parses, documents and checks its options.
     """
-    from cairn.lsp.server import parse_hostport
-    from cairn.lsp.server import serve as run
+    from cairn.lsp.command import main
 
-    if tcp and stdio:
-        raise CairnError("choose one of --tcp and --stdio")
-    if tcp:
-        try:
-            parse_hostport(tcp)
-        except ValueError as exc:
-            raise CairnError(str(exc)) from None
-    run(tcp=tcp, log_level=log_level)
+    sys.exit(main(list(args)))
 
 
 @click.command()

@@ -18,7 +18,11 @@ from typing import IO, Any
 from cairn.store import EventDraft, Store, init_store
 
 NEVER = {
-    # the command line's other commands (click loads only the one it runs)
+    # the command line: `cairn serve` parses its options itself (cairn.lsp.command)
+    "click",
+    "cairn.cli.app",
+    "cairn.cli.serve_cmd",
+    "cairn.cli._common",
     "rich",
     "cairn.cli.store_cmds",
     "cairn.cli.check_cmd",
@@ -33,6 +37,8 @@ NEVER = {
     "cairn.importers",
     "cairn.export",
     "cairn.store.verify",
+    # judging a revert is the git importer's and the gate's (the server asks `quiet`)
+    "cairn.significance.judge",
 }
 NEEDED = {"cairn.lsp.server", "cairn.indexer.document", "cairn.store.store", "tree_sitter_sql"}
 

@@ -224,6 +224,7 @@ def test_cli_serve_rejects_a_bad_tcp_address() -> None:
     assert out.returncode == 2
     assert out.stderr.strip() == (
         "cairn: error: invalid --tcp 'localhost:http'; expected HOST:PORT such as 127.0.0.1:2087"
+        " (see `cairn serve --help`)"
     )
 
 

@@ -1,49 +1,15 @@
-"""Significance: whether a machine-found revert is one a teammate should be stopped by.
-
-A revert whose undone change only touched formatting, whitespace, comments, imports
-added or dropped (not one module swapped for another), type annotations or lint
-suppressions ("Fix mypy warning", reverted by "Fix ruff warning") is true history and
-is recorded, but it is no decision: it never blocks
-(`cairn check`, the hook, the language server's findings), never fills the digest,
-and `history` still shows it. The importer marks such events with
-`metadata.significance: trivial` (`trivial_files`, file by file: in a revert that also
-undid code, a file only reformatted is still no decision); every surface asks
-`quiet(event)`. This module is the one place for both halves of the rule.
-
-Two more kinds of undo are true history but no decision: a *toggle* (code commented
-out, or back in: a switch flipped for a while) and an *accident* (a commit taken back
-because it went in by mistake: the revert says so, or its author took it back within
-minutes with no word of why), `accident`.
-
-The same holds for what a revert undid in the project's prose (`notes`): a changelog
-line, a release note, a README badge, a documentation page. Taking one back is true
-history, but what a teammate must not redo is the code; the notes follow it.
-
-The test compares what the change did with what it undid, line by line in file
-order, after taking out what carries no behaviour (`essence`): if the removed and the
-added lines of every file read the same, the change was cosmetic.
-"""
+"""What a revert undid, judged: cosmetic (`essence`, `trivial_change`, `trivial_files`), a
+toggle, an `accident`, a `planned_undo`, or the project's prose (`notes`). The rule's
+first half (see `cairn.significance`); only the git importer and the gate ask it."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
 
-__all__ = [
-    "KEY",
-    "TRIVIAL",
-    "accident",
-    "essence",
-    "notes",
-    "quiet",
-    "trivial_change",
-    "trivial_files",
-]
+__all__ = ["accident", "essence", "notes", "planned_undo", "trivial_change", "trivial_files"]
 
-KEY = "significance"
-TRIVIAL = "trivial"
 MAX_LINES = 20_000  # per revert: a bigger change is never judged cosmetic (and never read)
 
 # Lint and type-checker suppressions, to the end of the line (`noqa: E501`,
@@ -390,10 +356,3 @@ def notes(path: str) -> bool:
     if in_docs and any(d in _SPHINX_DIRS for d in dirs[in_docs[0] :]):
         return True  # the docs site's own theme: `docs/_templates/`, `docs/_static/`
     return bool(in_docs) and suffix == ".txt" and not name.startswith("requirements")
-
-
-def quiet(event: Any) -> bool:
-    """Whether a verdict is recorded history that blocks nothing and stays out of the
-    digest (`significance: trivial`). The one test every surface asks."""
-    meta = getattr(event, "metadata", None)
-    return isinstance(meta, dict) and meta.get(KEY) == TRIVIAL
