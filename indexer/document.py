@@ -161,9 +161,17 @@ class Document:
     def symbols(self) -> list[Symbol]:
         """Every symbol in the document, sorted by position (computed once per version)."""
         if self._symbols is None:
-            self._plain = self._index()
-            self._symbols = name_overloads(self._plain, self._data, self._lines, self.language)
+            plain = self.plain_symbols
+            self._symbols = name_overloads(plain, self._data, self._lines, self.language)
         return self._symbols
+
+    @property
+    def plain_symbols(self) -> list[Symbol]:
+        """The symbols before overloads are named (`name_overloads`): each overload
+        under its bare path only."""
+        if self._plain is None:
+            self._plain = self._index()
+        return self._plain
 
     def remember_chunks(self) -> None:
         """Fill the chunk cache an edit reuses, if the symbols were found without it.
@@ -276,11 +284,14 @@ def index_text(
     *,
     user_queries_dir: str | Path | None = None,
     model_tables: Mapping[str, str] | None = None,
+    overloads: bool = True,
 ) -> list[Symbol]:
     """The symbols of one file's text; never raises on bad input. `model_tables` is
-    what the file's Django app states about its tables (`app_model_tables`)."""
+    what the file's Django app states about its tables (`app_model_tables`). Without
+    `overloads`, overloaded declarations keep their one bare path (`name_overloads` not
+    run): enough to ask whether a name is declared, at a sixth less of a Java file's cost."""
     doc = Document(file, text, user_queries_dir, model_tables=model_tables, _one_shot=True)
-    return doc.symbols
+    return doc.symbols if overloads else doc.plain_symbols
 
 
 def _enclosing_key(symbol: Symbol) -> tuple[tuple[int, int], bool]:

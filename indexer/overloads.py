@@ -18,11 +18,11 @@ from cairn.indexer.model import Role, Symbol, make_symbol
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import EntityPathError, overload_suffix, split_overload
 
-__all__ = ["OVERLOAD_LANGUAGES", "name_overloads", "overloaded_names"]
+__all__ = ["MAX_PARAMS_BYTES", "OVERLOAD_LANGUAGES", "name_overloads", "overloaded_names"]
 
 OVERLOAD_LANGUAGES = frozenset({"java", "typescript", "tsx"})
 _CALLABLE_KINDS = frozenset({"method", "function"})
-_MAX_PARAMS_BYTES = 4000  # a parameter list longer than this is not one
+MAX_PARAMS_BYTES = 4000  # a parameter list longer than this is not one
 
 
 def name_overloads(
@@ -78,11 +78,11 @@ def _suffix_of(symbol: Symbol, data: bytes, lines: LineIndex) -> str | None:
     balanced parentheses after its name (and type parameters, `f<T>(`)."""
     r = symbol.name_range
     start, _ = lines.byte_offset(r.end_line, r.end_character)
-    open_at = data.find(b"(", start, start + _MAX_PARAMS_BYTES)
+    open_at = data.find(b"(", start, start + MAX_PARAMS_BYTES)
     if open_at < 0:
         return None
     depth = 0
-    for i in range(open_at, min(len(data), open_at + _MAX_PARAMS_BYTES)):
+    for i in range(open_at, min(len(data), open_at + MAX_PARAMS_BYTES)):
         ch = data[i]
         if ch == 0x28:  # (
             depth += 1

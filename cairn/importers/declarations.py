@@ -31,6 +31,7 @@ __all__ = [
     "change_type",
     "declarations",
     "declared_as",
+    "declared_names",
     "may_declare",
     "similarity",
 ]
@@ -49,7 +50,7 @@ class Decl:
     """One declaration in one version of a file. Its tokens are counted when first
     asked for: most declarations are only looked up by name."""
 
-    __slots__ = ("_lines", "_params", "_tokens", "entity", "kind")
+    __slots__ = ("_flat", "_lines", "_params", "_tokens", "entity", "kind")
 
     def __init__(self, entity: str, kind: str, lines: list[str]) -> None:
         self.entity = entity  # file::Qualified.name
@@ -57,6 +58,7 @@ class Decl:
         self._lines = lines  # its own source lines
         self._tokens: Counter[str] | None = None
         self._params: str | None = None
+        self._flat: str | None = None
 
     def __repr__(self) -> str:
         return f"Decl({self.entity!r}, {self.kind!r})"
@@ -75,7 +77,9 @@ class Decl:
         """Its parameter list as written, blanks removed (`(Stringa,LineText[]b)`); ""
         when it has none to read. Overloads share a path and differ here, and a rename
         that keeps the parameters is RefactoringMiner's strongest sign of one."""
-        return "".join(self.params_as_written.split())
+        if self._flat is None:  # compared pairwise across a commit's overloads: once
+            self._flat = "".join(self.params_as_written.split())
+        return self._flat
 
     @property
     def params_as_written(self) -> str:
@@ -142,6 +146,20 @@ def declarations(text: str, file: str) -> dict[str, list[Decl]]:
     return out
 
 
+def declared_names(text: str, file: str) -> frozenset[str]:
+    """The bare paths inside the file (`Class.name`) that `text` declares: the keys of
+    `declarations`, without naming overloads or keeping their lines. Following a symbol
+    asks only this of most of its file's versions."""
+    from cairn.indexer import index_text
+    from cairn.indexer.model import CODE_KINDS
+
+    return frozenset(
+        sym.entity.partition("::")[2]
+        for sym in index_text(text, file, overloads=False)
+        if str(sym.role) == "introduce" and "::" in sym.entity and sym.kind in CODE_KINDS
+    )
+
+
 def declared_as(decls: dict[str, list[Decl]], name: str) -> list[Decl]:
     """The declarations of `decls` (one file's) that the inner path `name` names: all
     overloads of a bare name, the one overload of a suffixed one."""
@@ -160,15 +178,72 @@ def may_declare(blob: bytes, file: str, qualified: str) -> bool:
     name or an assignment's target (`N = 1`, `N: T`, `N, b = f()`, one logical line),
     nested in the `def`s/`class`es its path names: a file where the name is only called,
     imported, passed or in another class's method of that name lacks one of them."""
-    bare = _split_inner(qualified)[0]  # an overload's suffix is no word
+    bare, suffix = _split_inner(qualified)  # an overload's suffix is no word
     *containers, name = (part.encode() for part in bare.split("."))
     if name not in blob:
         return False
     if language_for(file) != "python":
+        if suffix:
+            return _may_declare_overload(blob, name, suffix)
         return _word_re(name).search(blob) is not None
     return all(_python_def_re(c).search(blob) for c in containers) and bool(
         _python_def_re(name).search(blob) or _python_target_re(name).search(blob)
     )
+
+
+def _may_declare_overload(blob: bytes, name: bytes, suffix: str) -> bool:
+    """Whether some `name` in `blob` is followed by a parameter list holding the
+    suffix's types in order (`visit(QualifiedNameExpr,A)`): read as the indexer reads
+    an overload's list (`cairn.indexer.overloads`, the balanced parentheses after the
+    name), whose canonical types are words of it. A visitor's `visit` is in every
+    version; the type it took, once deleted from the code base, is in none."""
+    from cairn.indexer.overloads import MAX_PARAMS_BYTES
+
+    types = [t.rstrip("[]").encode() for t in suffix[1:-1].split(",") if t]
+    if not all(t in blob for t in types):
+        return False
+    # `find`, not a regex over the whole file: a name may be in it hundreds of times.
+    at = blob.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if _is_word_at(blob, at - 1) or _is_word_at(blob, end):
+            at = blob.find(name, at + 1)
+            continue
+        at = blob.find(name, end)
+        open_at = blob.find(b"(", end, end + MAX_PARAMS_BYTES)
+        if open_at < 0:
+            continue
+        close = _close_paren(blob, open_at, open_at + MAX_PARAMS_BYTES)
+        pos = open_at
+        for t in types:  # in order: one type per parameter
+            pos = blob.find(t, pos, close)
+            if pos < 0:
+                break
+            pos += len(t)
+        else:
+            return True
+    return False
+
+
+def _is_word_at(blob: bytes, i: int) -> bool:
+    """Whether `blob[i]` is part of a word (`_word_re`'s `[\\w$]`); False off either end."""
+    return 0 <= i < len(blob) and blob[i] in _WORD_BYTES
+
+
+_WORD_BYTES = frozenset(b"$_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _close_paren(blob: bytes, open_at: int, end: int) -> int:
+    """Where the parentheses opened at `open_at` close (`end` when not before it)."""
+    depth = 0
+    for m in _PARENS.finditer(blob, open_at, end):
+        depth += 1 if m.group() == b"(" else -1
+        if depth == 0:
+            return m.end()
+    return end
+
+
+_PARENS = re.compile(rb"[()]")
 
 
 def _split_inner(name: str) -> tuple[str, str]:

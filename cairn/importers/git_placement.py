@@ -203,7 +203,7 @@ def _place_removed(
     before the revert that held it (the file's own entity for the rest)."""
     from cairn.fingerprints import fingerprint, row_kinds
     from cairn.indexer import index_text
-    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.indexer.enclosing import innermost_by_line
 
     symbols: list[Symbol] = []
     blob = blobs.read(f"{f.revert.sha}^", path)
@@ -224,9 +224,12 @@ def _place_removed(
     file_quiet = False  # lines outside every symbol that say nothing (a header)
     file_imports: list[str] = []
     placed = False
+    # One sweep for all the lines: line by line was symbols x lines (most of a big
+    # file's revert: commons-lang's StringUtils).
+    inner = innermost_by_line(symbols, (n - 1 for n in removed))
     for number, text in sorted(removed.items()):
         named = by_name_line.get(number - 1)
-        sym = named or innermost_symbol(symbols, number - 1)
+        sym = named or inner.get(number - 1)
         if sym is None:
             if number - 1 in meaningful:
                 file_lines.append(text)
@@ -279,7 +282,7 @@ def _place_restored(
     of the file after the revert that holds it (`Entity.restored`)."""
     from cairn.fingerprints import code_rows, normalise
     from cairn.indexer import index_text
-    from cairn.indexer.enclosing import innermost_symbol
+    from cairn.indexer.enclosing import innermost_by_line
     from cairn.store.paths import EntityPathError, canonicalise
 
     added = fd.added
@@ -294,10 +297,11 @@ def _place_restored(
     if not rows:
         return
     symbols = [] if redeclares(after, path) else index_text(after, path)
+    inner = innermost_by_line(symbols, (n - 1 for n in added if n - 1 in rows))
     for number, text in sorted(added.items()):
         if number - 1 not in rows:
             continue
-        sym = innermost_symbol(symbols, number - 1)
+        sym = inner.get(number - 1)
         if sym is not None:
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
         else:

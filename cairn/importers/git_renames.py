@@ -44,6 +44,7 @@ from cairn.importers.declarations import (
     best,
     declarations,
     declared_as,
+    declared_names,
     may_declare,
     similarity,
 )
@@ -56,7 +57,9 @@ MAX_COMMITS = 500  # renames of one file followed to its last name
 # File reads per import, for all symbols; the import says when it stopped there and
 # how many it did not follow. CAIRN_RENAME_READS raises it for a history that needs more.
 MAX_READS = 20_000
-PARSED_KEPT = 16  # versions whose declarations are kept, newest last
+# Characters of file text whose parses are kept: the walk, the match and later walks
+# (a symbol renamed in its file walks it again) ask for the same versions.
+PARSED_CHARS = 24_000_000
 MAX_CANDIDATE_FILES = 50  # files parsed per commit, for one element that left
 MAX_FILE_BYTES = 1_000_000
 MEMO_BYTES = 32_000_000  # one commit's blobs kept while its elements are matched
@@ -98,6 +101,8 @@ class RenameTracker:
         self._reads = 0  # file reads spent following symbols (bounded by _max_reads)
         self._max_reads = max_reads()
         self._parsed: dict[tuple[str, str], dict[str, list[Decl]]] = {}
+        self._names: dict[tuple[str, str], frozenset[str]] = {}
+        self._parsed_chars = 0
         self._unfollowed = 0  # symbols left when MAX_READS stopped the walk
         self._memo: _CommitMemo | None = None
         for entity in known:
@@ -250,13 +255,8 @@ class RenameTracker:
             if not here:
                 break
             blob = self._object(blobs, oids[i]) if oids[i] != ZERO else None
-            decls: dict[str, list[Decl]] | None = None
             for name in here:
-                if blob is None or not may_declare(blob, path, name):
-                    continue
-                if decls is None:
-                    decls = self._declared(blob, path)
-                if declared_as(decls, name):
+                if self._declares(blob, path, name):
                     last[name] = i
                     del todo[name]
         for name, since in names.items():
@@ -336,9 +336,7 @@ class RenameTracker:
             if last is None:
                 continue
             blob = self._read(blobs, last.sha, path)
-            maybe = [n for n in names if blob is not None and may_declare(blob, path, n)]
-            decls = self._declared(blob, path) if maybe else {}
-            for name in [n for n in maybe if declared_as(decls, n)]:
+            for name in [n for n in names if self._declares(blob, path, n)]:
                 del names[name]
             if not names:
                 del pending[file]
@@ -367,11 +365,40 @@ class RenameTracker:
         key = (path, text)
         found = self._parsed.get(key)
         if found is None:
-            found = declarations(text, path)
-            if len(self._parsed) >= PARSED_KEPT:
-                del self._parsed[next(iter(self._parsed))]
-            self._parsed[key] = found
+            found = self._parsed[self._kept(key)] = declarations(text, path)
         return found
+
+    def _declares(self, blob: bytes | None, path: str, name: str) -> bool:
+        """Whether this version of `path` declares `name`: parsed only when it may
+        (`may_declare`), and a bare name without naming overloads (`_declared_names`)."""
+        if blob is None or not may_declare(blob, path, name):
+            return False
+        if split_overload(f"::{name}")[1]:  # one overload: by its own path
+            return bool(declared_as(self._declared(blob, path), name))
+        return name in self._declared_names(blob, path)
+
+    def _declared_names(self, blob: bytes | None, path: str) -> frozenset[str]:
+        """The keys of `_declared`, for a version only scanned for a name: overloads
+        are not named (`declared_names`), a sixth of a Java file's parse saved."""
+        text = _text(blob)
+        if text is None:
+            return frozenset()
+        key = (path, text)
+        if key in self._parsed:
+            return frozenset(self._parsed[key])
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[self._kept(key)] = declared_names(text, path)
+        return found
+
+    def _kept(self, key: tuple[str, str]) -> tuple[str, str]:
+        """Make room for one more parse of `key`'s text (the oldest go first)."""
+        self._parsed_chars += len(key[1])
+        while self._parsed_chars > PARSED_CHARS and (self._names or self._parsed):
+            kept = self._names if self._names else self._parsed
+            self._parsed_chars -= len(next(iter(kept))[1])
+            del kept[next(iter(kept))]
+        return key
 
     def _memo_for(self, c: Commit) -> _CommitMemo:
         """The reads and parses of commit `c`, kept while its elements are matched:

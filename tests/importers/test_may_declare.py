@@ -84,3 +84,28 @@ def test_other_languages_need_only_the_name_as_a_word() -> None:
     assert may_declare(java, "src/Pool.java", "Cache.get")  # no grammar rule here: parse
     assert not may_declare(java, "src/Pool.java", "Pool.put")
     assert not may_declare(java, "src/Pool.java", "Pool.gett")
+
+
+JAVA_OVERLOADS = b"""class V {
+  Object visit(final QualifiedNameExpr n, A arg) { return visit(other, arg); }
+  Object visit(@Nullable java.util.List<Map<K, V>> xs, int... more) { return null; }
+  V(String a) {}
+  void call() { visit(NameExpr.of("x"), ignored); }
+}"""
+
+
+def test_an_overload_is_declared_only_where_its_types_follow_its_name() -> None:
+    found = {
+        d.entity.partition("::")[2]
+        for ds in declarations(JAVA_OVERLOADS.decode(), "src/V.java").values()
+        for d in ds
+    }
+    for qualified in found:  # never "no" where the parse finds it
+        assert may_declare(JAVA_OVERLOADS, "src/V.java", qualified), qualified
+    assert "V.visit(List,int[])" in found
+    # The name is there, its parameter types are not (or not in that order).
+    assert not may_declare(JAVA_OVERLOADS, "src/V.java", "V.visit(ArrayAccessExpr,A)")
+    assert not may_declare(JAVA_OVERLOADS, "src/V.java", "V.visit(A,QualifiedNameExpr)")
+    # A call that passes words of the types is a "may": parsed, then not found there.
+    assert may_declare(JAVA_OVERLOADS, "src/V.java", "V.visit(NameExpr)")
+    assert "V.visit(NameExpr)" not in found
