@@ -74,4 +74,6 @@ def quiet(event: Any) -> bool:
     return isinstance(meta, dict) and meta.get(KEY) == TRIVIAL
 
 
-__getattr__ = exports("cairn.significance", dict.fromkeys(__all__[2:], "judge"))
+# every exported name this module does not define is the judge's, loaded on first use
+_JUDGED = [name for name in __all__ if name not in globals()]
+__getattr__ = exports("cairn.significance", dict.fromkeys(_JUDGED, "judge"))

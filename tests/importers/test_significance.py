@@ -150,3 +150,14 @@ def test_an_accident_is_said_or_silent_and_quick(
     made = datetime(2024, 1, 1, 10, tzinfo=timezone.utc)
     when = (made + timedelta(minutes=minutes)).isoformat()
     assert accident(words, author, when, "ann", made.isoformat()) is quick
+
+
+def test_the_package_re_exports_exactly_what_the_judge_exports() -> None:
+    # The package lists the judge's names itself so that `quiet` stays import-light; a
+    # name added to one list and not the other would fail only on first use, elsewhere.
+    import cairn.significance as significance
+    import cairn.significance.judge as judge
+
+    assert set(significance._JUDGED) == set(judge.__all__)
+    for name in significance.__all__:
+        assert getattr(significance, name) is not None
