@@ -78,9 +78,11 @@ def comparable(log: Path) -> str:
     for e in events:
         e.pop("id", None)
         e.pop("recorded_at", None)
-        for key in ("parents", "supersedes"):
+        for key in ("parents", "supersedes"):  # a list of ids, or one
             if isinstance(e.get(key), list):
                 e[key] = [number.get(i, i) for i in e[key]]
+            elif isinstance(e.get(key), str):
+                e[key] = number.get(e[key], e[key])
         out.append(json.dumps(e, sort_keys=True) + "\n")
     return "".join(out)
 

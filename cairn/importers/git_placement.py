@@ -203,6 +203,7 @@ def _place_removed(
     before the revert that held it (the file's own entity for the rest)."""
     from cairn.fingerprints import fingerprint, row_kinds
     from cairn.indexer import index_text
+    from cairn.indexer.document import index_text_and_tree
     from cairn.indexer.enclosing import innermost_by_line
 
     symbols: list[Symbol] = []
@@ -210,12 +211,14 @@ def _place_removed(
     meaningful: set[int] = {n - 1 for n in removed}
     imports: set[int] = set()
     if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
-        symbols = [] if redeclares(blob, path) else index_text(blob, path)
+        tree = None
+        if not redeclares(blob, path):
+            symbols, tree = index_text_and_tree(blob, path)
         # Only lines that carry meaning are fingerprinted: no comment, import,
         # docstring or licence header (they still say where the revert was). An
         # entity whose only lines are imports is fingerprinted by them: a module
         # swapped for another is the whole change.
-        meaningful, imports = row_kinds(blob, path, meaningful)
+        meaningful, imports = row_kinds(blob, path, meaningful, tree=tree)
     by_name_line: dict[int, Symbol] = {}
     for one in symbols:
         if str(one.role) == "introduce":
