@@ -1,15 +1,21 @@
-"""The import reads a reverted file's syntax tree once (issue 30's import time): the rows
-that carry meaning are found in the tree the symbols came from, and a declaration's
-signature is read once however many links list it."""
+"""The import reads things once (issue 30's import time): a reverted file's syntax tree
+(the rows that carry meaning are found in the tree the symbols came from), a
+declaration's signature however many links list it, and a licence file per version
+(copyright notices come through the import's blob reader, not a `git grep` per revert)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from real_cli import commit
 
 import cairn.indexer.languages as languages
 from cairn.fingerprints import row_kinds
 from cairn.importers import declarations
 from cairn.importers.declarations import Decl
+from cairn.importers.git_history import Blobs
+from cairn.importers.trees import Notices
 from cairn.indexer import index_text
 from cairn.indexer.document import index_text_and_tree
 
@@ -95,3 +101,40 @@ def test_a_signature_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     overload = Decl("src/Pool.java::Pool.get(int)", "method", ["String get(int i) {", "}"])
     assert overload.signature == "(int)"  # from its path: nothing parsed
     assert len(calls) == 1
+
+
+def test_notices_are_read_through_the_blob_reader_and_a_licence_once(project: Path) -> None:
+    first = commit(
+        project,
+        "App",
+        "2024-01-01T10:00:00Z",
+        {
+            "MIT-LICENSE": "Copyright (c) 2009, Nick Quaranto\n\nPermission is granted\n",
+            "copying.txt": "Copyright 2010 Not A Licence\n",  # COPYING* is case-sensitive
+            "docs/LICENSE": "Copyright 2011 Only At The Root\n",
+            "lib/helper.rb": "# Copyright (c) 2004 Chad Fowler\n" + "x = 1\n" * 20,
+            "lib/late.rb": "x = 1\n" * 20 + "# Copyright 2005 Too Far Down\n",
+        },
+    )
+    second = commit(project, "More", "2024-02-01T10:00:00Z", {"README": "hello\n"})
+    blobs = Blobs(project)
+    reads: list[tuple[str, str]] = []
+
+    def read(rev: str, path: str) -> bytes | None:
+        reads.append((rev, path))
+        return blobs.read(rev, path)
+
+    try:
+        notices = Notices(read)
+        assert notices.header(first, "lib/helper.rb") == {"chad", "fowler"}
+        assert notices.header(first, "lib/late.rb") == frozenset()  # not its header
+        assert notices.header(first, "lib/gone.rb") == frozenset()
+        assert notices.licence(first) == {"nick", "quaranto"}
+        licence_reads = len(reads)
+        # The same licence blob in a later tree: its root is listed, the file not read again.
+        assert notices.licence(second) == {"nick", "quaranto"}
+        assert len(reads) == licence_reads + 1
+        # A revert that changed the licence file itself: it is one of its files.
+        assert notices.licence(second, ["MIT-LICENSE"]) == frozenset()
+    finally:
+        blobs.close()
