@@ -270,8 +270,8 @@ Reader = Callable[[str, str], "bytes | None"]  # (rev, path) -> the blob, None i
 
 class Notices:
     """Copyright holders named in files' headers and in the licence files at a tree's
-    root, read through one blob reader (the import's `git cat-file --batch`) instead
-    of a `git grep` process per revert; a licence file is read once per version."""
+    root, read through one blob reader (the import's `git cat-file --batch`): no git
+    process per revert, and each version of a licence file read once."""
 
     def __init__(self, read: Reader, oid_bytes: int = 20) -> None:
         self._read = read
@@ -302,12 +302,13 @@ class Notices:
         return out
 
 
-# What `git grep -I` takes for binary, and its root licence pathspecs as one pattern.
+# A licence file at the root: `*licence*` or `*license*` in any case, `COPYING*`.
 _LICENCE_FILE = re.compile(rb"^(?:.*(?i:licen[cs]e).*|COPYING.*)$", re.S)
 _COPYRIGHT = re.compile(rb"copyright.*(19|20)[0-9]{2}", re.I)
 
 
 def _binary(blob: bytes) -> bool:
+    """Binary as git takes it: a NUL in the first 8,000 bytes."""
     return b"\0" in blob[:8000]
 
 
