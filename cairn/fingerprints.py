@@ -36,7 +36,10 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -279,9 +282,12 @@ def code_rows(
     return code | import_rows if imports else code
 
 
-def row_kinds(data: bytes | str, path: str, rows: Iterable[int]) -> tuple[set[int], set[int]]:
+def row_kinds(
+    data: bytes | str, path: str, rows: Iterable[int], *, tree: Tree | None = None
+) -> tuple[set[int], set[int]]:
     """(the rows among `rows` that carry meaning, the rows that are imports): one parse
-    for both (`code_rows`)."""
+    for both (`code_rows`). `tree` is the file's syntax tree when the caller has it
+    (`cairn.indexer.document.index_text_and_tree`): the file is then not parsed again."""
     wanted = sorted(set(rows))
     if not wanted or not is_code(path):
         return set(wanted), set()
@@ -297,14 +303,14 @@ def row_kinds(data: bytes | str, path: str, rows: Iterable[int]) -> tuple[set[in
                 import_rows.add(r)
     left = [r for r in wanted if r not in quiet and r not in import_rows]
     if left:
-        by_tree, by_tree_imports = _quiet_by_grammar(raw, lines, path, left)
+        by_tree, by_tree_imports = _quiet_by_grammar(raw, lines, path, left, tree)
         quiet |= by_tree
         import_rows |= by_tree_imports
     return set(wanted) - quiet - import_rows, import_rows
 
 
 def _quiet_by_grammar(
-    raw: bytes, lines: list[bytes], path: str, rows: list[int]
+    raw: bytes, lines: list[bytes], path: str, rows: list[int], tree: Tree | None = None
 ) -> tuple[set[int], set[int]]:
     """(the rows of `rows` wholly covered, but for punctuation, by comments or
     multi-line strings in the file's syntax tree; those covered only once imports
@@ -314,10 +320,11 @@ def _quiet_by_grammar(
     language = language_for(path)
     if language not in GRAMMARS or language in ("json", "toml", "yaml"):
         return set(), set()
-    try:
-        tree = parser(language).parse(raw)
-    except (ValueError, RuntimeError):
-        return set(), set()
+    if tree is None:
+        try:
+            tree = parser(language).parse(raw)
+        except (ValueError, RuntimeError):
+            return set(), set()
     covered: dict[int, list[tuple[int, int, bool]]] = {}  # row -> (start, end, an import)
     stack = [tree.root_node]
     while stack:

@@ -294,5 +294,13 @@ def index_text(
     return doc.symbols if overloads else doc.plain_symbols
 
 
+def index_text_and_tree(text: str | bytes, file: str) -> tuple[list[Symbol], Tree | None]:
+    """`index_text`, and the syntax tree the symbols were read from (None when the file
+    was not parsed): a caller that asks the tree more (`cairn.fingerprints.row_kinds`)
+    does not parse the file a second time."""
+    doc = Document(file, text, _one_shot=True)
+    return doc.symbols, doc._tree
+
+
 def _enclosing_key(symbol: Symbol) -> tuple[tuple[int, int], bool]:
     return _size(symbol.range), symbol.kind not in CODE_KINDS

@@ -50,7 +50,7 @@ class Decl:
     """One declaration in one version of a file. Its tokens are counted when first
     asked for: most declarations are only looked up by name."""
 
-    __slots__ = ("_flat", "_lines", "_params", "_tokens", "entity", "kind")
+    __slots__ = ("_flat", "_lines", "_params", "_signature", "_tokens", "entity", "kind")
 
     def __init__(self, entity: str, kind: str, lines: list[str]) -> None:
         self.entity = entity  # file::Qualified.name
@@ -59,6 +59,7 @@ class Decl:
         self._tokens: Counter[str] | None = None
         self._params: str | None = None
         self._flat: str | None = None
+        self._signature: str | None = None
 
     def __repr__(self) -> str:
         return f"Decl({self.entity!r}, {self.kind!r})"
@@ -92,7 +93,14 @@ class Decl:
     @property
     def signature(self) -> str:
         """Its canonical parameter types (`(int,String[])`): from its path when it is an
-        overload, else read from its parameter list; "" when that cannot be written."""
+        overload, else read from its parameter list; "" when that cannot be written.
+        Read once: each link out of a file version lists its declarations' signatures
+        (`git_renames._members`), and several links leave one version."""
+        if self._signature is None:
+            self._signature = self._read_signature()
+        return self._signature
+
+    def _read_signature(self) -> str:
         suffix = split_overload(self.entity)[1]
         if suffix or not self.params:
             return suffix

@@ -347,7 +347,7 @@ def _walk(
     by_sha = {c.sha: c for c in commits}
     todo = [f for sha, f in found.items() if sha not in done]
     # Vendored, generated and asset trees: one event each, and their diffs never read.
-    trees = trees_by_revert(root, todo)
+    trees = trees_by_revert(root, todo, blobs)
     diffs = _revert_diffs(root, todo, trees, by_sha)
     entity_cache: dict[str, list[Entity]] = {}
 

@@ -22,7 +22,7 @@ from cairn import git as gitcmd
 from cairn.importers.base import Note, Skipped
 from cairn.importers.git_history import Blobs, FileDiff
 from cairn.importers.git_reverts import Found
-from cairn.importers.trees import Tree, attributes, trees_of
+from cairn.importers.trees import Notices, Tree, attributes, trees_of
 from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 
 if TYPE_CHECKING:
@@ -70,19 +70,23 @@ def _git_in(root: Path, args: list[str], stdin: bytes) -> str:
     return out.stdout.decode("utf-8", "replace") if out.returncode == 0 else ""
 
 
-def trees_by_revert(root: Path, todo: list[Found]) -> dict[str, tuple[list[Tree], list[str]]]:
+def trees_by_revert(
+    root: Path, todo: list[Found], blobs: Blobs
+) -> dict[str, tuple[list[Tree], list[str]]]:
     """revert sha -> (its vendored/generated/asset trees, its other files), for the
-    reverts that touch a tree (one `git check-attr` for every file of every revert)."""
+    reverts that touch a tree (one `git check-attr` for every file of every revert;
+    copyright notices read through `blobs`)."""
 
     def run(args: list[str], stdin: bytes) -> str:
         return _git_in(root, args, stdin)
 
     said = attributes(run, {ch.path for f in todo for ch in f.revert.changes})
     out: dict[str, tuple[list[Tree], list[str]]] = {}
+    notices = Notices(blobs.read, len(todo[0].revert.sha) // 2 if todo else 20)
     for f in todo:
         paths = [ch.path for ch in f.revert.changes if f.files is None or ch.path in f.files]
         words = f.revert.message  # "Remove vendored rubygems codebase"
-        found, rest = trees_of(run, f"{f.revert.sha}^", paths, said, words)
+        found, rest = trees_of(run, notices, f"{f.revert.sha}^", paths, said, words)
         if found:
             out[f.revert.sha] = (found, rest)
     return out
@@ -203,6 +207,7 @@ def _place_removed(
     before the revert that held it (the file's own entity for the rest)."""
     from cairn.fingerprints import fingerprint, row_kinds
     from cairn.indexer import index_text
+    from cairn.indexer.document import index_text_and_tree
     from cairn.indexer.enclosing import innermost_by_line
 
     symbols: list[Symbol] = []
@@ -210,12 +215,14 @@ def _place_removed(
     meaningful: set[int] = {n - 1 for n in removed}
     imports: set[int] = set()
     if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
-        symbols = [] if redeclares(blob, path) else index_text(blob, path)
+        tree = None
+        if not redeclares(blob, path):
+            symbols, tree = index_text_and_tree(blob, path)
         # Only lines that carry meaning are fingerprinted: no comment, import,
         # docstring or licence header (they still say where the revert was). An
         # entity whose only lines are imports is fingerprinted by them: a module
         # swapped for another is the whole change.
-        meaningful, imports = row_kinds(blob, path, meaningful)
+        meaningful, imports = row_kinds(blob, path, meaningful, tree=tree)
     by_name_line: dict[int, Symbol] = {}
     for one in symbols:
         if str(one.role) == "introduce":

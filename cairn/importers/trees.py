@@ -218,11 +218,9 @@ _HOLDER = re.compile(
     r"copyright\s*(?:\(c\)|©)?\s*(?:19|20)\d\d(?:\s*[-,–]\s*(?:19|20)?\d\d)*\s*,?\s*(?:by\s+)?(.*)",
     re.I,
 )
-_GREP_LINE = re.compile(r"(.*?):(\d+):(.*)$")
 _HEADER_LINES = 15  # a file's own notice is at its top
 # "Vendored", "vendoring", "vendorize": not a bare "vendor" ("vendor prefix", "vendor/").
 _VENDOR_WORDS = re.compile(r"\bvendor(?:ed|ing|i[sz](?:e|ed|ing))\b", re.I)
-_LICENCE_SPECS = (":(glob)*[Ll][Ii][Cc][Ee][Nn][CcSs][Ee]*", ":(glob)COPYING*")
 
 
 def _holders(line: str) -> frozenset[str]:
@@ -235,48 +233,103 @@ def _holders(line: str) -> frozenset[str]:
     return frozenset(w for w in words if w not in _NOT_NAMES)
 
 
-def copied_in(run: Runner, rev: str, paths: list[str], words: str = "") -> set[str]:
+def copied_in(
+    run: Runner, notices: Notices, rev: str, paths: list[str], words: str = ""
+) -> set[str]:
     """The files among a revert's `paths` that are another project's code copied in
     without a vendor marker (`rev` is the tree before the revert; the revert's own tree
     is read too, for files it puts back). By a header naming holders the repository's
     own licence does not name (both with a year: a licence template names nobody, and
     then nothing is foreign; the licence at HEAD when there was none then), or, when
-    the revert's `words` say "vendored", by being added or deleted whole. One `git
-    grep` over the trees; none past `MAX_COPIED` files."""
+    the revert's `words` say "vendored", by being added or deleted whole. The notices
+    are read through the import's blob reader (`Notices`); none past `MAX_COPIED` files."""
     if not paths or len(paths) > MAX_COPIED:
         return set()
     after = rev.removesuffix("^")
-    out = run(
-        ["grep", "-I", "-i", "-n", "-E", r"copyright.*(19|20)[0-9]{2}", rev, after, "HEAD", "--",
-         *_LICENCE_SPECS, *(f":(literal){p}" for p in paths)],
-        b"",
-    )  # fmt: skip
-    ours: set[str] = set()
     theirs: dict[str, frozenset[str]] = {}
-    wanted = set(paths)
-    latest: set[str] = set()
-    for line in out.splitlines():
-        tree, _, rest = line.partition(":")  # `rev:path:n:text`
-        m = _GREP_LINE.match(rest)
-        if not m:
-            continue
-        path, number, text = m.group(1), int(m.group(2)), m.group(3)
-        names = _holders(text)
-        if not names:
-            continue
-        if path not in wanted:  # a licence file at the root
-            # The licence of today when the revert's time had none (rubygems.org got
-            # its MIT-LICENSE a week after the copied helpers left).
-            (latest if tree == "HEAD" else ours).update(names)
-        elif number <= _HEADER_LINES and tree != "HEAD":
-            theirs[path] = theirs.get(path, frozenset()) | names
-    ours = ours or latest
-    copied = {p for p, names in theirs.items() if ours and not (names & ours)}
+    for tree in (rev, after):
+        for path in paths:
+            names = notices.header(tree, path)
+            if names:
+                theirs[path] = theirs.get(path, frozenset()) | names
+    copied: set[str] = set()
+    if theirs:  # a licence only says something against a header that names someone
+        # A licence file the revert itself changed is one of its files, not the licence.
+        ours = notices.licence(rev, paths) | notices.licence(after, paths)
+        ours = ours or notices.licence("HEAD", paths)
+        copied = {p for p, names in theirs.items() if ours and not (names & ours)}
     if _VENDOR_WORDS.search(words):
         before = _listed(run, rev, paths)
         now = _listed(run, after, paths)
         copied |= {p for p in paths if (p in before) != (p in now)}
     return copied
+
+
+Reader = Callable[[str, str], "bytes | None"]  # (rev, path) -> the blob, None if missing
+
+
+class Notices:
+    """Copyright holders named in files' headers and in the licence files at a tree's
+    root, read through one blob reader (the import's `git cat-file --batch`): no git
+    process per revert, and each version of a licence file read once."""
+
+    def __init__(self, read: Reader, oid_bytes: int = 20) -> None:
+        self._read = read
+        self._oid_bytes = oid_bytes  # 32 in a SHA-256 repository
+        self._licences: dict[bytes, frozenset[str]] = {}  # licence blob id -> holders
+
+    def header(self, rev: str, path: str) -> frozenset[str]:
+        """The holders the file's own notice names (its first `_HEADER_LINES` lines)."""
+        blob = self._read(rev, path)
+        if blob is None or _binary(blob):
+            return frozenset()
+        return _named(blob.split(b"\n", _HEADER_LINES)[:_HEADER_LINES])
+
+    def licence(self, rev: str, besides: Iterable[str] = ()) -> frozenset[str]:
+        """The holders the licence files at the root of `rev` name (`*licence*` or
+        `*license*` in any case, `COPYING*`), but for those named in `besides`."""
+        tree = self._read(f"{rev}^{{tree}}", "")
+        skip = {p.encode() for p in besides if "/" not in p}
+        out: frozenset[str] = frozenset()
+        for name, oid in _root_files(tree or b"", self._oid_bytes):
+            if name in skip or not _LICENCE_FILE.match(name):
+                continue
+            if oid not in self._licences:
+                blob = self._read(oid.hex(), "")
+                binary = blob is None or _binary(blob)
+                self._licences[oid] = frozenset() if binary else _named((blob or b"").split(b"\n"))
+            out |= self._licences[oid]
+        return out
+
+
+# A licence file at the root: `*licence*` or `*license*` in any case, `COPYING*`.
+_LICENCE_FILE = re.compile(rb"^(?:.*(?i:licen[cs]e).*|COPYING.*)$", re.S)
+_COPYRIGHT = re.compile(rb"copyright.*(19|20)[0-9]{2}", re.I)
+
+
+def _binary(blob: bytes) -> bool:
+    """Binary as git takes it: a NUL in the first 8,000 bytes."""
+    return b"\0" in blob[:8000]
+
+
+def _named(lines: list[bytes]) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for line in lines:
+        if _COPYRIGHT.search(line):
+            out |= _holders(line.decode("utf-8", "replace"))
+    return out
+
+
+def _root_files(tree: bytes, size: int) -> Iterable[tuple[bytes, bytes]]:
+    """(name, blob id) of the files (and links) a raw tree object lists."""
+    i = 0
+    while i < len(tree):
+        space = tree.index(b" ", i)
+        nul = tree.index(b"\0", space)
+        mode, name, oid = tree[i:space], tree[space + 1 : nul], tree[nul + 1 : nul + 1 + size]
+        i = nul + 1 + size
+        if mode.startswith((b"100", b"120")):
+            yield name, oid
 
 
 def _listed(run: Runner, rev: str, paths: list[str]) -> set[str]:
@@ -285,7 +338,12 @@ def _listed(run: Runner, rev: str, paths: list[str]) -> set[str]:
 
 
 def trees_of(
-    run: Runner, rev: str, paths: Iterable[str], said: dict[str, str], words: str = ""
+    run: Runner,
+    notices: Notices,
+    rev: str,
+    paths: Iterable[str],
+    said: dict[str, str],
+    words: str = "",
 ) -> tuple[list[Tree], list[str]]:
     """The trees among a revert's files (`rev` is the tree before it), and the files
     outside every tree.
@@ -301,7 +359,7 @@ def trees_of(
     # Copies of another project are vendored as if `.gitattributes` said so, for the
     # directory checks too (`copies`).
     copies = frozenset(
-        copied_in(run, rev, [p for p in paths if _rule(p, said, bundles) is None], words)
+        copied_in(run, notices, rev, [p for p in paths if _rule(p, said, bundles) is None], words)
     )
     said = said | dict.fromkeys(copies, "vendored")
     groups: dict[str, Tree] = {}
