@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from lsprotocol import types
 
 from cairn.core.position import history_from, rank
@@ -41,8 +42,7 @@ NOT_IN_PROJECT = "outside a Cairn project"
 TOO_LARGE = "too large"
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentSnapshot:
+class DocumentSnapshot(msgspec.Struct, frozen=True):
     """One version of a document, as analysis sees it (immutable: safe to await over)."""
 
     uri: str
@@ -53,7 +53,7 @@ class DocumentSnapshot:
     text: str
     is_draft: bool = False
     refused: bool = False  # a save of this draft was refused: its problems are errors
-    settings: Settings = field(default_factory=Settings)  # its workspace folder's
+    settings: Settings = msgspec.field(default_factory=Settings)  # its workspace folder's
 
 
 @dataclass

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 CAIRN_DIRNAME = ".cairn"
 LOG_NAME = "decisions.jsonl"
@@ -25,8 +26,7 @@ class ProjectNotFound(LookupError):
     """No `.cairn/` folder here or above; the message says how to create one."""
 
 
-@dataclass(frozen=True, slots=True)
-class Project:
+class Project(msgspec.Struct, frozen=True):
     """A repository root and its `.cairn/` folder."""
 
     root: Path
