@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-
-import msgspec
 
 CAIRN_DIRNAME = ".cairn"
 LOG_NAME = "decisions.jsonl"
@@ -26,7 +25,8 @@ class ProjectNotFound(LookupError):
     """No `.cairn/` folder here or above; the message says how to create one."""
 
 
-class Project(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Project:
     """A repository root and its `.cairn/` folder."""
 
     root: Path

@@ -21,7 +21,6 @@ the event loop, which are plain dictionary lookups.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from datetime import date
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -378,7 +377,7 @@ class Session:
         if any(v.entity == status.entity for v in found):
             return draft  # the store's own rule decides among the entity's own verdicts
         if len(found) == 1:
-            return replace(draft, entity=found[0].entity, supersedes=found[0].id)
+            return struct_replace(draft, entity=found[0].entity, supersedes=found[0].id)
         if len(found) > 1 and not wanted:
             from cairn.store import AmbiguousTarget
 
