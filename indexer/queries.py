@@ -418,11 +418,9 @@ class _Split(msgspec.Struct, frozen=True):
     # per pattern: the `; part:` section it is in (None: the core)
     part_of: tuple[str | None, ...] = ()
     # per part: words of which a file holds at least one wherever a pattern can match
-    parts: dict[str, tuple[bytes, ...]] = msgspec.field(default_factory=dict)
+    parts: dict[str, tuple[bytes, ...]] = {}  # (a struct copies an empty default)
     # per part: each pattern's gate (`pattern_gate`), all of which a match satisfies
-    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = msgspec.field(
-        default_factory=dict
-    )
+    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = {}
 
 
 def _split(language: str) -> _Split | None:
