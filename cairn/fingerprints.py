@@ -35,8 +35,9 @@ import hashlib
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 if TYPE_CHECKING:
     from tree_sitter import Tree
@@ -369,23 +370,21 @@ def restores_mostly(taken_out: Iterable[str], put_back: Iterable[str]) -> bool:
     return len(fingerprint(put_back)) >= max(1, len(fingerprint(taken_out)))
 
 
-@dataclass(slots=True)
-class RevertPrint:
+class RevertPrint(msgspec.Struct):
     """All fingerprinted lines of one revert (one commit), over all its events."""
 
     commit: str
     date: str
     subject: str
-    hashes: set[str] = field(default_factory=set)
-    entities: dict[str, str] = field(default_factory=dict)  # entity -> verdict id
-    per_entity: dict[str, set[str]] = field(default_factory=dict)
+    hashes: set[str] = msgspec.field(default_factory=set)
+    entities: dict[str, str] = msgspec.field(default_factory=dict)  # entity -> verdict id
+    per_entity: dict[str, set[str]] = msgspec.field(default_factory=dict)
     code: bool = True  # the lines came from code (else from text: matched only in text)
-    restored: set[str] = field(default_factory=set)  # lines it put back (`RESTORED`)
-    restored_per_entity: dict[str, set[str]] = field(default_factory=dict)
+    restored: set[str] = msgspec.field(default_factory=set)  # lines it put back (`RESTORED`)
+    restored_per_entity: dict[str, set[str]] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class AddedLine:
+class AddedLine(msgspec.Struct, frozen=True):
     """A line a change adds: where, its text, and the innermost entity around it."""
 
     file: str
@@ -394,8 +393,7 @@ class AddedLine:
     entity: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class BringBack:
+class BringBack(msgspec.Struct, frozen=True):
     """A change that brings back `hits` of the `total` lines one revert took out."""
 
     revert: RevertPrint

@@ -4,10 +4,11 @@ generic layer (`extract.py`) and the framework resolvers (`frameworks/`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
+import msgspec
+from msgspec.structs import replace
 from tree_sitter import Node
 
 from cairn.indexer.model import Role
@@ -34,8 +35,7 @@ STRING_TYPES = frozenset(
 _INTERPOLATIONS = frozenset({"interpolation", "template_substitution", "escape_interpolation"})
 
 
-@dataclass(slots=True)
-class Capture:
+class Capture(msgspec.Struct):
     """A named thing found by a query; resolvers may adjust or multiply it."""
 
     kind: str
@@ -61,17 +61,16 @@ class Capture:
         return replace(self, **changes)
 
 
-@dataclass(slots=True)
-class FileContext:
+class FileContext(msgspec.Struct):
     """The file being indexed, for resolvers that need more than the match."""
 
     path: str
     language: str
     data: bytes
-    memo: dict[Any, Any] = field(default_factory=dict)
+    memo: dict[Any, Any] = msgspec.field(default_factory=dict)
     # what other files say that this one needs: a Django app's model -> stated table
     # (`frameworks.django_apps.app_model_tables`), read by the caller, not the indexer
-    model_tables: Mapping[str, str] = field(default_factory=dict)
+    model_tables: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def basename(self) -> str:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import fnmatch
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+import msgspec
 from tree_sitter import Language, Node, Tree
 
 from cairn.indexer.capture import Capture, FileContext, node_text
@@ -41,13 +41,12 @@ from cairn.indexer.symbols import (
 from cairn.indexer.text import LineIndex
 
 
-@dataclass
-class ChunkCache:
+class ChunkCache(msgspec.Struct):
     """Symbols per top-level chunk, keyed by the chunk's kind and bytes, valid for one
     file-wide context (`context`: what resolvers read outside a chunk, and the root's
     type); owned by a Document."""
 
-    entries: dict[tuple[int, bytes], tuple[tuple[int, int], list[Symbol]]] = field(
+    entries: dict[tuple[int, bytes], tuple[tuple[int, int], list[Symbol]]] = msgspec.field(
         default_factory=dict
     )
     context: bytes | None = None

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
+
+import msgspec
 
 # Kinds that name code: qualified by nesting (`Session.login`), built by the scope walk in
 # `symbols.code_symbols`; every other kind is an entity path built from the name alone.
@@ -22,8 +22,7 @@ class Role(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Range:
+class Range(msgspec.Struct, frozen=True, order=True):
     """A 0-based LSP range; characters are UTF-16 code units (the LSP default encoding)."""
 
     start_line: int
@@ -50,8 +49,7 @@ class Range:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
+class Symbol(msgspec.Struct, frozen=True):
     """One occurrence of an entity in a file.
 
     `version` is a dependency's declared version or constraint exactly as the manifest
@@ -93,55 +91,3 @@ class QueryError(ValueError):
         self.line = line
         self.column = column
         self.message = message
-
-
-# Fast constructors for the indexer's inner loop, which builds two ranges and a symbol
-# for every name in a file. A frozen dataclass's generated __init__ sets each field
-# through object.__setattr__ by name; setting the slots directly builds the very same
-# object (equal, equally hashed, still frozen to every other caller) in about half the
-# time. tests/indexer/test_indexer_model.py holds them to the classes' own __init__.
-_new = object.__new__
-
-
-def _setter(cls: type, name: str) -> Callable[[object, object], None]:
-    """The slot descriptor's setter for field `name`, which ignores frozen's guard."""
-    setter: Callable[[object, object], None] = vars(cls)[name].__set__
-    return setter
-
-
-_set_start_line = _setter(Range, "start_line")
-_set_start_character = _setter(Range, "start_character")
-_set_end_line = _setter(Range, "end_line")
-_set_end_character = _setter(Range, "end_character")
-_set_file = _setter(Symbol, "file")
-_set_entity = _setter(Symbol, "entity")
-_set_kind = _setter(Symbol, "kind")
-_set_role = _setter(Symbol, "role")
-_set_name_range = _setter(Symbol, "name_range")
-_set_range = _setter(Symbol, "range")
-_set_version = _setter(Symbol, "version")
-
-
-def make_range(start_line: int, start_character: int, end_line: int, end_character: int) -> Range:
-    """`Range(start_line, start_character, end_line, end_character)`, built faster."""
-    r = _new(Range)
-    _set_start_line(r, start_line)
-    _set_start_character(r, start_character)
-    _set_end_line(r, end_line)
-    _set_end_character(r, end_character)
-    return r
-
-
-def make_symbol(
-    file: str, entity: str, kind: str, role: Role, name_range: Range, range_: Range, version: str
-) -> Symbol:
-    """`Symbol(file, entity, kind, role, name_range, range_, version)`, built faster."""
-    s = _new(Symbol)
-    _set_file(s, file)
-    _set_entity(s, entity)
-    _set_kind(s, kind)
-    _set_role(s, role)
-    _set_name_range(s, name_range)
-    _set_range(s, range_)
-    _set_version(s, version)
-    return s

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import lru_cache
 
-from cairn.indexer.model import Role, Symbol, make_symbol
+from cairn.indexer.model import Role, Symbol
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import EntityPathError, overload_suffix, split_overload
 
@@ -60,7 +60,7 @@ def name_overloads(
             out.append(s)
             continue
         out.append(
-            make_symbol(s.file, s.entity + suffix, s.kind, s.role, s.name_range, s.range, s.version)
+            Symbol(s.file, s.entity + suffix, s.kind, s.role, s.name_range, s.range, s.version)
         )
         out.append(s)  # the bare twin: decisions on every overload
     return out

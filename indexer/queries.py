@@ -28,6 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
+import msgspec
 from tree_sitter import Node, Query, QueryCursor
 from tree_sitter import QueryError as TSQueryError
 
@@ -408,8 +409,7 @@ def builtin_queries(language: str, basename: str, data: bytes) -> list[Patterns]
 COMBINE_FROM = 128 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class _Split:
+class _Split(msgspec.Struct, frozen=True):
     """A shipped query's text cut into patterns, read once per query file."""
 
     stem: str
@@ -418,9 +418,9 @@ class _Split:
     # per pattern: the `; part:` section it is in (None: the core)
     part_of: tuple[str | None, ...] = ()
     # per part: words of which a file holds at least one wherever a pattern can match
-    parts: dict[str, tuple[bytes, ...]] = field(default_factory=dict)
+    parts: dict[str, tuple[bytes, ...]] = {}  # (a struct copies an empty default)
     # per part: each pattern's gate (`pattern_gate`), all of which a match satisfies
-    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = field(default_factory=dict)
+    gates: dict[str, list[list[tuple[str, tuple[bytes, ...]]]]] = {}
 
 
 def _split(language: str) -> _Split | None:

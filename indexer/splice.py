@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+import msgspec
 from tree_sitter import Node, Tree
 
 from cairn.indexer.capture import Capture, FileContext
@@ -40,8 +40,7 @@ FUNCTION_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class EditRecord:
+class EditRecord(msgspec.Struct, frozen=True):
     """One applied edit: bytes in the new text, LSP positions old and new, and the byte
     ranges whose syntax tree-sitter says changed."""
 

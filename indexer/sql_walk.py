@@ -35,9 +35,9 @@ statements and on a migration shaped like the bench's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 
+import msgspec
 from tree_sitter import Node
 
 from cairn.indexer.languages import grammar
@@ -70,8 +70,7 @@ PRIMARIES: tuple[tuple[tuple[str, str, Role], ...], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Kinds:
+class _Kinds(msgspec.Struct, frozen=True):
     """The grammar's node kinds the rules compare, as numbers (a node's `kind_id` is an
     int read in C; its `type` would make a string per node)."""
 
@@ -113,7 +112,7 @@ class _Kinds:
 @cache
 def _kinds() -> _Kinds:
     language = grammar("sql")
-    ids = {name: language.id_for_node_kind(name, True) for name in _Kinds.__dataclass_fields__}
+    ids = {name: language.id_for_node_kind(name, True) for name in _Kinds.__struct_fields__}
     missing = sorted(name for name, kind in ids.items() if kind is None)
     if missing:
         # a grammar without these kinds is not the one the rules were written for

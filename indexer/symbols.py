@@ -13,21 +13,7 @@ import re
 from tree_sitter import Node
 
 from cairn.indexer.capture import STRING_TYPES, Capture, FileContext, literal, node_text
-from cairn.indexer.model import (
-    Range,
-    Role,
-    Symbol,
-    _new,
-    _set_entity,
-    _set_file,
-    _set_kind,
-    _set_name_range,
-    _set_range,
-    _set_role,
-    _set_version,
-    make_range,
-    make_symbol,
-)
+from cairn.indexer.model import Range, Role, Symbol
 from cairn.indexer.queries import Patterns
 from cairn.indexer.text import LineIndex
 from cairn.store.paths import (
@@ -95,18 +81,12 @@ def direct_symbols(
             )
             if entity is None:
                 continue
-            # make_symbol inline: calls fewer per symbol
             name_range = node_range(lines, text_node)
             whole_node = range_node if range_node is not None else name_node
             whole = name_range if whole_node is text_node else node_range(lines, whole_node)
-            symbol = _new(Symbol)
-            _set_file(symbol, path)
-            _set_entity(symbol, entity)
-            _set_kind(symbol, kind)
-            _set_role(symbol, role)
-            _set_name_range(symbol, name_range)
-            _set_range(symbol, whole)
-            _set_version(symbol, version if kind == "dependency" else "")
+            symbol = Symbol(
+                path, entity, kind, role, name_range, whole, version if kind == "dependency" else ""
+            )
             out.append((text_node.start_byte, symbol))
     return out
 
@@ -338,7 +318,7 @@ def capture_symbol(
     name = node_range(lines, name_node)
     range_node = capture.range_node
     whole = name if range_node is name_node else node_range(lines, range_node)  # frozen: shared
-    return make_symbol(
+    return Symbol(
         ctx.path,
         entity,
         kind,
@@ -354,8 +334,8 @@ def node_range(lines: LineIndex, node: Node) -> Range:
     start_row, start_column = node.start_point
     end_row, end_column = node.end_point
     if lines.ascii:
-        return make_range(start_row, start_column, end_row, end_column)
-    return make_range(
+        return Range(start_row, start_column, end_row, end_column)
+    return Range(
         start_row,
         lines.utf16_column(start_row, start_column),
         end_row,

@@ -12,11 +12,12 @@ analysis will publish. The rules are the core's (`cairn.core.findings`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from lsprotocol import types
+from msgspec.structs import replace
 
 from cairn.core.decisions import parse_draft
 from cairn.core.findings import Finding, Severities, findings_for, removed
@@ -31,13 +32,14 @@ if TYPE_CHECKING:
     from cairn.store.model import EntityStatus, Event
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(msgspec.Struct, frozen=True):
     """What one version of a document says: its symbols' statuses and findings."""
 
     version: int | None = None  # None: not analysed (or forgotten: the log changed)
     symbols: tuple[Symbol, ...] = ()
-    statuses: Mapping[str, EntityStatus] = field(default_factory=lambda: MappingProxyType({}))
+    statuses: Mapping[str, EntityStatus] = msgspec.field(
+        default_factory=lambda: MappingProxyType({})
+    )
     findings: tuple[Finding, ...] = ()
     # In wire form (`cairn.lsp.conversions.diagnostic`), as published: a file's hundreds are
     # never built as lsprotocol objects only to be taken apart again by the converter.

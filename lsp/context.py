@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from lsprotocol import types
 
 if TYPE_CHECKING:
@@ -148,8 +148,7 @@ async def _quietly(awaitable: Any) -> None:
         return
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """One handler call's view of the server (built at registration, per call).
 
     `settings` are those of the request's document (its workspace folder's, by

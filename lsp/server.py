@@ -31,9 +31,9 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
-import logging.handlers
 import queue
 import sys
+import threading
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any
@@ -251,12 +251,21 @@ def build_server() -> CairnServer:
     return server
 
 
-class _DroppingQueueHandler(logging.handlers.QueueHandler):
-    """Hands records to the stderr thread; drops them when it is too far behind."""
+class _DroppingHandler(logging.Handler):
+    """Hands formatted lines to the stderr thread; drops them when it is too far behind."""
 
-    def enqueue(self, record: logging.LogRecord) -> None:
+    def __init__(self, lines: queue.Queue[str | None]) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record)
+        except Exception:
+            self.handleError(record)
+            return
         with contextlib.suppress(queue.Full):
-            self.queue.put_nowait(record)
+            self.lines.put_nowait(line)
 
 
 def log_to_stderr(level: str) -> Callable[[], None]:
@@ -267,24 +276,31 @@ def log_to_stderr(level: str) -> Callable[[], None]:
     a write to it then blocks until someone reads. Bad input is logged (pygls logs a
     traceback for each message it cannot structure, a few KB each), so a few dozen bad
     messages made the server block inside a log call and stop answering: fuzz finding
-    (3). Records now queue to a writer thread; when it is stuck, new ones are dropped.
+    (3). Records are formatted where they are logged and queue as lines to a writer
+    thread; when it is stuck, new ones are dropped.
     """
-    records: queue.Queue[logging.LogRecord] = queue.Queue(maxsize=1000)
-    stream = logging.StreamHandler(sys.stderr)
-    stream.setFormatter(logging.Formatter("cairn-lsp %(levelname)s %(message)s"))
-    listener = logging.handlers.QueueListener(records, stream)
-    listener.start()  # a daemon thread: a stuck write cannot keep the process alive
+    lines: queue.Queue[str | None] = queue.Queue(maxsize=1000)
+
+    def write() -> None:
+        while (line := lines.get()) is not None:
+            with contextlib.suppress(OSError, ValueError):  # a closed stderr: nowhere to say so
+                sys.stderr.write(line + "\n")
+                sys.stderr.flush()
+
+    # a daemon thread: a stuck write cannot keep the process alive
+    writer = threading.Thread(target=write, name="cairn-log", daemon=True)
+    writer.start()
+    handler = _DroppingHandler(lines)
+    handler.setFormatter(logging.Formatter("cairn-lsp %(levelname)s %(message)s"))
     root = logging.getLogger()
     root.setLevel(level.upper())
-    root.addHandler(_DroppingQueueHandler(records))
+    root.addHandler(handler)
 
     def flush() -> None:
-        # Give the writer a moment for the last records, without waiting on a full pipe.
+        # Give the writer a moment for the last lines, without waiting on a full pipe.
         with contextlib.suppress(queue.Full):
-            records.put_nowait(listener._sentinel)  # type: ignore[attr-defined]
-        thread = getattr(listener, "_thread", None)
-        if thread is not None:
-            thread.join(timeout=2)
+            lines.put_nowait(None)
+        writer.join(timeout=2)
 
     return flush
 

@@ -1,4 +1,4 @@
-"""The server's settings: one dataclass, read from `initializationOptions` and
+"""The server's settings: one frozen record, read from `initializationOptions` and
 `workspace/configuration` (section `cairn`).
 
 Keys are camelCase as editors write them. A bad value never stops the server: it
@@ -8,9 +8,11 @@ keeps the default and the problem is reported once to the client's log.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from cairn.core.attention import DEFAULT_BUSY_AFTER, AttentionPolicy
 from cairn.core.findings import Severities, Severity
@@ -19,11 +21,10 @@ from cairn.limits import MAX_FILE_BYTES
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """Everything a user can tune; defaults suit an editor with a human at the keyboard."""
 
-    severity: Severities = field(default_factory=Severities)
+    severity: Severities = msgspec.field(default_factory=Severities)
     debounce_ms: int = 150  # quiet time after the last keystroke before re-analysing
     code_lens: bool = True
     # the quiet rule (cairn.core.attention): lenses and full hover cards only where history

@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from lsprotocol import types
 
 from cairn.core.position import history_from, rank
@@ -41,8 +41,7 @@ NOT_IN_PROJECT = "outside a Cairn project"
 TOO_LARGE = "too large"
 
 
-@dataclass(frozen=True, slots=True)
-class DocumentSnapshot:
+class DocumentSnapshot(msgspec.Struct, frozen=True):
     """One version of a document, as analysis sees it (immutable: safe to await over)."""
 
     uri: str
@@ -53,11 +52,10 @@ class DocumentSnapshot:
     text: str
     is_draft: bool = False
     refused: bool = False  # a save of this draft was refused: its problems are errors
-    settings: Settings = field(default_factory=Settings)  # its workspace folder's
+    settings: Settings = msgspec.field(default_factory=Settings)  # its workspace folder's
 
 
-@dataclass
-class OpenDocument:
+class OpenDocument(msgspec.Struct):
     """One open file: its text model, its project and its last analysis.
 
     Handlers read it; only `Documents` writes it.
@@ -73,8 +71,8 @@ class OpenDocument:
     is_draft: bool = False
     refused: bool = False  # a save of this draft was refused: show its problems as errors
     analysis: Analysis = EMPTY
-    _by_line: dict[int, list[Symbol]] = field(default_factory=dict, repr=False)
-    _lines_of: object = field(default=None, repr=False)  # the symbol list _by_line indexes
+    _by_line: dict[int, list[Symbol]] = msgspec.field(default_factory=dict)
+    _lines_of: object = None  # the symbol list _by_line indexes
 
     @property
     def fresh(self) -> bool:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
+
+import msgspec
 
 __all__ = [
     "FIELDS",
@@ -178,8 +179,7 @@ _WORD = re.compile(r"[\w]+\*?", re.UNICODE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
-@dataclass(frozen=True, slots=True)
-class SearchTerm:
+class SearchTerm(msgspec.Struct, frozen=True):
     """One word or quoted phrase of a query: its tokens (as FTS5's unicode61 splits
     them) and whether the last one is a prefix (`word*`). A term of several tokens is
     a phrase, which an event must hold to be found."""

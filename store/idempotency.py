@@ -44,7 +44,7 @@ def request_digest(draft: EventDraft) -> str:
     Not the writer's `session` either: it names one connection or process (an MCP
     session, a server run), and a retry after a crash comes on a new one."""
     fields: dict[str, Any] = {}
-    for name in EventDraft.__dataclass_fields__:
+    for name in EventDraft.__struct_fields__:
         value = getattr(draft, name)
         fields[name] = value.strip() if isinstance(value, str) else value
     del fields["key"], fields["session"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from cairn.store import index_schema as schema
@@ -628,9 +627,26 @@ def _link_rows(meta: dict[str, Any], entity: str, seq: int, batch: _Batch) -> No
         batch.links.append((new, old, seq, int(forward), members))
 
 
-@dataclass(slots=True)
 class _Batch:
     """Rows on their way into the database (flushed every FLUSH_EVERY events)."""
+
+    __slots__ = (
+        "chains",
+        "changes",
+        "damage",
+        "ents",
+        "fts",
+        "ikeys",
+        "links",
+        "marks",
+        "merges",
+        "placed",
+        "prints",
+        "reviews",
+        "rows",
+        "srckeys",
+        "touched",
+    )
 
     placed: dict[int, tuple[int, ChainPos]]
     ents: list[tuple[int, str]]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from cairn.store.fastid import line_damage
 from cairn.store.fastid import loads as parse_line
@@ -25,8 +26,7 @@ _WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", 0)
 _nowait: int = getattr(os, "RWF_NOWAIT", 0) if hasattr(os, "preadv") else 0
 
 
-@dataclass(slots=True)
-class Record:
+class Record(msgspec.Struct):
     """A parsed line on its way into the index; `damage` says why it cannot be trusted."""
 
     off: int

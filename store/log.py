@@ -8,8 +8,9 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from cairn.store.errors import LockTimeout, StoreError
 
@@ -35,8 +36,7 @@ REAPPEAR_S = 0.5
 SWAP_ATTEMPTS = 20
 
 
-@dataclass(frozen=True, slots=True)
-class Appended:
+class Appended(msgspec.Struct, frozen=True):
     """Where an append's lines landed.
 
     `offset` is where they start in the file the path names, or None when that file was

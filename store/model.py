@@ -4,7 +4,6 @@ and what reads return (`EntityStatus`, `Attempt`, `SearchHit`, `Review`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from typing import Any
@@ -123,8 +122,7 @@ class Status(str, Enum):
         return self.value
 
 
-@dataclass(slots=True)
-class EventDraft:
+class EventDraft(msgspec.Struct):
     """What a writer supplies; the store validates it, fills defaults and assigns the id.
 
     `supersedes`/`reverts`/ids may be unique prefixes. `recorded_at` is normally left
@@ -141,7 +139,7 @@ class EventDraft:
     diff: str = ""
     entity_kind: str = ""
     expires_when: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
     occurred_at: str = ""
     reasoning: str = ""
     recorded_at: str = ""

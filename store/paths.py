@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
+
+import msgspec
 
 __all__ = [
     "EntityKind",
@@ -93,8 +94,7 @@ class EntityKind(str, Enum):
         return self
 
 
-@dataclass(frozen=True, slots=True)
-class EntityPath:
+class EntityPath(msgspec.Struct, frozen=True):
     """A parsed, canonical entity path."""
 
     path: str

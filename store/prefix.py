@@ -20,8 +20,9 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 # (offset, bytes) of the log this process has just written (`PrefixDigest.advance`).
 Known = tuple[int, bytes] | None
@@ -29,11 +30,10 @@ BLOCK = 1 << 20  # ~2,000 events; the rest hashed again after an append is at mo
 READ = 8 << 20  # bytes read at a time when checking a replaced file
 
 
-@dataclass
-class PrefixDigest:
+class PrefixDigest(msgspec.Struct):
     """The running digests of one process, for `Index.record_position`."""
 
-    blocks: list[str] = field(default_factory=list)
+    blocks: list[str] = msgspec.field(default_factory=list)
     upto: int = 0  # bytes the digests (blocks and `_rest`) cover
     _rest: Any = None  # hashlib object over [len(blocks) * BLOCK, upto)
 

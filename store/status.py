@@ -13,8 +13,9 @@ superseded verdict gives `reopened`; else applied events give `active`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Protocol
+
+import msgspec
 
 from cairn.store.dag import ChainPos
 from cairn.store.model import EventType, Status
@@ -22,14 +23,13 @@ from cairn.store.model import EventType, Status
 __all__ = ["Derived", "derive"]
 
 
-@dataclass(slots=True)
-class Derived:
+class Derived(msgspec.Struct):
     """The outcome of `derive`, in terms of the rows' sequence numbers."""
 
     status: Status
-    open_verdicts: list[int] = field(default_factory=list)
-    conflicts: list[int] = field(default_factory=list)
-    reopened: list[tuple[int, int]] = field(default_factory=list)  # (verdict, supersede)
+    open_verdicts: list[int] = msgspec.field(default_factory=list)
+    conflicts: list[int] = msgspec.field(default_factory=list)
+    reopened: list[tuple[int, int]] = msgspec.field(default_factory=list)  # (verdict, supersede)
 
 
 class _RowLike(Protocol):

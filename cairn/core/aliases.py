@@ -28,6 +28,8 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+import msgspec
+
 from cairn.store.paths import EntityPathError, canonicalise, covers, split_overload
 from cairn.store.times import to_ms
 
@@ -67,8 +69,7 @@ class Link:
     members: Mapping[str, str] | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Former:
+class Former(msgspec.Struct, frozen=True):
     """A path the entity had before, and until when its events are the entity's."""
 
     path: str

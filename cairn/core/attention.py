@@ -28,9 +28,10 @@ every editor) gives every entity with history its lens, as before.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from cairn.store.model import EntityStatus, Event
@@ -65,8 +66,7 @@ class Reason(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
-class AttentionPolicy:
+class AttentionPolicy(msgspec.Struct, frozen=True):
     """The rule's two settings: whether to be quiet at all, and how many decisions make
     an entity worth a look on their own."""
 
@@ -74,8 +74,10 @@ class AttentionPolicy:
     busy_after: int = DEFAULT_BUSY_AFTER  # more than this many decisions deserves a lens
 
 
-@dataclass(frozen=True, slots=True)
-class Attention:
+DEFAULT_POLICY = AttentionPolicy()  # a frozen record, so one instance serves every call
+
+
+class Attention(msgspec.Struct, frozen=True):
     """The verdict of the rule for one entity."""
 
     reasons: tuple[Reason, ...] = ()
@@ -106,7 +108,7 @@ def readded_after_removal(events: Iterable[Event]) -> bool:
     return False
 
 
-def needs_history(status: EntityStatus, policy: AttentionPolicy = AttentionPolicy()) -> bool:
+def needs_history(status: EntityStatus, policy: AttentionPolicy = DEFAULT_POLICY) -> bool:
     """Whether `attention` can only decide with the entity's events (a removal later
     re-added is visible in the history, not in the status). False when the status
     alone already decides, so callers fetch history for few entities."""
@@ -121,7 +123,7 @@ def needs_history(status: EntityStatus, policy: AttentionPolicy = AttentionPolic
 def attention(
     status: EntityStatus,
     events: Sequence[Event] | None = None,
-    policy: AttentionPolicy = AttentionPolicy(),
+    policy: AttentionPolicy = DEFAULT_POLICY,
     children: Iterable[EntityStatus] = (),
 ) -> Attention:
     """Whether (and why) an entity with this status and history deserves attention.

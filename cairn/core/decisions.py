@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+
+import msgspec
+from msgspec.structs import replace
 
 
 def loggable_types() -> tuple[str, ...]:
@@ -49,8 +51,7 @@ class InvalidRequest(ValueError):
     """Arguments that cannot become a decision; the message is for the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionRequest:
+class DecisionRequest(msgspec.Struct, frozen=True):
     """One decision to log; `reason` None means "ask for it in a draft"."""
 
     entity: str
@@ -62,8 +63,7 @@ class DecisionRequest:
     key: str | None = None  # idempotency key: a retry with it writes nothing
 
 
-@dataclass(frozen=True, slots=True)
-class DraftProblem:
+class DraftProblem(msgspec.Struct, frozen=True):
     """A mistake in a draft, at a 0-based line, shown as a diagnostic in the draft."""
 
     line: int

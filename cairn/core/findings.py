@@ -24,9 +24,10 @@ module stays a pure function, easy to test.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from cairn.core.present import by, clip, day, sentence, when
 from cairn.significance import quiet
@@ -89,8 +90,7 @@ class FindingKind(str, Enum):
     FINGERPRINT = "fingerprint"  # code brings back most of the lines a revert took out
 
 
-@dataclass(frozen=True, slots=True)
-class Severities:
+class Severities(msgspec.Struct, frozen=True):
     """The one severity map. Field names are the setting keys (`cairn.severity.*`)."""
 
     introduce: Severity = Severity.WARNING  # code introduces an entity with an open verdict
@@ -106,7 +106,7 @@ class Severities:
         """Build from settings; unknown keys or values raise ValueError with a clear message."""
         if not values:
             return cls()
-        known = {f for f in cls.__dataclass_fields__}
+        known = set(cls.__struct_fields__)
         unknown = sorted(set(values) - known)
         if unknown:
             expected = ", ".join(sorted(known))
@@ -118,8 +118,7 @@ class Severities:
         return self.introduce if role == "introduce" else self.reference
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One thing worth telling the person (or agent) editing this code."""
 
     entity: str
@@ -128,7 +127,7 @@ class Finding:
     message: str
     name_range: Range  # the symbol's name range (LSP, 0-based, UTF-16), as the indexer gave it
     role: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def kind(self) -> FindingKind:

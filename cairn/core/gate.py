@@ -20,9 +20,11 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from cairn.core.present import blocked_explanation
 from cairn.core.project import Project

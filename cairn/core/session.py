@@ -21,11 +21,11 @@ the event loop, which are plain dictionary lookups.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from datetime import date
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+import msgspec
 from msgspec.structs import replace as struct_replace
 
 from cairn.core.decisions import DecisionRequest
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from cairn.store import AppendResult, EntityStatus, Event, EventDraft, Review, Store
 
 
-@dataclass(frozen=True, slots=True)
-class Card:
+class Card(msgspec.Struct, frozen=True):
     """What a hover card shows: the entity's status (rollup, due reviews) and its newest
     events (with every note on them), newest first. Immutable, so it can cross from the
     store thread to the loop."""
@@ -47,16 +46,15 @@ class Card:
     newest: tuple[Event, ...] = ()
 
 
-@dataclass(slots=True)
-class _Version:
+class _Version(msgspec.Struct):
     """What the session knows about the log at one version (its stat, and the day)."""
 
     key: object
     reviews: dict[str, list[Review]]  # entity -> its due reviews
     damage: str = ""  # lines verification rejects (ignored by every answer), for a notice
-    statuses: dict[str, EntityStatus] = field(default_factory=dict)
-    cards: dict[str, Card] = field(default_factory=dict)
-    removals: dict[str, Event | None] = field(default_factory=dict)
+    statuses: dict[str, EntityStatus] = msgspec.field(default_factory=dict)
+    cards: dict[str, Card] = msgspec.field(default_factory=dict)
+    removals: dict[str, Event | None] = msgspec.field(default_factory=dict)
     prints: list[RevertPrint] | None = None  # open reverts' fingerprints, read once
     aliases: Aliases | None = None  # the rename links, read once
 
@@ -379,7 +377,7 @@ class Session:
         if any(v.entity == status.entity for v in found):
             return draft  # the store's own rule decides among the entity's own verdicts
         if len(found) == 1:
-            return replace(draft, entity=found[0].entity, supersedes=found[0].id)
+            return struct_replace(draft, entity=found[0].entity, supersedes=found[0].id)
         if len(found) > 1 and not wanted:
             from cairn.store import AmbiguousTarget
 

@@ -15,9 +15,10 @@ terminal prints what the editor shows:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from cairn.core.attention import Attention, AttentionPolicy, Reason, attention, needs_history
 from cairn.core.position import has_history, history_from, rank
@@ -33,8 +34,7 @@ if TYPE_CHECKING:
 NEWEST = 6  # events a hover card is given (it shows the newest two besides the verdicts)
 
 
-@dataclass(frozen=True, slots=True)
-class Lens:
+class Lens(msgspec.Struct, frozen=True):
     """A code lens: its place, its entity and its title (it runs `cairn.history`)."""
 
     entity: str
@@ -42,8 +42,7 @@ class Lens:
     title: str
 
 
-@dataclass(frozen=True, slots=True)
-class HoverCard:
+class HoverCard(msgspec.Struct, frozen=True):
     """The hover card of one entity with history, where its name first appears."""
 
     entity: str
@@ -51,14 +50,13 @@ class HoverCard:
     markdown: str
 
 
-@dataclass(slots=True)
-class FileView:
+class FileView(msgspec.Struct):
     """Everything the editor shows for one file."""
 
     file: str
-    findings: list[Finding] = field(default_factory=list)
-    lenses: list[Lens] = field(default_factory=list)
-    cards: list[HoverCard] = field(default_factory=list)
+    findings: list[Finding] = msgspec.field(default_factory=list)
+    lenses: list[Lens] = msgspec.field(default_factory=list)
+    cards: list[HoverCard] = msgspec.field(default_factory=list)
 
 
 def history_wanted(statuses: Mapping[str, EntityStatus], policy: AttentionPolicy) -> list[str]:

@@ -7,11 +7,13 @@ bare pygls server: bench/lsp.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 import threading
+from dataclasses import is_dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,6 +41,17 @@ NEVER = {
     "cairn.store.verify",
     # judging a revert is the git importer's and the gate's (the server asks `quiet`)
     "cairn.significance.judge",
+    # the stderr log writer is a thread and a queue of lines (cairn.lsp.server)
+    "logging.handlers",
+}
+# Dataclasses still built by the modules a start imports (a dataclass execs the source of
+# its generated methods when its module is imported; a msgspec struct is built in C).
+DATACLASSES = {
+    "cairn.core.aliases.Link",  # its `members` take no part in equality
+    "cairn.indexer.queries.CompiledQuery",  # fields outside equality, one set after init
+    # `cairn --version` imports these and must not load msgspec (test_cold_imports)
+    "cairn.core.commits.LinkResult",
+    "cairn.core.project.Project",
 }
 NEEDED = {"cairn.lsp.server", "cairn.indexer.document", "cairn.store.store", "tree_sitter_sql"}
 
@@ -133,3 +146,14 @@ def test_serve_imports_no_command_line_metadata_or_other_surface(tmp_path: Path)
     imported = _modules(stderr)
     assert among(imported, NEEDED) == NEEDED
     assert among(imported, NEVER) == set()
+    assert dataclasses_in(imported) == DATACLASSES
+
+
+def dataclasses_in(modules: set[str]) -> set[str]:
+    """The dataclasses that Cairn's modules among `modules` define."""
+    found = set()
+    for name in sorted(n for n in modules if n == "cairn" or n.startswith("cairn.")):
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and value.__module__ == name and is_dataclass(value):
+                found.add(f"{name}.{value.__qualname__}")
+    return found
