@@ -191,7 +191,7 @@ _ACCIDENT = re.compile(
     r"|oops|didn'?t\s+mean\s+to|not\s+meant\s+to\s+be\s+(?:pushed|committed|merged))\b",
     re.I,
 )
-_QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
+QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
 # A revert this soon after, by the same author, with no reason of its own: pushed by
 # mistake and taken back at once. Not longer: on rubygems.org, silent same-author
 # reverts 18, 23 and 45 minutes after were real ("Add dependency partial…", "remove
@@ -212,7 +212,7 @@ def accident(
     `ACCIDENT_MINUTES` and said nothing more than git's `Revert "..."`. True history,
     recorded; but nothing anyone decided against, so it never blocks nor fills the digest
     (rubygems.org's "Remove accidentally committed file", later re-added on purpose)."""
-    words = _QUOTED.sub("", revert_words)
+    words = QUOTED.sub("", revert_words)
     if _ACCIDENT.search(words):
         return True
     if original_author is None or original_date is None:
@@ -232,7 +232,7 @@ def says_why(revert_words: str) -> bool:
     """Whether a revert's message (git's boilerplate already left out) says anything of
     its own beyond `Revert "<the reverted subject>"`: a reason, a pull request number,
     a word of context. One test for `accident` and `ci_tweak`."""
-    words = _QUOTED.sub("", revert_words)
+    words = QUOTED.sub("", revert_words)
     return bool(
         re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n")
     )
