@@ -248,31 +248,10 @@ def copied_in(run: Runner, rev: str, paths: list[str], words: str = "") -> set[s
     if not paths or len(paths) > MAX_COPIED:
         return set()
     after = rev.removesuffix("^")
-    out = run(
-        ["grep", "-I", "-i", "-n", "-E", r"copyright.*(19|20)[0-9]{2}", rev, after, "HEAD", "--",
-         *_LICENCE_SPECS, *(f":(literal){p}" for p in paths)],
-        b"",
-    )  # fmt: skip
-    ours: set[str] = set()
-    theirs: dict[str, frozenset[str]] = {}
-    wanted = set(paths)
-    latest: set[str] = set()
-    for line in out.splitlines():
-        tree, _, rest = line.partition(":")  # `rev:path:n:text`
-        m = _GREP_LINE.match(rest)
-        if not m:
-            continue
-        path, number, text = m.group(1), int(m.group(2)), m.group(3)
-        names = _holders(text)
-        if not names:
-            continue
-        if path not in wanted:  # a licence file at the root
-            # The licence of today when the revert's time had none (rubygems.org got
-            # its MIT-LICENSE a week after the copied helpers left).
-            (latest if tree == "HEAD" else ours).update(names)
-        elif number <= _HEADER_LINES and tree != "HEAD":
-            theirs[path] = theirs.get(path, frozenset()) | names
-    ours = ours or latest
+    ours, theirs = _headers(run, [rev, after], paths)
+    # The licence of today when the revert's time had none (rubygems.org got its
+    # MIT-LICENSE a week after the copied helpers left): read only then.
+    ours = ours or _headers(run, ["HEAD"], [], skip=frozenset(paths))[0]
     copied = {p for p, names in theirs.items() if ours and not (names & ours)}
     # Another project's licence below the root marks its directory as that project's
     # copy, files without a header of their own too (wagtail's bundled l18n, unbundled
@@ -284,6 +263,35 @@ def copied_in(run: Runner, rev: str, paths: list[str], words: str = "") -> set[s
         now = _listed(run, after, paths)
         copied |= {p for p in paths if (p in before) != (p in now)}
     return copied
+
+
+def _headers(
+    run: Runner, trees: list[str], paths: list[str], skip: frozenset[str] = frozenset()
+) -> tuple[set[str], dict[str, frozenset[str]]]:
+    """The holders named by the root licence files of `trees` (but those in `skip`),
+    and by the header of each of `paths` there: one `git grep`."""
+    out = run(
+        ["grep", "-I", "-i", "-n", "-E", r"copyright.*(19|20)[0-9]{2}", *trees, "--",
+         *_LICENCE_SPECS, *(f":(literal){p}" for p in paths)],
+        b"",
+    )  # fmt: skip
+    ours: set[str] = set()
+    theirs: dict[str, frozenset[str]] = {}
+    wanted = set(paths) | skip
+    for line in out.splitlines():
+        _tree, _, rest = line.partition(":")  # `rev:path:n:text`
+        m = _GREP_LINE.match(rest)
+        if not m:
+            continue
+        path, number, text = m.group(1), int(m.group(2)), m.group(3)
+        names = _holders(text)
+        if not names:
+            continue
+        if path not in wanted:  # a licence file at the root
+            ours.update(names)
+        elif number <= _HEADER_LINES and path not in skip:
+            theirs[path] = theirs.get(path, frozenset()) | names
+    return ours, theirs
 
 
 def _licence(path: str) -> bool:
