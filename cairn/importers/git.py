@@ -553,7 +553,12 @@ def _revert_events(
         # Tests that left with code the commit removed for its own reasons.
         or (
             by_content
-            and left_with_code({e.file for e in ents if e.file}, [ch.path for ch in c.changes])
+            and original is not None
+            and left_with_code(
+                {e.file for e in ents if e.file},
+                [ch.path for ch in c.changes],
+                [ch.path for ch in original.changes],
+            )
         )
     )
     # Data a test reads follows the code it exercises back, when the revert undid more.

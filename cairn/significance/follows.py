@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable
 
-from cairn.significance.judge import QUOTED, ci_config
+from cairn.significance.judge import CI_DIRS, QUOTED, ci_config
 
-__all__ = ["ci_moved", "is_test_data", "left_with_code", "planned_removal"]
+__all__ = ["ci_moved", "ci_service", "is_test_data", "left_with_code", "planned_removal"]
 
 # Directories of a test's input data: Go's `testdata/` (the toolchain ignores it),
 # fixtures under their usual names. A test *file* is not this: its cases are decisions
@@ -51,14 +51,20 @@ def is_test(path: str) -> bool:
     )
 
 
-def left_with_code(entity_files: Collection[str], changed: Collection[str]) -> bool:
-    """Whether a revert found by its content alone took out only tests while its commit
-    changed code beyond them: the tests left with the code they tested, which the
-    commit removed for its own reasons (wagtail's "Remove unused BaseSidePanels class":
-    the ordering test and its helper panels matched the commit that added them; the
-    class itself had grown over three commits and matched none). A revert that also
-    undid code, or a commit of tests alone, is not this."""
+def left_with_code(
+    entity_files: Collection[str], changed: Collection[str], undone: Collection[str]
+) -> bool:
+    """Whether a revert found by its content alone took out only tests that a commit of
+    tests alone had added (`undone`: the reverted commit's files), while its own commit
+    (`changed`) removed code beyond them: the tests left with code removed for its own
+    reasons (wagtail's "Remove unused BaseSidePanels class": the ordering test and its
+    helper panels matched the commit that added the test; the class itself had grown
+    over three commits and matched none). Tests of a reverted feature that came with it
+    (prettier's "Remove support for importReflection", whose fixtures matched the
+    commit that added the support) are a decision, and so is a commit of tests alone."""
     if not entity_files or not all(is_test(p) for p in entity_files):
+        return False
+    if not undone or not all(is_test(p) or is_test_data(p) for p in undone):
         return False
     return any(not is_test(p) and not is_test_data(p) for p in changed)
 
@@ -81,17 +87,31 @@ def planned_removal(revert_words: str) -> bool:
     return bool(_REMOVES.match(subject) and _TEMPORARY.search(subject))
 
 
+def ci_service(path: str) -> str:
+    """Which CI service a CI configuration file is for (`.github/workflows/x.yml` ->
+    `.github/workflows/`, `.travis.yml` -> `travis`, `azure-pipelines.yml` ->
+    `azure-pipelines`)."""
+    low = path.lower()
+    for d in CI_DIRS:
+        if low.startswith(d):
+            return d
+    return low.rsplit("/", 1)[-1].lstrip(".").split(".", 1)[0]
+
+
 def ci_moved(
     deleted: Collection[str], by_content: bool, tree: Callable[[], Iterable[str]]
 ) -> set[str]:
     """The CI configuration files among a commit's `deleted` ones that left while the
-    project's CI went on elsewhere: deleted whole, by a commit that does not call itself
-    a revert (`by_content`: found only by its content, caddy's "ci: Delete .travis.yml"),
-    while other CI configuration stays in its `tree` (read only when it matters; GitHub
-    Actions beside caddy's Travis). A revert that names the setup it takes back
-    (psf/requests' `Revert "Set up Azure Pipelines…"`) is a decision against that
-    service and stays loud, as does removing the project's only CI."""
+    project's CI went on with another service: deleted whole, by a commit that does not
+    call itself a revert (`by_content`: found only by its content, caddy's "ci: Delete
+    .travis.yml"), while configuration of another service, and none of theirs, stays in
+    its `tree` (read only when it matters; GitHub Actions beside caddy's Travis). A
+    workflow removed beside the same service's others is a CI step dropped
+    (rubygems.org's "remove ERD CI step", with why: right); a revert that names the
+    setup it takes back (psf/requests' `Revert "Set up Azure Pipelines…"`) is a decision
+    against that service; removing the project's only CI is one too: all stay loud."""
     gone = {p for p in deleted if ci_config(p)}
     if not (gone and by_content):
         return set()
-    return gone if any(ci_config(p) and p not in gone for p in tree()) else set()
+    left = {ci_service(p) for p in tree() if ci_config(p) and p not in gone}
+    return gone if left and not (left & {ci_service(p) for p in gone}) else set()

@@ -245,14 +245,14 @@ _CI_NAMES = re.compile(
     r"codecov|semaphore|wercker)\.ya?ml$|^jenkinsfile$",
     re.I,
 )
-_CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".semaphore/", ".woodpecker/")
+CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".semaphore/", ".woodpecker/")
 
 
 def ci_config(path: str) -> bool:
     """Whether a file configures the project's CI service (`.travis.yml`,
     `.github/workflows/*.yml`, `.circleci/`, `appveyor.yml`, `.gitlab-ci.yml`, …)."""
     low = path.lower()
-    return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(_CI_DIRS)
+    return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(CI_DIRS)
 
 
 # One entry of a build matrix: a YAML list item naming one version or runtime (`- 1.8.7`,

@@ -14,7 +14,13 @@ from pathlib import Path
 
 from real_cli import cairn, cairn_json, commit, git
 
-from cairn.significance.follows import ci_moved, is_test_data, left_with_code, planned_removal
+from cairn.significance.follows import (
+    ci_moved,
+    ci_service,
+    is_test_data,
+    left_with_code,
+    planned_removal,
+)
 from importers.test_git_quiet_reverts import PRICES, SKU, blocking, put_back, reverts
 
 LEXER = """\
@@ -214,6 +220,10 @@ def test_a_ci_service_left_for_another_is_quiet_the_only_ci_removed_blocks(
     )
     commit(project, "ci: add tests on s390x", "2024-01-02T10:00:00Z", {".travis.yml": TRAVIS})
     commit(project, "ci: Delete .travis.yml", "2024-01-10T10:00:00Z", {".travis.yml": None})
+    # One workflow dropped beside the same service's others: a CI step, a decision.
+    erd = ".github/workflows/erd.yml"
+    commit(project, "ERD CI step", "2024-01-10T11:00:00Z", {erd: WORKFLOW.replace("test", "erd")})
+    commit(project, "remove ERD CI step", "2024-01-10T12:00:00Z", {erd: None})
     commit(project, "Show the SKU", "2024-01-11T10:00:00Z", {"shop/prices.py": SKU})
     git(project, "revert", "--no-edit", "HEAD", date="2024-01-12T10:00:00Z")
     cairn_json(project, "import", "git")
@@ -221,6 +231,7 @@ def test_a_ci_service_left_for_another_is_quiet_the_only_ci_removed_blocks(
     assert found["ci: Delete .travis.yml"].get(".travis.yml") == "trivial", found
     assert set(found["ci: Delete .travis.yml"].values()) == {"trivial"}, found
     assert set(found['Revert "Show the SKU"'].values()) == {None}, found
+    assert found["remove ERD CI step"].get(erd, "missing") is None, found
     code, report = put_back(project, {".travis.yml": TRAVIS})
     assert code == 0, blocking(report)
     # The same deletion when Travis was the project's only CI: a decision, loud.
@@ -308,13 +319,23 @@ def test_which_files_and_changes_only_follow() -> None:
     assert not planned_removal("Add a temporary banner")
     assert not planned_removal("Remove the banner\n\nIt was temporary.")
     code = ["shop/panels.py", "tests/test_panels.py"]
-    assert left_with_code(["tests/test_panels.py"], code)
-    assert left_with_code(["shop/panels_test.go"], ["shop/panels.go", "shop/panels_test.go"])
-    assert not left_with_code(["tests/test_panels.py", "shop/panels.py"], code)
-    assert not left_with_code(["tests/test_panels.py"], ["tests/test_panels.py"])
-    assert not left_with_code([], code)
+    tests = ["tests/test_panels.py"]
+    assert left_with_code(tests, code, tests)
+    go = ["shop/panels.go", "shop/panels_test.go"]
+    assert left_with_code(["shop/panels_test.go"], go, ["shop/panels_test.go", "testdata/a"])
+    assert not left_with_code(["tests/test_panels.py", "shop/panels.py"], code, tests)
+    assert not left_with_code(tests, tests, tests)
+    assert not left_with_code([], code, tests)
+    # The feature's tests, matched to the commit that added the feature: a decision.
+    assert not left_with_code(tests, code, code)
+    assert not left_with_code(tests, code, [])
     travis, flows = [".travis.yml"], [".github/workflows/ci.yml"]
     assert ci_moved(travis, True, lambda: flows) == {".travis.yml"}
     assert ci_moved(travis, False, lambda: flows) == set()
     assert ci_moved(travis, True, lambda: ["shop/prices.py"]) == set()
     assert ci_moved(["shop/prices.py"], True, lambda: flows) == set()
+    # One workflow of several dropped: a CI step, not CI moving.
+    assert ci_moved([".github/workflows/erd.yml"], True, lambda: flows) == set()
+    assert ci_moved(travis, True, lambda: [".travis.yml", *flows]) == {".travis.yml"}
+    assert ci_service(".github/workflows/erd.yml") == ci_service(".github/workflows/ci.yml")
+    assert ci_service(".travis.yml") == "travis" != ci_service("appveyor.yml")
