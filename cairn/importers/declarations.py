@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Iterator
 
 from cairn.indexer.languages import language_for
 from cairn.store.paths import EntityPathError, overload_suffix, split_overload
@@ -193,9 +192,9 @@ def may_declare(blob: bytes, file: str, qualified: str) -> bool:
     if language_for(file) != "python":
         if suffix:
             return _may_declare_overload(blob, name, suffix)
-        return _word_re(name).search(blob) is not None
-    return all(_python_def_re(c).search(blob) for c in containers) and bool(
-        _python_def_re(name).search(blob) or _python_target_re(name).search(blob)
+        return any(True for _ in _words(blob, name))
+    return all(_python_def(blob, c) for c in containers) and (
+        _python_def(blob, name) or _python_target(blob, name)
     )
 
 
@@ -260,26 +259,53 @@ def _split_inner(name: str) -> tuple[str, str]:
     return bare[2:], suffix
 
 
-@lru_cache(maxsize=4096)
-def _word_re(word: bytes) -> re.Pattern[bytes]:
-    return re.compile(rb"(?<![\w$])" + re.escape(word) + rb"(?![\w$])")
+# Each test below finds the name with `bytes.find` and reads what stands around each
+# hit: the same test as a regex `(?<![\w$])name(?![\w$])`, but a regex that opens with
+# a look-behind is tried at every byte of the file, and a module's every version is
+# asked (docs/performance.md).
+def _words(blob: bytes, word: bytes, before: frozenset[int] = frozenset()) -> Iterator[int]:
+    """Where `word` stands in `blob` as a whole word (no `[\\w$]`, nor a byte of
+    `before`, right before it; no `[\\w$]` right after), overlapping hits too."""
+    at = blob.find(word)
+    while at >= 0:
+        prev = blob[at - 1] if at else None
+        if prev not in _WORD_BYTES and prev not in before and not _is_word_at(blob, at + len(word)):
+            yield at
+        at = blob.find(word, at + 1)
 
 
-# Looser than the grammar on purpose (a keyword argument, a dict key pass too): a
-# false "may" costs one parse, a false "not" would lose a link.
-@lru_cache(maxsize=4096)
-def _python_def_re(word: bytes) -> re.Pattern[bytes]:
-    return re.compile(rb"(?<![\w$])(?:def|class)[\s\\]+" + re.escape(word) + rb"(?![\w$])")
+_SEPARATORS = frozenset(b" \t\n\r\f\v\\")  # `[\s\\]` of a bytes pattern
+_KEYWORDS = (b"def", b"class")
 
 
-@lru_cache(maxsize=4096)
-def _python_target_re(word: bytes) -> re.Pattern[bytes]:
-    # `:` (annotated) right after it, or an `=` later on its logical line (backslashes
-    # join lines; a pattern list is never bracketed).
-    return re.compile(
-        rb"(?<![\w$.])" + re.escape(word) + rb"(?![\w$])"
-        rb"(?:[ \t]*(?:\\\r?\n[ \t]*)*:|(?:[^\n]|(?<=\\)\n)*=)"
-    )
+def _python_def(blob: bytes, word: bytes) -> bool:
+    """Whether `def word` or `class word` is in `blob` (any whitespace or backslashes
+    between, `def` itself a whole word). Looser than the grammar on purpose (a keyword
+    argument, a dict key pass too): a false "may" costs one parse, a false "not" would
+    lose a link."""
+    for at in _words(blob, word):
+        start = at
+        while start and blob[start - 1] in _SEPARATORS:
+            start -= 1
+        if start == at:
+            continue
+        for kw in _KEYWORDS:
+            k = start - len(kw)
+            if k >= 0 and blob.startswith(kw, k) and not _is_word_at(blob, k - 1):
+                return True
+    return False
+
+
+# What follows an assignment's target: `:` (annotated) right after it, or an `=` later
+# on its logical line (backslashes join lines; a pattern list is never bracketed).
+_TARGET_TAIL = re.compile(rb"[ \t]*(?:\\\r?\n[ \t]*)*:|(?:[^\n]|(?<=\\)\n)*=")
+_DOT = frozenset(b".")
+
+
+def _python_target(blob: bytes, word: bytes) -> bool:
+    """Whether `word` is an assignment's target somewhere in `blob` (not an attribute:
+    no `.` before it)."""
+    return any(_TARGET_TAIL.match(blob, at + len(word)) for at in _words(blob, word, _DOT))
 
 
 def _params(text: str, name: str) -> str:

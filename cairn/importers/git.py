@@ -420,7 +420,7 @@ def _walk(
                 "dependencies it was about",
             )
             continue
-        yield from _revert_events(c, f, original, ents, diffs.get(c.sha, {}), taken)
+        yield from _revert_events(c, f, original, ents, diffs.get(c.sha, {}), taken, root)
 
 
 def _unreadable(c: Commit, f: Found, original: Commit | None) -> str:
@@ -513,6 +513,7 @@ def _revert_events(
     ents: list[Entity],
     diff: dict[str, FileDiff],
     taken: dict[tuple[str, str], TakenOut],
+    root: Path,
 ) -> Iterator[Proposed]:
     """One revert's events: what each entity's verdict says (its tree, part, versions,
     fingerprint) and whether it is quiet (`cairn.significance`)."""
@@ -525,11 +526,14 @@ def _revert_events(
         release_tooling,
         trivial_files,
     )
+    from cairn.significance.follows import ci_moved, is_test_data, left_with_code, planned_removal
 
     lines, judged = _changed_lines(diff, f.files)
     cosmetic = trivial_files(lines)
     words = "\n".join(filter(None, (c.subject, _body(c))))
     whole = {p for p, fd in diff.items() if fd.created or fd.deleted}
+    # Found by its content alone: the commit does not call itself a revert.
+    by_content = f.found_by in ("inverse-patch", "partial") and not hinted(c)
     # The whole revert is quiet when every file it undid was cosmetic (a binary or huge
     # one never is), or when what it undid went in by mistake. Author dates: a rebase
     # gives a change and its revert the same committer date.
@@ -543,8 +547,24 @@ def _revert_events(
             (original.authored or original.date) if original is not None else None,
         )
         or planned_undo(original.subject if original is not None else _quoted_subject(c.subject))
+        or planned_removal(words)
         # A CI matrix tweak taken back without a word of why: a trial of what to test on.
         or (judged and len(lines) == len(c.changes) and ci_tweak(lines, whole, words))
+        # Tests that left with code the commit removed for its own reasons.
+        or (
+            by_content
+            and original is not None
+            and left_with_code(
+                {e.file for e in ents if e.file},
+                [ch.path for ch in c.changes],
+                [ch.path for ch in original.changes],
+            )
+        )
+    )
+    # Data a test reads follows the code it exercises back, when the revert undid more.
+    data = {p for p in diff if is_test_data(p)} if any(not is_test_data(p) for p in diff) else set()
+    moved = ci_moved(
+        [p for p, fd in diff.items() if fd.deleted], by_content, lambda: _listing(root, c.sha)
     )
     # One file alone is quiet only when it stayed: a file the revert deleted or created
     # whole is about its existence, not its lines (prettier's import-only test fixtures
@@ -564,6 +584,8 @@ def _revert_events(
         if ent.file and (notes(ent.file) or release_tooling(ent.file)):
             # A changelog line follows the code back; a release script is bookkeeping.
             meta[SIGNIFICANCE] = TRIVIAL
+        if ent.file in data or ent.file in moved:
+            meta[SIGNIFICANCE] = TRIVIAL  # a test's data; a CI service left for another
         if ent.before and ent.after and ent.before != ent.after:
             meta["from"], meta["to"] = ent.before, ent.after  # a version taken back
         prints = fingerprint(ent.lines) or fingerprint(ent.imports)
@@ -575,6 +597,11 @@ def _revert_events(
         if ent.whole and ent.kind != "file" and ent.file:
             taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
         yield _proposal(c, original, "revert", ent, meta)
+
+
+def _listing(root: Path, sha: str) -> list[str]:
+    """The paths of commit `sha`'s tree."""
+    return git(root, "ls-tree", "-r", "--name-only", sha, "--", check=False).splitlines()
 
 
 def _proposal(

@@ -38,7 +38,8 @@ A file belongs to a tree when:
   rubygems test helpers, "Copyright 2006 by Chad Fowler, ..." beside an MIT-LICENSE of
   Nick Quaranto's), or the revert says it takes out or puts back a vendored copy and
   the file is added or deleted whole ("Remove vendored rubygems codebase"); grouped
-  like a `linguist-vendored` file.
+  like a `linguist-vendored` file. Such a licence file below the root makes its whole
+  directory a copy (wagtail's bundled `l18n`, whose code files carry no header).
 
 A file of a tree's kind that makes no tree (one alone, or beside hand-written files)
 is still nobody's decision: it is a tree of one, an event on the file.
@@ -221,6 +222,7 @@ _HOLDER = re.compile(
 _HEADER_LINES = 15  # a file's own notice is at its top
 # "Vendored", "vendoring", "vendorize": not a bare "vendor" ("vendor prefix", "vendor/").
 _VENDOR_WORDS = re.compile(r"\bvendor(?:ed|ing|i[sz](?:e|ed|ing))\b", re.I)
+_LICENCE_NAME = re.compile(r"^(licen[cs]e|copying)([-_.][\w.-]*)?$", re.I)
 
 
 def _holders(line: str) -> frozenset[str]:
@@ -256,13 +258,25 @@ def copied_in(
     if theirs:  # a licence only says something against a header that names someone
         # A licence file the revert itself changed is one of its files, not the licence.
         ours = notices.licence(rev, paths) | notices.licence(after, paths)
+        # The licence of today when the revert's time had none (rubygems.org got its
+        # MIT-LICENSE a week after the copied helpers left): read only then.
         ours = ours or notices.licence("HEAD", paths)
         copied = {p for p, names in theirs.items() if ours and not (names & ours)}
+    # Another project's licence below the root marks its directory as that project's
+    # copy, files without a header of their own too (wagtail's bundled l18n, unbundled
+    # for the PyPI package: only its LICENSE.txt named its author).
+    homes = {p.rsplit("/", 1)[0] + "/" for p in copied if "/" in p and _licence(p)}
+    copied |= {p for p in paths if p.startswith(tuple(homes))}
     if _VENDOR_WORDS.search(words):
         before = _listed(run, rev, paths)
         now = _listed(run, after, paths)
         copied |= {p for p in paths if (p in before) != (p in now)}
     return copied
+
+
+def _licence(path: str) -> bool:
+    """A licence file by its name (`LICENSE.txt`, `COPYING`)."""
+    return _LICENCE_NAME.match(path.rsplit("/", 1)[-1]) is not None
 
 
 Reader = Callable[[str, str], "bytes | None"]  # (rev, path) -> the blob, None if missing

@@ -191,7 +191,7 @@ _ACCIDENT = re.compile(
     r"|oops|didn'?t\s+mean\s+to|not\s+meant\s+to\s+be\s+(?:pushed|committed|merged))\b",
     re.I,
 )
-_QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
+QUOTED = re.compile(r"\"[^\n]*\"")  # the reverted commit's subject, quoted: not the revert's words
 # A revert this soon after, by the same author, with no reason of its own: pushed by
 # mistake and taken back at once. Not longer: on rubygems.org, silent same-author
 # reverts 18, 23 and 45 minutes after were real ("Add dependency partial…", "remove
@@ -212,7 +212,7 @@ def accident(
     `ACCIDENT_MINUTES` and said nothing more than git's `Revert "..."`. True history,
     recorded; but nothing anyone decided against, so it never blocks nor fills the digest
     (rubygems.org's "Remove accidentally committed file", later re-added on purpose)."""
-    words = _QUOTED.sub("", revert_words)
+    words = QUOTED.sub("", revert_words)
     if _ACCIDENT.search(words):
         return True
     if original_author is None or original_date is None:
@@ -232,7 +232,7 @@ def says_why(revert_words: str) -> bool:
     """Whether a revert's message (git's boilerplate already left out) says anything of
     its own beyond `Revert "<the reverted subject>"`: a reason, a pull request number,
     a word of context. One test for `accident` and `ci_tweak`."""
-    words = _QUOTED.sub("", revert_words)
+    words = QUOTED.sub("", revert_words)
     return bool(
         re.sub(r"^\s*(revert|reverts|reverted)\b[\s:]*", "", words, flags=re.I).strip(" .\n")
     )
@@ -245,14 +245,14 @@ _CI_NAMES = re.compile(
     r"codecov|semaphore|wercker)\.ya?ml$|^jenkinsfile$",
     re.I,
 )
-_CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".semaphore/", ".woodpecker/")
+CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".semaphore/", ".woodpecker/")
 
 
 def ci_config(path: str) -> bool:
     """Whether a file configures the project's CI service (`.travis.yml`,
     `.github/workflows/*.yml`, `.circleci/`, `appveyor.yml`, `.gitlab-ci.yml`, …)."""
     low = path.lower()
-    return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(_CI_DIRS)
+    return _CI_NAMES.match(low.rsplit("/", 1)[-1]) is not None or low.startswith(CI_DIRS)
 
 
 # One entry of a build matrix: a YAML list item naming one version or runtime (`- 1.8.7`,

@@ -522,3 +522,27 @@ def test_another_projects_code_copied_in_without_a_marker_is_one_quiet_tree(
     assert code == 0, blocking(report)
     code, report = put_back(project, {"lib/indexer.rb": OURS})
     assert code == 1 and blocking(report)
+
+
+def test_a_copy_is_told_by_todays_licence_when_the_repository_had_none_then(
+    project: Path,
+) -> None:
+    # No licence yet when the copied helpers came and went (rubygems.org's MIT-LICENSE
+    # came a week after): the holders of today's tell them apart.
+    copied = {"spec/rubygems/mockgemui.rb": HELPER}
+    commit(project, "App", "2024-01-01T10:00:00Z", {"lib/indexer.rb": OURS})
+    commit(project, "Adding the helpers", "2024-02-01T10:00:00Z", copied)
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-09T10:00:00Z")
+    ours = "# Copyright (c) 2024 Nick Quaranto\n" + OURS
+    commit(project, "Our own helper", "2024-02-10T10:00:00Z", {"spec/ours.rb": ours})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-02-11T10:00:00Z")
+    commit(
+        project,
+        "Licence",
+        "2024-02-16T10:00:00Z",
+        {"MIT-LICENSE": "Copyright (c) 2009, Nick Quaranto\n\nPermission is hereby granted\n"},
+    )
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    assert set(found['Revert "Adding the helpers"'].values()) == {"trivial"}, found
+    assert set(found['Revert "Our own helper"'].values()) == {None}, found

@@ -4,9 +4,18 @@ the name."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
-from cairn.importers.declarations import declarations, may_declare
+from cairn.importers.declarations import (
+    _python_def,
+    _python_target,
+    _words,
+    declarations,
+    may_declare,
+)
 
 PYTHON = """\
 import os
@@ -109,3 +118,42 @@ def test_an_overload_is_declared_only_where_its_types_follow_its_name() -> None:
     # A call that passes words of the types is a "may": parsed, then not found there.
     assert may_declare(JAVA_OVERLOADS, "src/V.java", "V.visit(NameExpr)")
     assert "V.visit(NameExpr)" not in found
+
+
+# The tests as the regexes they replaced read them (the search by `find` must agree:
+# a false "not" would lose a link, a false "may" costs a parse).
+def _regex_word(w: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])" + re.escape(w) + rb"(?![\w$])")
+
+
+def _regex_def(w: bytes) -> re.Pattern[bytes]:
+    return re.compile(rb"(?<![\w$])(?:def|class)[\s\\]+" + re.escape(w) + rb"(?![\w$])")
+
+
+def _regex_target(w: bytes) -> re.Pattern[bytes]:
+    return re.compile(
+        rb"(?<![\w$.])" + re.escape(w) + rb"(?![\w$])"
+        rb"(?:[ \t]*(?:\\\r?\n[ \t]*)*:|(?:[^\n]|(?<=\\)\n)*=)"
+    )
+
+
+PIECES = [b"def", b"class", b" ", b"\t", b"\n", b"\\", b"\\\n", b"\r\n", b"x", b"xx", b"a"]
+PIECES += [b"$", b".", b":", b"=", b"_", b"un", b"\xc3\xa9"]
+
+
+def test_the_search_by_find_agrees_with_the_regexes_on_every_shape() -> None:
+    rng = random.Random(28)
+    for _ in range(20_000):
+        word = rng.choice([b"x", b"xx", b"a", b"xa", b"x\xc3\xa9"])
+        blob = b"".join(rng.choice(PIECES) for _ in range(rng.randint(0, 14)))
+        assert (_regex_word(word).search(blob) is not None) == (
+            next(_words(blob, word), None) is not None
+        ), blob
+        assert (_regex_def(word).search(blob) is not None) == _python_def(blob, word), blob
+        assert (_regex_target(word).search(blob) is not None) == _python_target(blob, word), blob
+    # Shapes a random draw may miss: a name inside a longer one, after `undef`, split
+    # over a backslash, an attribute assigned, the file's very start and end.
+    assert _python_def(b"class \\\n  xx(A):", b"xx") and not _python_def(b"undef xx", b"xx")
+    assert not _python_def(b"def xxy():", b"xx") and _python_def(b"def xx", b"xx")
+    assert _python_target(b"xx \\\n  : int", b"xx") and not _python_target(b"self.xx = 1", b"xx")
+    assert _python_target(b"xx, y = \\\n f()", b"xx") and not _python_target(b"f(xx)\n=", b"xx")
