@@ -102,3 +102,28 @@ def test_a_method_moved_unchanged_into_another_class_keeps_its_verdict(project: 
     assert "-  def as_json" in diff and "+  def as_json" in diff  # the same text, moved
     cairn_json(project, "import", "git")
     assert f"{path}::Hook.as_json" in reverted_entities(project)
+
+
+def test_a_function_moved_back_by_a_revert_that_put_lines_back_gets_no_verdict(
+    project: Path,
+) -> None:
+    """The lines a revert put back are placed too when it mostly restored (a re-removal
+    print); a function it only moved back is not among them."""
+    path = "shop/prices.py"
+    total = "def total(items):\n    return sum(item.price for item in items)\n"
+    label = "def label(item):\n    return item.name.title()\n"
+    refund = "".join(
+        f"def refund_{n}(order):\n    order.refund(order.lines[{n}], reason='returned')\n\n\n"
+        for n in range(6)
+    )
+    commit(project, "Prices", "2024-01-01T10:00:00Z", {path: f"{label}\n\n{refund}{total}"})
+    # Refunds dropped, and total moved above label on the way (the diff of the revert
+    # shows total's lines taken out and put back: label's it keeps).
+    commit(project, "Drop refunds", "2024-01-02T10:00:00Z", {path: f"{total}\n\n{label}"})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    diff = git(project, "show", "HEAD", "--", path)
+    assert "-def total" in diff and "+def total" in diff
+    cairn_json(project, "import", "git")
+    entities = reverted_entities(project)
+    assert f"{path}::refund_0" in entities  # what the revert put back: a re-removal print
+    assert f"{path}::total" not in entities
