@@ -26,6 +26,8 @@ from cairn.importers.trees import Notices, Tree, attributes, trees_of
 from cairn.limits import MAX_FILE_BYTES  # the one limit: bigger files are not indexed
 
 if TYPE_CHECKING:
+    from tree_sitter import Tree as SyntaxTree
+
     from cairn.indexer import Symbol
 
 # Events one revert may write. Beyond it the entities with the most lines taken out are
@@ -159,12 +161,92 @@ def removed_entities(
             removed = {n: t for n, t in removed.items() if n in blamed}
         if keep_lines is not None:
             removed = {n: t for n, t in removed.items() if normalise(t) in keep_lines}
+        before = Version(blobs, f"{f.revert.sha}^", path)
+        after = Version(blobs, f.revert.sha, path)
+        # Nothing can have only moved where the revert wrote no line.
+        moved = removed and fd.added and not fd.deleted
+        same = unchanged(removed, before, after) if moved else frozenset()
         if restoring:
-            _place_restored(f, path, fd, blobs, keep_restored, out)
+            _place_restored(path, fd, after, keep_restored, out, same)
         if not removed:
             continue
-        _place_removed(f, path, fd, removed, file_entity, blobs, out, seen_files)
+        _place_removed(path, fd, removed, file_entity, before, after, out, seen_files, same)
     return list(out.values()), skipped
+
+
+class Version:
+    """One file at one revision, read and parsed at most once: the placement of a
+    revert's removed lines, of the lines it put back, and the check for symbols it only
+    moved all ask the same two versions of a file."""
+
+    def __init__(self, blobs: Blobs, rev: str, path: str) -> None:
+        self._blobs, self._rev, self.path = blobs, rev, path
+        self._text: bytes | None = None
+        self._read = False
+        self._parsed: tuple[list[Symbol], SyntaxTree | None] | None = None
+
+    @property
+    def text(self) -> bytes | None:
+        """Its contents; None when it is missing, too big to index or binary."""
+        if not self._read:
+            self._read = True
+            blob = self._blobs.read(self._rev, self.path)
+            if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
+                self._text = blob
+        return self._text
+
+    def parsed(self) -> tuple[list[Symbol], SyntaxTree | None]:
+        """Its symbols and the syntax tree they were read from (no symbols when it
+        cannot be read)."""
+        if self._parsed is None:
+            from cairn.indexer.document import index_text_and_tree
+
+            text = self.text
+            self._parsed = ([], None) if text is None else index_text_and_tree(text, self.path)
+        return self._parsed
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        return self.parsed()[0]
+
+
+def unchanged(removed: dict[int, str], before: Version, after: Version) -> frozenset[str]:
+    """The entities holding removed lines whose own text is the same after the revert,
+    byte for byte: a method the diff only moved (rubygems.org's `WebHook.as_json`, moved
+    below `to_yaml` when `to_xml` was taken out), or whose lines it showed taken out and
+    put back. Matched as RefactoringMiner matches: by the declaration (its path, so a
+    move to another class is a change) and its text, never by line numbers. Each gets
+    no verdict from this revert; one that moved and changed keeps it.
+
+    The text is looked for in the file after first: the file after is parsed only when
+    some entity's text is there (most reverts move nothing, and the lines-put-back
+    placement may have parsed it already)."""
+    from cairn.indexer.enclosing import innermost_by_line
+
+    text, later = before.text, after.text
+    if text is None or later is None or redeclares(text, before.path):
+        return frozenset()
+    symbols = before.symbols
+    held = {s.entity for s in innermost_by_line(symbols, (n - 1 for n in removed)).values()}
+    if not held:
+        return frozenset()
+    was = _texts(symbols, text.split(b"\n"), held)
+    held = {e for e, blocks in was.items() if all(b in later for b in blocks)}
+    if not held:
+        return frozenset()
+    now = _texts(after.symbols, later.split(b"\n"), held)
+    return frozenset(e for e in held if sorted(was[e]) == sorted(now.get(e, [])))
+
+
+def _texts(symbols: list[Symbol], lines: list[bytes], entities: set[str]) -> dict[str, list[bytes]]:
+    """entity -> the text of each of its declarations among `symbols` (a name declared
+    twice in a file, as a reopened Ruby class may be, has two)."""
+    out: dict[str, list[bytes]] = {}
+    for sym in symbols:
+        if str(sym.role) == "introduce" and sym.entity in entities:
+            r = sym.range
+            out.setdefault(sym.entity, []).append(b"\n".join(lines[r.start_line : r.end_line + 1]))
+    return out
 
 
 def _tree_entities(
@@ -194,30 +276,30 @@ def _tree_entities(
 
 
 def _place_removed(
-    f: Found,
     path: str,
     fd: FileDiff,
     removed: dict[int, str],
     file_entity: str,
-    blobs: Blobs,
+    before: Version,
+    after: Version,
     out: dict[str, Entity],
     seen_files: set[str],
+    same: frozenset[str],
 ) -> None:
     """The lines a revert took out of one file, each on the innermost entity of the file
-    before the revert that held it (the file's own entity for the rest)."""
+    before the revert that held it (the file's own entity for the rest); lines of an
+    entity in `same` (`unchanged`) are on no entity."""
     from cairn.fingerprints import fingerprint, row_kinds
-    from cairn.indexer import index_text
-    from cairn.indexer.document import index_text_and_tree
     from cairn.indexer.enclosing import innermost_by_line
 
     symbols: list[Symbol] = []
-    blob = blobs.read(f"{f.revert.sha}^", path)
+    blob = before.text
     meaningful: set[int] = {n - 1 for n in removed}
     imports: set[int] = set()
-    if blob is not None and len(blob) <= MAX_FILE_BYTES and b"\0" not in blob[:8000]:
+    if blob is not None:
         tree = None
         if not redeclares(blob, path):
-            symbols, tree = index_text_and_tree(blob, path)
+            symbols, tree = before.parsed()
         # Only lines that carry meaning are fingerprinted: no comment, import,
         # docstring or licence header (they still say where the revert was). An
         # entity whose only lines are imports is fingerprinted by them: a module
@@ -245,6 +327,8 @@ def _place_removed(
                 if number - 1 in imports:
                     file_imports.append(text)
             continue
+        if sym.entity in same:
+            continue  # only moved: its text is the same after the revert
         placed = True
         ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
         if number - 1 in meaningful:
@@ -256,18 +340,15 @@ def _place_removed(
             ent.before = sym.version
     # An entity whose name line was taken out but which the revert wrote back (a
     # dependency pinned to another version, a signature changed back) stayed: only
-    # its lines were reverted. One more index, only for such files.
+    # its lines were reverted. The file after is indexed only for such files (or once
+    # for all when `unchanged` or the lines put back needed it).
     named_here = [e for e in out.values() if e.whole and e.path not in seen_files]
-    if named_here and not fd.deleted:
-        after = blobs.read(f.revert.sha, path)
-        if after is not None and len(after) <= MAX_FILE_BYTES and b"\0" not in after[:8000]:
-            still = {
-                s.entity: s.version for s in index_text(after, path) if str(s.role) == "introduce"
-            }
-            for ent in named_here:
-                if ent.path in still:
-                    ent.whole = False
-                    ent.after = still[ent.path]
+    if named_here and not fd.deleted and after.text is not None:
+        still = {s.entity: s.version for s in after.symbols if str(s.role) == "introduce"}
+        for ent in named_here:
+            if ent.path in still:
+                ent.whole = False
+                ent.after = still[ent.path]
     seen_files.update(out)
 
     if (file_lines or file_quiet) and (fingerprint(file_lines) or not placed):
@@ -278,17 +359,17 @@ def _place_removed(
 
 
 def _place_restored(
-    f: Found,
     path: str,
     fd: FileDiff,
-    blobs: Blobs,
+    version: Version,
     keep: set[str] | None,
     out: dict[str, Entity],
+    same: frozenset[str],
 ) -> None:
     """The meaningful lines a revert put back in one file, each on the innermost entity
-    of the file after the revert that holds it (`Entity.restored`)."""
+    of the file after the revert that holds it (`Entity.restored`); lines of an entity
+    in `same` (`unchanged`: only moved) are on no entity."""
     from cairn.fingerprints import code_rows, normalise
-    from cairn.indexer import index_text
     from cairn.indexer.enclosing import innermost_by_line
     from cairn.store.paths import EntityPathError, canonicalise
 
@@ -297,18 +378,20 @@ def _place_restored(
         added = {n: t for n, t in added.items() if normalise(t) in keep}
     if not added or fd.binary or fd.huge:
         return
-    after = blobs.read(f.revert.sha, path)
-    if after is None or len(after) > MAX_FILE_BYTES or b"\0" in after[:8000]:
+    after = version.text
+    if after is None:
         return
     rows = code_rows(after, path, (n - 1 for n in added))
     if not rows:
         return
-    symbols = [] if redeclares(after, path) else index_text(after, path)
+    symbols = [] if redeclares(after, path) else version.symbols
     inner = innermost_by_line(symbols, (n - 1 for n in added if n - 1 in rows))
     for number, text in sorted(added.items()):
         if number - 1 not in rows:
             continue
         sym = inner.get(number - 1)
+        if sym is not None and sym.entity in same:
+            continue  # only moved: its text was the same before the revert
         if sym is not None:
             ent = out.setdefault(sym.entity, Entity(sym.entity, str(sym.kind), file=path))
         else:

@@ -67,6 +67,8 @@ def essence(line: str, path: str) -> str:
     from cairn.fingerprints import is_code, is_comment_line, is_import_line
 
     if not is_code(path):
+        if _hash_comments(path):
+            line = _without_hash_comment(line)
         return _SPACE.sub("", line)
     if is_comment_line(line) or is_import_line(line) or _QUIET_STATEMENT.match(line):
         return ""  # an import is judged apart (`_modules`)
@@ -81,6 +83,44 @@ def essence(line: str, path: str) -> str:
     text = _PARAM.sub("", text)
     text = _CAST.sub("cast(", text)
     return _SPACE.sub("", text).replace("'", '"')
+
+
+# Files that are no code (`is_code`: their lines are matched as text) but whose format
+# comments with `#`: a comment there is as cosmetic as one in code (rubygems.org's
+# `Trigger rebuild.`, a blank line of `.travis.yml` swapped for a lone `#` and back).
+# Code that comments with `#` (shell, Dockerfile, Ruby, Python) is `is_comment_line`'s.
+_HASH_LANGUAGES = frozenset({"yaml", "toml", "requirements", "ruby"})  # ruby: a Gemfile
+_HASH_SUFFIXES = frozenset({".cfg", ".ini", ".conf", ".env"})
+
+
+def _hash_comments(path: str) -> bool:
+    from cairn.indexer.languages import language_for
+
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return language_for(path) in _HASH_LANGUAGES or (dot >= 0 and name[dot:] in _HASH_SUFFIXES)
+
+
+def _without_hash_comment(line: str) -> str:
+    """The line without its `#` comment. One starts at a `#` that opens the line or
+    follows a blank, outside quotes (YAML's rule, and pip's): `"#fff"`, `'#general'`
+    and a URL's `#egg=` are values. A quote left open (an apostrophe in a plain YAML
+    value) keeps the rest of the line: a value is never taken for a comment."""
+    quote = ""
+    escaped = False
+    for i, ch in enumerate(line):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\" and quote == '"':
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
 
 
 def trivial_change(files: Mapping[str, tuple[Iterable[str], Iterable[str]]]) -> bool:

@@ -12,6 +12,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from real_cli import cairn, cairn_json, commit, env, git
 
 from cairn.store import Store
@@ -546,3 +547,70 @@ def test_a_copy_is_told_by_todays_licence_when_the_repository_had_none_then(
     found = reverts(project)
     assert set(found['Revert "Adding the helpers"'].values()) == {"trivial"}, found
     assert set(found['Revert "Our own helper"'].values()) == {None}, found
+
+
+TRAVIS = """\
+language: ruby
+rvm:
+  - 2.7
+
+script:
+  - "echo step # 1"
+  - bundle exec rake
+"""
+PYPROJECT = """\
+[project]
+name = "shop"
+
+dependencies = ["requests>=2.0"]
+"""
+REQUIREMENTS = """\
+requests==2.31.0
+
+django==4.2.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "value"),
+    [
+        (".travis.yml", TRAVIS, ("bundle exec rake", "bundle exec rake test:all")),
+        ("pyproject.toml", PYPROJECT, ('"requests>=2.0"', '"requests>=2.0", "rich"')),
+        ("requirements.txt", REQUIREMENTS, ("django==4.2.0", "django==5.0.0")),
+    ],
+    ids=["yaml", "toml", "requirements"],
+)
+def test_a_comment_only_edit_of_a_hash_commented_config_taken_back_is_quiet(
+    project: Path, path: str, text: str, value: tuple[str, str]
+) -> None:
+    """rubygems.org's `Trigger rebuild.`: a blank line of `.travis.yml` swapped for a lone
+    `#`, and back. YAML, TOML and pip's files are matched as text, but a `#` comment
+    there is as cosmetic as one in code; a value changed beside it stays a decision."""
+    commit(project, "Config", "2024-01-01T10:00:00Z", {path: text})
+    marked = text.replace("\n\n", "\n#\n", 1) + "# rebuild, please\n"
+    commit(project, "Trigger CI", "2024-01-02T10:00:00Z", {path: marked})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
+    old, new = value
+    commit(project, "Try another", "2024-01-06T10:00:00Z", {path: text.replace(old, new)})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    comment = found['Revert "Trigger CI"']
+    assert comment and set(comment.values()) == {"trivial"}, comment
+    assert set(found['Revert "Try another"'].values()) == {None}
+
+
+def test_a_hash_inside_a_quoted_yaml_value_is_no_comment(project: Path) -> None:
+    """`- "echo step # 1"` is one quoted value: what follows its `#` is the value."""
+    commit(project, "Config", "2024-01-01T10:00:00Z", {".travis.yml": TRAVIS})
+    step2 = TRAVIS.replace('"echo step # 1"', '"echo step # 2"')
+    commit(project, "Second step", "2024-01-02T10:00:00Z", {".travis.yml": step2})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-05T10:00:00Z")
+    # A comment after the value, outside its quotes, is a comment.
+    noted = TRAVIS.replace('"echo step # 1"', '"echo step # 1"  # the first one')
+    commit(project, "Say which step", "2024-01-06T10:00:00Z", {".travis.yml": noted})
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-09T10:00:00Z")
+    cairn_json(project, "import", "git")
+    found = reverts(project)
+    assert set(found['Revert "Second step"'].values()) == {None}
+    assert set(found['Revert "Say which step"'].values()) == {"trivial"}
