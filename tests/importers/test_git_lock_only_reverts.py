@@ -172,3 +172,25 @@ def test_a_renovate_bump_taken_back_out_of_yarn_lock(project: Path) -> None:
     (project / "yarn.lock").write_text(yarn_lock("1.3.1"))
     code, report = check_diff(project)
     assert code == 0, blocking(report)
+
+
+def test_a_bump_undone_within_minutes_by_its_author_stays_quiet(project: Path) -> None:
+    # The quiet rules hold for this verdict as for a manifest's: an accident.
+    commit(
+        project,
+        "App",
+        "2024-01-01T10:00:00Z",
+        {"app.rb": "def main\n  run\nend\n", "Gemfile": GEMFILE, "Gemfile.lock": lock("1.2.0")},
+    )
+    commit(
+        project,
+        "Bump foo from 1.2.0 to 1.3.0",
+        "2024-01-02T10:00:00Z",
+        {"Gemfile.lock": lock("1.3.0")},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-02T10:03:00Z")
+    cairn_json(project, "import", "git")
+    assert reverts(project)["deps/foo"]["significance"] == "trivial"
+    (project / "Gemfile.lock").write_text(lock("1.3.0"))
+    code, report = check_diff(project)
+    assert code == 0, blocking(report)
