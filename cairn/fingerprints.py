@@ -587,8 +587,19 @@ def candidate_lines(
     out: list[AddedLine] = []
     for number, text in hits:
         sym = around.get(number)
-        out.append(AddedLine(file, number, text, sym.entity if sym else file_entity))
+        entity = sym.entity if sym else (_pinned(file, text) or file_entity)
+        out.append(AddedLine(file, number, text, entity))
     return out
+
+
+def _pinned(file: str, text: str) -> str | None:
+    """`deps/NAME` when the line is a lock file's pin of NAME (`cairn.lockfiles`): a
+    lock-only revert's verdict is on the dependency, and its one line coming back
+    counts inside it, as a manifest's line does."""
+    from cairn.lockfiles import pin
+
+    pinned = pin(file, text)
+    return f"deps/{pinned[0]}" if pinned else None
 
 
 def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> list[Any]:

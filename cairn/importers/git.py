@@ -356,6 +356,9 @@ def _walk(
             return entity_cache[f.revert.sha], []
         in_trees = trees.get(f.revert.sha, ([], []))[0]
         ents, skipped = removed_entities(f, diffs, blobs, in_trees)
+        lock = _lock_dependency(root, f, by_sha.get(f.original or ""))
+        if lock is not None and all(e.path != lock.path for e in ents):
+            ents.append(lock)
         ents, cut = capped(f, ents)
         entity_cache[f.revert.sha] = ents
         return ents, skipped + cut + _clipped(f, by_sha.get(f.original or ""))
@@ -597,6 +600,18 @@ def _revert_events(
         if ent.whole and ent.kind != "file" and ent.file:
             taken[(c.sha, ent.path)] = TakenOut(c, ent.path, ent.kind, ent.file)
         yield _proposal(c, original, "revert", ent, meta)
+
+
+def _lock_dependency(root: Path, f: Found, original: Commit | None) -> Entity | None:
+    """The dependency a revert of a bump took back out of lock files only
+    (`cairn.importers.git_lockdeps`); its lock diff is read only for such a revert (a
+    lock file is a tree, whose diff is otherwise never read)."""
+    from cairn.importers.git_lockdeps import lock_dependency
+
+    sha = f.revert.sha
+    return lock_dependency(
+        f.revert, original, f.files, lambda paths: read_diffs(root, [sha], paths).get(sha, {})
+    )
 
 
 def _listing(root: Path, sha: str) -> list[str]:
