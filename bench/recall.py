@@ -34,6 +34,10 @@ Reverts are classified by their message, independently of what the importer does
   cosmetic  a revert the import recorded as `significance: trivial` (every event of it:
             formatting, comments, annotations, lint): recorded, never blocking by
             design; re-applied and listed (its outcome shows it did not block), not scored
+  moved     a revert whose diff only moves lines: in every file it takes out exactly the
+            lines it writes elsewhere (whitespace aside), so re-applying it re-introduces
+            nothing (rubygems.org's "Revert Gemfile change.", a line moved back); re-applied
+            and listed, not scored
 
   undone    an ordinary commit (drawn as one) whose every file a later commit puts back
             blob for blob: its change was taken back without a marker, so putting it
@@ -264,6 +268,36 @@ def mark_cosmetic(work: Path, cases: list[Case]) -> None:
             case.category = "cosmetic"
 
 
+def mark_moved(work: Path, cases: list[Case]) -> None:
+    """Scored reverts that only move lines become `moved`: re-applying one moves them
+    again and brings nothing back, so no check is expected to block (classified by the
+    diff alone, whatever the import recorded)."""
+    for case in cases:
+        if case.category in ("marker", "squashed", "unmarked") and moves_only(work, case.sha):
+            case.category = "moved"
+
+
+def moves_only(work: Path, sha: str) -> bool:
+    """Whether, in each file a commit changes, the lines it takes out are the lines it
+    writes (the same multiset, whitespace aside, blank lines ignored), and it creates or
+    deletes no file."""
+    out = git(work, "show", "--format=", "--unified=0", "--no-renames", sha, check=False)
+    files: dict[str, tuple[list[str], list[str]]] = {}
+    current = None
+    for line in out.splitlines():
+        if line.startswith("diff --git "):
+            current = files.setdefault(line, ([], []))
+        elif line.startswith(("new file mode", "deleted file mode", "Binary files")):
+            return False
+        elif current is None or line.startswith(("--- ", "+++ ", "@@")):
+            continue
+        elif line.startswith(("-", "+")) and line[1:].strip():
+            current[line.startswith("+")].append("".join(line[1:].split()))
+    return bool(files) and all(
+        removed and sorted(removed) == sorted(added) for removed, added in files.values()
+    )
+
+
 def file_blobs(work: Path, commit: str) -> dict[str, dict[str, tuple[str, str]]]:
     """sha -> {path: (blob before, blob after)} for every commit (first parent)."""
     out = git(work, "log", "--raw", "--no-renames", "--no-abbrev", "--format=\x01%H", commit)
@@ -477,9 +511,10 @@ def bench_repo(
         stats.write_text(json.dumps(imported))
     cases, ordinary = classify(work, commit)
     mark_cosmetic(work, cases)
+    mark_moved(work, cases)
     rng = random.Random(10)  # a fixed sample: reruns pick the same commits
     picked: list[Case] = []
-    for category in ("marker", "squashed", "unmarked", "cosmetic"):
+    for category in ("marker", "squashed", "unmarked", "cosmetic", "moved"):
         of_kind = [c for c in cases if c.category == category]
         picked += of_kind if limit is None else rng.sample(of_kind, min(limit, len(of_kind)))
     sample = rng.sample(ordinary, min(n_ordinary, len(ordinary)))
@@ -521,7 +556,7 @@ def bench_repo(
 
 
 FORWARD = ("ordinary", "undone")  # re-applied on their parent, not undone at a revert
-NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic", "undone")
+NOT_SCORED = ("re-revert", "re-landed", "in-squash", "cosmetic", "moved", "undone")
 
 
 def tabulate(cases: list[dict]) -> dict[str, dict[str, int]]:
@@ -593,6 +628,7 @@ def rescore(path: Path, work_root: Path) -> list[dict]:
         work = work_root / result["repo"].replace("/", "+")
         cases, _ordinary = classify(work, result["commit"])
         mark_cosmetic(work, cases)
+        mark_moved(work, cases)
         category = {c.sha: c.category for c in cases}
         for case in result["cases"]:
             if case["category"] not in FORWARD:
