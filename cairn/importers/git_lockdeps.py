@@ -11,7 +11,8 @@ back.
 The verdict goes to the one dependency the commit is about, never to every dependency
 whose lock lines differ (a bump drags its own dependencies along: ddtrace's took
 datadog-ci with it): NAME comes from the bot's subject (`Bump NAME from A to B`,
-`Update dependency NAME to vX`, a `dependabot/<ecosystem>/NAME-VERSION` branch in a
+`Update dependency NAME to vX`, `Update NAME dependency to version X`, a
+`dependabot/<ecosystem>/NAME-VERSION` branch in a
 merge's subject) and the revert's lock diff must take out a line pinning NAME at the
 version the subject says was taken back (`cairn.lockfiles.pin`); otherwise nothing is
 added. The verdict has the shape of a manifest revert's: `from` (the version taken
@@ -39,8 +40,13 @@ _FROM_TO = rf"from {_VERSION.format('before')} to {_VERSION.format('to')}"
 _BUMPS = (
     # Dependabot: `Bump rack from 2.2.3 to 2.2.4`, `chore(deps): bump rack from … to …`
     re.compile(rf"\bbump (?P<name>\S+) {_FROM_TO}", re.I),
-    # Renovate: `Update dependency rack to v2.2.4`, `chore(deps): update rack to 2.2.4`
-    re.compile(rf"\bupdate (?:dependency )?(?P<name>\S+) to {_VERSION.format('to')}", re.I),
+    # Renovate: `Update dependency rack to v2.2.4`, `chore(deps): update rack to 2.2.4`;
+    # Gemnasium: `Update rack dependency to version 2.2.4`, `Update rack to version 2.2.4`
+    re.compile(
+        r"\bupdate (?:dependency )?(?P<name>\S+) (?:dependency )?to (?:version )?"
+        + _VERSION.format("to"),
+        re.I,
+    ),
     # A Dependabot branch merged by a merge commit: `… from org/dependabot/bundler/rack-2.2.4`
     # (its last part only: a directory or an npm scope before it is not in the name)
     re.compile(r"\bdependabot/[\w-]+/(?:[\w.-]+/)*(?P<name>[\w.-]+?)-v?(?P<to>\d[\w.]*)$"),

@@ -194,3 +194,11 @@ def test_a_bump_undone_within_minutes_by_its_author_stays_quiet(project: Path) -
     (project / "Gemfile.lock").write_text(lock("1.3.0"))
     code, report = check_diff(project)
     assert code == 0, blocking(report)
+
+
+def test_a_gemnasium_subject_names_its_dependency_too(project: Path) -> None:
+    # rubygems.org, 2012: `Revert "Update delayed_job dependency to version 3.0.0"`.
+    history(project, "Update foo dependency to version 1.3.0", lock("1.3.0", bar="0.3.0"))
+    events = reverts(project)
+    assert set(events) == {"Gemfile.lock", "deps/foo"}
+    assert (events["deps/foo"]["from"], events["deps/foo"]["to"]) == ("1.3.0", "1.2.0")
