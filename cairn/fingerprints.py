@@ -596,10 +596,10 @@ def _pinned(file: str, text: str) -> str | None:
     """`deps/NAME` when the line is a lock file's pin of NAME (`cairn.lockfiles`): a
     lock-only revert's verdict is on the dependency, and its one line coming back
     counts inside it, as a manifest's line does."""
-    from cairn.lockfiles import pin
+    from cairn.lockfiles import dependency, pin
 
     pinned = pin(file, text)
-    return f"deps/{pinned[0]}" if pinned else None
+    return dependency(pinned[0]) if pinned else None
 
 
 def bring_back_findings(backs: Iterable[BringBack], severities: Any = None) -> list[Any]:

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["pin"]
+from cairn.store.paths import EntityPathError, dependency_path
+
+__all__ = ["dependency", "pin"]
 
 # Bundler: a spec with its exact version (`    rack (2.2.3)`, `    nokogiri (1.13.0-x86_64-linux)`);
 # a constraint (`      rack (~> 2.0)`, `  rack (>= 1)`) is no pin.
@@ -48,3 +50,12 @@ def pin(path: str, line: str) -> tuple[str, str] | None:
     else:
         return None
     return (m.group(1), m.group(2)) if m else None
+
+
+def dependency(name: str) -> str | None:
+    """`deps/NAME` for a lock file's name, by the one canonicaliser (`delayed_job` and
+    `delayed-job` are one entity); None for a name it refuses."""
+    try:
+        return dependency_path(name)
+    except EntityPathError:
+        return None

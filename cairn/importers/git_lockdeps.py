@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from cairn.importers.git_deps import declares_dependencies, is_manifest
 from cairn.importers.git_history import Commit, FileDiff
 from cairn.importers.git_placement import Entity
-from cairn.lockfiles import pin
+from cairn.lockfiles import dependency, pin
 
 __all__ = ["Bump", "lock_dependency", "lock_only_paths", "named_bump"]
 
@@ -103,16 +103,16 @@ def lock_dependency(
     if not locks:
         return None
     bump = named_bump(_subjects(revert, original))
-    if bump is None:
+    entity = dependency(bump.name) if bump is not None else None
+    if bump is None or entity is None:
         return None
     for path, fd in sorted(read(locks).items()):
-        taken = _pinned(path, fd.removed.values(), bump.name)
-        named = [name for name, v, _line in taken if _same(v, bump.to)]
-        if not named:
+        taken = _pinned(path, fd.removed.values(), entity)
+        if not any(_same(v, bump.to) for _name, v, _line in taken):
             continue  # this lock did not pin the version the subject says was taken back
-        back = [v for _name, v, _line in _pinned(path, fd.added.values(), bump.name)]
+        back = [v for _name, v, _line in _pinned(path, fd.added.values(), entity)]
         return Entity(
-            f"deps/{named[0]}",  # spelled as the lock spells it: the gate reads it so
+            entity,  # canonical, as the gate names a lock line's pin (`lockfiles.dependency`)
             "dependency",
             lines=[line for _name, _v, line in taken],
             before=bump.to,
@@ -137,20 +137,16 @@ def _subjects(revert: Commit, original: Commit | None) -> list[str]:
     return out
 
 
-def _pinned(path: str, lines: Iterable[str], name: str) -> list[tuple[str, str, str]]:
-    """(name, version, line) of the lines pinning `name` (`-`, `_`, `.`, case alike)."""
-    want = _folded(name)
+def _pinned(path: str, lines: Iterable[str], entity: str) -> list[tuple[str, str, str]]:
+    """(name, version, line) of the lines pinning the dependency `entity` (`deps/NAME`,
+    matched by the canonical name: `delayed_job` pins `deps/delayed-job`)."""
     out = []
     for line in lines:
         got = pin(path, line)
-        if got is not None and _folded(got[0]) == want:
+        if got is not None and dependency(got[0]) == entity:
             out.append((*got, line))
     return out
 
 
 def _same(version: str, wanted: str) -> bool:
     return version.removeprefix("v") == wanted.removeprefix("v")
-
-
-def _folded(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name.lower())

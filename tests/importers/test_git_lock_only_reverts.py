@@ -9,10 +9,9 @@ histories, the real `cairn import git` and `cairn check --diff HEAD`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from real_cli import cairn, cairn_json, commit, git
+from real_cli import blocking, cairn_json, check_diff, commit, git
 
 from cairn.store import Store
 
@@ -29,16 +28,6 @@ def lock(foo: str, bar: str = "0.2.0", rack: str = "2.2.3") -> str:
         f"    rack ({rack})\n\n"
         "PLATFORMS\n  ruby\n\nDEPENDENCIES\n  foo (~> 1.2)\n  rack\n"
     )
-
-
-def check_diff(root: Path) -> tuple[int, dict]:
-    proc = cairn(root, "check", "--diff", "HEAD", "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def blocking(report: dict) -> list[dict]:
-    return [f for f in report["findings"] if f["blocking"]]
 
 
 def reverts(root: Path) -> dict[str, dict]:
@@ -202,3 +191,25 @@ def test_a_gemnasium_subject_names_its_dependency_too(project: Path) -> None:
     events = reverts(project)
     assert set(events) == {"Gemfile.lock", "deps/foo"}
     assert (events["deps/foo"]["from"], events["deps/foo"]["to"]) == ("1.3.0", "1.2.0")
+
+
+def test_a_name_the_canonicaliser_folds_is_one_entity_for_import_and_gate(
+    project: Path,
+) -> None:
+    # rubygems.org's `delayed_job`: the lock spells `_`, the entity is `deps/delayed-job`.
+    bumped = lock("1.2.0").replace("    rack (2.2.3)", "    rack (2.2.3)\n    delayed_job (3.0.0)")
+    before = lock("1.2.0").replace("    rack (2.2.3)", "    rack (2.2.3)\n    delayed_job (2.1.4)")
+    commit(project, "App", "2024-01-01T10:00:00Z", {"Gemfile": GEMFILE, "Gemfile.lock": before})
+    commit(
+        project,
+        "Update delayed_job dependency to version 3.0.0",
+        "2024-01-02T10:00:00Z",
+        {"Gemfile.lock": bumped},
+    )
+    git(project, "revert", "--no-edit", "HEAD", date="2024-01-03T10:00:00Z")
+    cairn_json(project, "import", "git")
+    assert set(reverts(project)) == {"Gemfile.lock", "deps/delayed-job"}
+    (project / "Gemfile.lock").write_text(bumped)  # 3.0.0 back, in the lock alone
+    code, report = check_diff(project)
+    assert code == 1
+    assert [f["entity"] for f in blocking(report)] == ["deps/delayed-job"]
