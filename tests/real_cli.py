@@ -85,3 +85,15 @@ def one_line_error(proc: subprocess.CompletedProcess[str]) -> None:
     assert proc.stderr.startswith("cairn: error: "), proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def check_diff(root: Path) -> tuple[int, dict]:
+    """`cairn check --diff HEAD --json` in `root`: its exit code (0 or 1) and report."""
+    proc = cairn(root, "check", "--diff", "HEAD", "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def blocking(report: dict) -> list[dict]:
+    """The findings of a `cairn check` report that block."""
+    return [f for f in report["findings"] if f["blocking"]]

@@ -8,12 +8,11 @@ runs the real `cairn import git`, then the real `cairn check --diff HEAD`.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import time
 from pathlib import Path
 
-from real_cli import BIN, cairn, cairn_json, commit, env, git
+from real_cli import BIN, blocking, cairn_json, check_diff, commit, env, git
 
 from cairn.store import Store
 
@@ -36,19 +35,9 @@ LICENCE = "".join(
 )
 
 
-def check_diff(root: Path) -> tuple[int, dict]:
-    proc = cairn(root, "check", "--diff", "HEAD", "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
 def reverts(root: Path) -> list:
     with Store.open(root / ".cairn") as store:
         return [e for ent in store.entities() for e in store.history(ent) if e.type == "revert"]
-
-
-def blocking(report: dict) -> list[dict]:
-    return [f for f in report["findings"] if f["blocking"]]
 
 
 # --- fingerprints from code ------------------------------------------------------------

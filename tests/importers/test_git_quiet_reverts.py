@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from real_cli import cairn, cairn_json, commit, env, git
+from real_cli import blocking, cairn_json, check_diff, commit, env, git
 
 from cairn.store import Store
 
@@ -35,16 +35,6 @@ def label(item):
     return item.name.title()
 """
 SKU = PRICES.replace("item.name.title()", "item.name.title() + ' (' + item.sku + ')'")
-
-
-def check_diff(root: Path) -> tuple[int, dict]:
-    proc = cairn(root, "check", "--diff", "HEAD", "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
-
-
-def blocking(report: dict) -> list[dict]:
-    return [f for f in report["findings"] if f["blocking"]]
 
 
 def reverts(root: Path) -> dict[str, dict[str, str | None]]:

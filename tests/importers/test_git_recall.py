@@ -10,7 +10,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from real_cli import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, check_diff, commit, git
 
 from cairn.store import Store
 
@@ -37,12 +37,6 @@ CRIT_LINES = """\
 JWT_V2 = JWT_V1.replace(
     '        headers = {"alg": "HS256"}\n', '        headers = {"alg": "HS256"}\n' + CRIT_LINES
 )
-
-
-def check_diff(root: Path) -> tuple[int, dict]:
-    proc = cairn(root, "check", "--diff", "HEAD", "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def reverts(root: Path) -> list:

@@ -3,10 +3,9 @@ that comes back under the new name is caught by the real `cairn check --diff HEA
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from real_cli import cairn, cairn_json, commit, git
+from real_cli import cairn, cairn_json, check_diff, commit, git
 
 from cairn.store import Store
 
@@ -43,12 +42,6 @@ def renames(root: Path) -> list[tuple[str, str, dict]]:
     with Store.open(root / ".cairn") as store:
         events = [e for ent in store.entities() for e in store.history(ent)]
     return sorted((e.entity, e.commit, e.metadata) for e in events if e.type == "rename")
-
-
-def check_diff(root: Path) -> tuple[int, dict]:
-    proc = cairn(root, "check", "--diff", "HEAD", "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def test_a_file_rename_carries_a_revert_to_the_new_file(project: Path) -> None:
