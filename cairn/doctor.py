@@ -19,6 +19,7 @@ from cairn import git as gitcmd
 from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
+from cairn.store.search_index import SEARCH_NAME
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE
 from cairn.store.log import (
     LOCK_NAME,
@@ -150,11 +151,14 @@ def check_merge_driver(project: Project, fix: bool) -> Check:
     return check
 
 
-_LOCAL_ONLY = (INDEX_NAME, f"{INDEX_NAME}-wal", LOCK_NAME, QUARANTINE_NAME)
+_LOCAL_ONLY = (
+    INDEX_NAME, f"{INDEX_NAME}-wal", SEARCH_NAME, f"{SEARCH_NAME}-wal", LOCK_NAME, QUARANTINE_NAME
+)
 
 
 def check_ignores(project: Project, fix: bool) -> Check:
-    """The index, lock and quarantine are local: ignored and untracked. The log is not."""
+    """The index, search index, lock and quarantine are local: ignored and untracked. The
+    log is not."""
     paths = [_rel(project, project.cairn_dir / n) for n in _LOCAL_ONLY]
     done = _git(project.root, "check-ignore", "--no-index", "--", *paths)
     ignored = set(done.stdout.split())
@@ -174,7 +178,7 @@ def check_ignores(project: Project, fix: bool) -> Check:
         problems.append(f"{log_rel} is git-ignored, so decisions never reach your team")
         fixes.append(f"remove the rule that ignores it (`git check-ignore -v {log_rel}`)")
     if not problems:
-        return Check("git ignores", OK, "index, lock and quarantine are ignored; the log is not")
+        return Check("git ignores", OK, "index, search index, lock and quarantine are ignored; the log is not")
     check = Check("git ignores", FAIL, "; ".join(problems), "; ".join(fixes))
     if fix and missing and not tracked and log_ignored.returncode != 0:
         for line in GITIGNORE.splitlines():
