@@ -19,7 +19,6 @@ from cairn import git as gitcmd
 from cairn.core.project import Project
 from cairn.store.errors import StoreError
 from cairn.store.index import INDEX_NAME, read_meta
-from cairn.store.search_index import SEARCH_NAME
 from cairn.store.init import GITATTRIBUTES_LINE, GITIGNORE
 from cairn.store.log import (
     LOCK_NAME,
@@ -29,6 +28,7 @@ from cairn.store.log import (
     lock_is_free,
     write_lock,
 )
+from cairn.store.search_index import SEARCH_NAME
 
 __all__ = ["Check", "run_checks"]
 
@@ -152,7 +152,12 @@ def check_merge_driver(project: Project, fix: bool) -> Check:
 
 
 _LOCAL_ONLY = (
-    INDEX_NAME, f"{INDEX_NAME}-wal", SEARCH_NAME, f"{SEARCH_NAME}-wal", LOCK_NAME, QUARANTINE_NAME
+    INDEX_NAME,
+    f"{INDEX_NAME}-wal",
+    SEARCH_NAME,
+    f"{SEARCH_NAME}-wal",
+    LOCK_NAME,
+    QUARANTINE_NAME,
 )
 
 
@@ -178,7 +183,8 @@ def check_ignores(project: Project, fix: bool) -> Check:
         problems.append(f"{log_rel} is git-ignored, so decisions never reach your team")
         fixes.append(f"remove the rule that ignores it (`git check-ignore -v {log_rel}`)")
     if not problems:
-        return Check("git ignores", OK, "index, search index, lock and quarantine are ignored; the log is not")
+        done_text = "index, search index, lock and quarantine are ignored; the log is not"
+        return Check("git ignores", OK, done_text)
     check = Check("git ignores", FAIL, "; ".join(problems), "; ".join(fixes))
     if fix and missing and not tracked and log_ignored.returncode != 0:
         for line in GITIGNORE.splitlines():
