@@ -72,6 +72,7 @@ class SearchIndex:
         self.in_memory = in_memory  # the file cannot be written: a copy in memory
         self.tracer: Tracer | None = None  # `Index.tracer` reports this connection too
         self._db: sqlite3.Connection | None = None
+        self._opened: tuple[int, int] | None = None  # the file's (device, inode) when opened
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -90,6 +91,8 @@ class SearchIndex:
     def caught_up(self, identity: str, upto: int, rows: SearchRows) -> sqlite3.Connection:
         """The connection, its table holding every event up to seq `upto` of the index
         whose generation is `identity` (see the module's docstring)."""
+        if self._db is not None and not self.in_memory and _file_id(self.path) != self._opened:
+            self.close()  # deleted or replaced since it was opened: open the new one
         try:
             if self._current(identity, upto):
                 return self.db
@@ -143,6 +146,7 @@ class SearchIndex:
                         except BaseException:
                             db.execute("ROLLBACK")
                             raise
+                    self._opened = _file_id(self.path)
                     return db
             self.in_memory = True
         return _copy_in_memory(self.path)
@@ -216,6 +220,14 @@ def _copy_in_memory(path: Path) -> sqlite3.Connection:
     if _schema_of(db) != SEARCH_SCHEMA:
         _create(db, drop=True)
     return db
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _unwritable(exc: sqlite3.OperationalError) -> bool:

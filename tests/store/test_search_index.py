@@ -167,3 +167,17 @@ def test_two_processes_catching_up_at_once_agree_and_index_each_event_once(
     assert answers[0] == answers[1] and len(answers[0]) == 30
     assert _fts_rows(cairn_dir) == list(range(1, 20_001))
     assert [[h.event.id, h.score] for h in store.search("cache retry", limit=30)] == answers[0]
+
+
+def test_a_deleted_search_index_is_built_again_by_the_next_search(
+    store: Store, cairn_dir: Path
+) -> None:
+    """Deleting `search.db` is always safe, even under a process that keeps its store
+    open (the language server): its next search opens and builds the new file."""
+    store.append(EventDraft(type="add", entity="db.users.email", reasoning="session cache"))
+    assert _found(store, "cache") == ["session cache"]
+    for path in cairn_dir.glob(f"{SEARCH_NAME}*"):
+        path.unlink()
+    store.append(EventDraft(type="add", entity="db.orders", reasoning="order cache"))
+    assert sorted(_found(store, "cache")) == ["order cache", "session cache"]
+    assert _fts_rows(cairn_dir) == [1, 2]
