@@ -12,8 +12,6 @@ __all__ = ["init_store"]
 GITIGNORE = """# Derived or local-only: rebuilt from decisions.jsonl, never committed.
 index.db
 index.db-*
-search.db
-search.db-*
 lock
 drafts/
 decisions.jsonl.quarantine

@@ -1,4 +1,4 @@
-"""The search index (`.cairn/search.db`): full-text search's FTS5 table, built on demand.
+"""The search index (`.cairn/index.db-search`): full-text search's FTS5 table, built on demand.
 
 Indexing an event writes no full-text row: that cost (bytes in `index.db`, CPU in
 every bulk load) is paid only by a project that searches. Each search first catches
@@ -30,7 +30,10 @@ from cairn.store.index_trace import TracedConnection, Tracer
 
 __all__ = ["SEARCH_NAME", "SearchIndex", "SearchRows", "remove_search", "search_files"]
 
-SEARCH_NAME = "search.db"
+# Named as a companion of index.db: the `index.db-*` rule every `.cairn/.gitignore` has
+# carried since the first release keeps it (and its -wal and -shm) out of git, so a
+# project made before the search index existed does not show a large untracked file.
+SEARCH_NAME = "index.db-search"
 # Bumped with any change to the table or to what its rows hold (`fulltext`): a file of
 # another version is emptied and built again.
 SEARCH_SCHEMA = "1"

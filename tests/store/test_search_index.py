@@ -1,4 +1,4 @@
-"""The search index (`.cairn/search.db`, `cairn.store.search_index`): no full-text row
+"""The search index (`.cairn/index.db-search`, `cairn.store.search_index`): no full-text row
 is written with an event; each search catches the file up from the log first, starts
 it over when the index it was built from is not the current one (a rebuild, a redact),
 and two processes catching it up at once index each event once."""
@@ -172,7 +172,7 @@ def test_two_processes_catching_up_at_once_agree_and_index_each_event_once(
 def test_a_deleted_search_index_is_built_again_by_the_next_search(
     store: Store, cairn_dir: Path
 ) -> None:
-    """Deleting `search.db` is always safe, even under a process that keeps its store
+    """Deleting `index.db-search` is always safe, even under a process that keeps its store
     open (the language server): its next search opens and builds the new file."""
     store.append(EventDraft(type="add", entity="db.users.email", reasoning="session cache"))
     assert _found(store, "cache") == ["session cache"]
