@@ -52,7 +52,8 @@ def fresh_copy(project: Path, into: Path) -> Path:
     shutil.copytree(project, dest, symlinks=True)
     cairn_dir = dest / ".cairn"
     (cairn_dir / "decisions.jsonl").write_text(seeded_log(project / ".cairn" / "decisions.jsonl"))
-    for name in ("index.db", "index.db-wal", "index.db-shm", "import.json", "import.err"):
+    derived = ("index.db", "index.db-wal", "index.db-shm", "index.db-search", "index.db-search-wal")
+    for name in (*derived, "index.db-search-shm", "import.json", "import.err"):
         (cairn_dir / name).unlink(missing_ok=True)
     return dest
 

@@ -151,7 +151,8 @@ def run_demo(keep: Path | None = None, console: Console | None = None) -> None:
         if keep is not None:
             build_project(keep)
             repository = make_repository(keep)
-            shutil.copytree(keep, root, ignore=shutil.ignore_patterns("index.db*", "lock"))
+            local = shutil.ignore_patterns("index.db*", "lock")
+            shutil.copytree(keep, root, ignore=local)
             ids = _ids(root)
         else:
             root.mkdir()

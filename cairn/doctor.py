@@ -28,6 +28,7 @@ from cairn.store.log import (
     lock_is_free,
     write_lock,
 )
+from cairn.store.search_index import SEARCH_NAME
 
 __all__ = ["Check", "run_checks"]
 
@@ -150,11 +151,19 @@ def check_merge_driver(project: Project, fix: bool) -> Check:
     return check
 
 
-_LOCAL_ONLY = (INDEX_NAME, f"{INDEX_NAME}-wal", LOCK_NAME, QUARANTINE_NAME)
+_LOCAL_ONLY = (
+    INDEX_NAME,
+    f"{INDEX_NAME}-wal",
+    SEARCH_NAME,
+    f"{SEARCH_NAME}-wal",
+    LOCK_NAME,
+    QUARANTINE_NAME,
+)
 
 
 def check_ignores(project: Project, fix: bool) -> Check:
-    """The index, lock and quarantine are local: ignored and untracked. The log is not."""
+    """The index, search index, lock and quarantine are local: ignored and untracked. The
+    log is not."""
     paths = [_rel(project, project.cairn_dir / n) for n in _LOCAL_ONLY]
     done = _git(project.root, "check-ignore", "--no-index", "--", *paths)
     ignored = set(done.stdout.split())
@@ -174,7 +183,8 @@ def check_ignores(project: Project, fix: bool) -> Check:
         problems.append(f"{log_rel} is git-ignored, so decisions never reach your team")
         fixes.append(f"remove the rule that ignores it (`git check-ignore -v {log_rel}`)")
     if not problems:
-        return Check("git ignores", OK, "index, lock and quarantine are ignored; the log is not")
+        done_text = "index, search index, lock and quarantine are ignored; the log is not"
+        return Check("git ignores", OK, done_text)
     check = Check("git ignores", FAIL, "; ".join(problems), "; ".join(fixes))
     if fix and missing and not tracked and log_ignored.returncode != 0:
         for line in GITIGNORE.splitlines():

@@ -29,6 +29,7 @@ __all__ = [
     "FIELD_WEIGHTS",
     "STOP_WORDS",
     "SearchTerm",
+    "line_fields",
     "parse_query",
     "path_words",
     "search_fields",
@@ -281,3 +282,12 @@ def search_fields(
         subjects,
         path_words(path),
     )
+
+
+def line_fields(raw: Mapping[str, object], path: str) -> tuple[str, str, str, str]:
+    """What a log line (parsed) is indexed under, its entity's canonical path given: a
+    redacted event is found by its entity's path alone, its text being gone."""
+    if raw.get("redacted"):
+        return "", "", "", path_words(path)
+    get = raw.get
+    return search_fields(get("reasoning"), get("alternative"), get("metadata"), path)

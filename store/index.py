@@ -2,7 +2,8 @@
 
 It holds no decision text: events are rows of integers (entity, type, place in the DAG,
 a 60-bit id key, times, and the byte span of the line in the JSONL), the text is read
-back from the log by offset, and full-text search is a contentless FTS5 table.
+back from the log by offset; full-text search is in a file of its own, built on the
+first search and caught up on each (`search_index`).
 
 `Index` is built in layers, one module each, each knowing only those before it:
 `index_state` (the connection and what is kept in memory), `index_lines` (reading the
@@ -42,6 +43,7 @@ from cairn.store.index_schema import (
     IndexUnreadable,
     index_files,
     kind_code,
+    new_generation,
     read_meta,
     remove_index,
     write_meta,
@@ -88,8 +90,9 @@ class Index(Ingest):
     """Ingests the log's lines and answers row-level queries. Not thread-safe by itself."""
 
     def close(self) -> None:
-        """Close the log's read handle and the database connection."""
+        """Close the log's read handle and the database connections."""
         self.close_log()
+        self.search_index.close()
         self.db.close()
 
     def recorded_stat(self) -> tuple[int, int, int] | None:
@@ -134,11 +137,10 @@ class Index(Ingest):
         self.close_log()
         for table in DERIVED_TABLES:
             self.db.execute(f"DELETE FROM {table}")
-        # A contentless FTS5 table refuses DELETE; 'delete-all' is its way to empty it.
-        self.db.execute("INSERT INTO event_fts(event_fts) VALUES('delete-all')")
         # `verified*` is verify's anchor: what it proved must outlive a rebuild, or a
         # truncated log re-indexed by any process would erase the evidence.
         self.db.execute("DELETE FROM meta WHERE k != 'schema' AND k NOT LIKE 'verified%'")
+        new_generation(self.db)  # seqs and text may change: the search index starts over
         self.load_state()
 
     def record_position(

@@ -11,7 +11,6 @@ from typing import Any
 
 from cairn.store import index_schema as schema
 from cairn.store.dag import ChainPos
-from cairn.store.fulltext import FIELDS, path_words, search_fields
 from cairn.store.gcpause import gc_paused
 from cairn.store.index_lines import Record
 from cairn.store.index_rows import (
@@ -59,7 +58,6 @@ _NULL = -(1 << 62)
 _EVENT_SQL = (
     f"INSERT INTO event VALUES (?, ?, ?, ?, ?, ?, nullif(?, {_NULL}), ?, nullif(?, {_NULL}), ?, ?)"
 )
-_FTS_SQL = f"INSERT INTO event_fts(rowid, {', '.join(FIELDS)}) VALUES (?, ?, ?, ?, ?)"
 # The span of the damaged line placed in the DAG under an id key.
 _PLACED_DAMAGE_SQL = (
     "SELECT line_offset, line_length FROM damage WHERE id_key = ? AND chain IS NOT NULL"
@@ -120,7 +118,7 @@ class Ingest(StatusRows):
         ent_ids = self.ent_ids
         touched = self._touched_ents
         full = self._full_ents
-        rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+        rows, reviews = batch.rows, batch.reviews
         codes = CODE_OF_TYPE
         seq = self.next_seq
         flush_every = FLUSH_EVERY
@@ -152,7 +150,6 @@ class Ingest(StatusRows):
                     rec, to_ms(e.occurred_at) if e.occurred_at else _NULL, off, size,
                 )
             )  # fmt: skip
-            fts.append((seq, *search_fields(e.reasoning, e.alternative, e.metadata, entity)))
             if e.revisit_after or e.expires_when:
                 reviews.append((seq, e.revisit_after or None, e.expires_when or None))
             if e.metadata:
@@ -168,7 +165,7 @@ class Ingest(StatusRows):
                 self._new_tip(chain, pos, key, seq - 1, batch)
                 self._flush(batch)  # settles the statuses: a fresh `touched`
                 batch = _Batch()
-                rows, fts, reviews = batch.rows, batch.fts, batch.reviews
+                rows, reviews = batch.rows, batch.reviews
                 touched = self._touched_ents
                 flush_at = seq + flush_every
         self.next_seq = seq
@@ -464,7 +461,6 @@ class Ingest(StatusRows):
         # The first event with an idempotency key keeps it (a union merge may bring a
         # second): hence OR IGNORE there.
         for sql, rows in (
-            (_FTS_SQL, batch.fts),
             ("INSERT INTO chain(id, start) VALUES (?, ?)", batch.chains),
             ("INSERT INTO merge(chain, pos, parents) VALUES (?, ?, ?)", batch.merges),
             ("INSERT INTO review VALUES (?, ?, ?)", batch.reviews),
@@ -562,15 +558,9 @@ def _lenient(rec: Record) -> tuple[str, int, list[str], list[int]] | None:
 
 
 def _text_and_keys(raw: dict[str, Any], entity: str, seq: int, batch: _Batch) -> None:
-    """The rows of a line's searchable text, review dates and metadata keys (a redacted
-    event is found by its entity's path alone)."""
+    """The rows of a line's review dates and metadata keys (its searchable text is
+    indexed on demand: `search_index`)."""
     get = raw.get
-    if get("redacted"):
-        batch.fts.append((seq, "", "", "", path_words(entity)))
-    else:
-        batch.fts.append(
-            (seq, *search_fields(get("reasoning"), get("alternative"), get("metadata"), entity))
-        )
     revisit, expires = get("revisit_after"), get("expires_when")
     if revisit or expires:
         batch.reviews.append((seq, revisit, expires))
@@ -635,7 +625,6 @@ class _Batch:
         "changes",
         "damage",
         "ents",
-        "fts",
         "ikeys",
         "links",
         "marks",
@@ -651,7 +640,6 @@ class _Batch:
     placed: dict[int, tuple[int, ChainPos]]
     ents: list[tuple[int, str]]
     rows: list[tuple[int, ...]]  # `event` rows, `_NULL` for a NULL (`_EVENT_SQL`)
-    fts: list[tuple[int, str, str, str, str]]  # seq and `fulltext.FIELDS`
     chains: list[tuple[int, str]]
     merges: list[tuple[int, int, str]]
     reviews: list[tuple[int, Any, Any]]
@@ -668,7 +656,6 @@ class _Batch:
         self.placed = {}
         self.ents = []
         self.rows = []
-        self.fts = []
         self.chains = []
         self.merges = []
         self.reviews = []

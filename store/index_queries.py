@@ -11,7 +11,9 @@ from typing import Any
 
 import orjson
 
-from cairn.store.fulltext import FIELD_WEIGHTS, SearchTerm
+from cairn.store.errors import StoreError
+from cairn.store.fastid import loads as parse_line
+from cairn.store.fulltext import FIELD_WEIGHTS, SearchTerm, line_fields
 from cairn.store.index_lines import LogLines
 from cairn.store.index_rows import (
     BY_KEY_RANGE_SQL,
@@ -60,6 +62,12 @@ NOTE_SHIFT = 36
 COUNT_MASK = (1 << (NOTE_SHIFT - COUNT_SHIFT)) - 1
 NO_KIND = 15
 assert len(STATUSES) <= STATUS_MASK + 1 and len(KINDS) < NO_KIND
+# The events a search's catch-up reads, with their entity's path, a batch at a time.
+_SEARCH_ROWS_SQL = (
+    "SELECT e.seq, e.line_offset, e.line_length, n.path FROM event e "
+    "JOIN entity n ON n.id = e.entity WHERE e.seq > ? AND e.seq <= ? ORDER BY e.seq LIMIT ?"
+)
+_SEARCH_BATCH = 10_000
 _STATUS_LISTS_SQL = (
     "SELECT group_concat(j.key), "
     f"group_concat((s.note_count << {NOTE_SHIFT}) | (s.event_count << {COUNT_SHIFT}) "
@@ -302,12 +310,57 @@ class Queries(LogLines):
         """
         if not terms or limit <= 0:
             return []
+        fts = self.search_db()
         try:
-            return list(itertools.islice(self._candidates(terms), limit))
+            return list(itertools.islice(self._candidates(fts, terms), limit))
         except sqlite3.OperationalError as exc:
             raise ValueError(str(exc)) from None
 
-    def _candidates(self, terms: Sequence[SearchTerm]) -> Iterator[tuple[int, float]]:
+    def search_db(self) -> sqlite3.Connection:
+        """The search index (`search_index`), caught up with this index first: the
+        generation and the rows it indexes are read in one snapshot of the index."""
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            found = db.execute("SELECT v FROM meta WHERE k = 'generation'").fetchone()
+            upto = int(db.execute("SELECT max(seq) FROM event").fetchone()[0] or 0)
+            return self.search_index.caught_up(str(found and found[0]), upto, self._search_rows)
+        except (OSError, ValueError) as exc:  # the log changed under the catch-up
+            raise StoreError(f"cannot update the search index: {exc}") from None
+        finally:
+            db.execute("COMMIT")
+
+    def _search_rows(self, after: int, upto: int) -> Iterator[list[tuple[int, str, str, str, str]]]:
+        """(seq, *fulltext.FIELDS) of the events after seq `after` up to `upto`, in
+        batches, their text read back from the log."""
+        while after < upto:
+            found = self.db.execute(_SEARCH_ROWS_SQL, (after, upto, _SEARCH_BATCH)).fetchall()
+            if not found:
+                return
+            lines = self._lines_of([(int(r[1]), int(r[2])) for r in found])
+            batch: list[tuple[int, str, str, str, str]] = []
+            for (seq, _, _, path), line in zip(found, lines, strict=True):
+                try:
+                    raw = parse_line(line)
+                except ValueError:  # indexed as sound: the log was replaced meanwhile
+                    raw = None
+                batch.append((seq, *line_fields(raw if isinstance(raw, dict) else {}, path)))
+            yield batch
+            after = int(found[-1][0])
+
+    def _lines_of(self, spans: list[tuple[int, int]]) -> list[bytes]:
+        """The lines at `spans`: one read of the stretch of log they lie in (a batch's
+        lines are most of it), else one read each."""
+        lo = min(off for off, _ in spans)
+        hi = max(off + length for off, length in spans)
+        if hi - lo > 2 * sum(length for _, length in spans) + 65536:
+            return [bytes(line) for line in self.lines_at(spans)]
+        data = self.raw(lo, hi - lo)
+        return [data[off - lo : off - lo + length] for off, length in spans]
+
+    def _candidates(
+        self, fts: sqlite3.Connection, terms: Sequence[SearchTerm]
+    ) -> Iterator[tuple[int, float]]:
         phrases = [t for t in terms if t.is_phrase]
         words = [t for t in terms if not t.is_phrase]
         must = " AND ".join(t.match() for t in phrases)
@@ -321,38 +374,40 @@ class Queries(LogLines):
             return f"{must} AND ({any_of}{'' if need_one else f' OR ({must})'})"
 
         full = match(words, need_one=False)
-        if self._at_most(full, RARE):
-            return self._bm25(full)
-        rare = [t for t in words if self._at_most(t.match(), RARE)]
+        if self._at_most(fts, full, RARE):
+            return self._bm25(fts, full)
+        rare = [t for t in words if self._at_most(fts, t.match(), RARE)]
         if not rare:
-            return self._newest(terms, full)
-        ranked = self._bm25(" OR ".join(t.match() for t in rare))
+            return self._newest(fts, terms, full)
+        ranked = self._bm25(fts, " OR ".join(t.match() for t in rare))
         if not must:
             return ranked
         # bm25 would count a common phrase's events (a scan of them all); which of the
         # few events ranked hold it is a lookup (FTS5 skips through its list to each).
         sql = "SELECT rowid FROM event_fts WHERE event_fts MATCH ?"
-        holding = {s for (s,) in self.db.execute(sql, (match(rare, need_one=True),))}
+        holding = {s for (s,) in fts.execute(sql, (match(rare, need_one=True),))}
         return (hit for hit in ranked if hit[0] in holding)
 
-    def _at_most(self, match: str, n: int) -> bool:
+    def _at_most(self, fts: sqlite3.Connection, match: str, n: int) -> bool:
         """Whether at most `n` events match (reads no more than n + 1 of them)."""
         sql = "SELECT count(*) FROM (SELECT rowid FROM event_fts WHERE event_fts MATCH ? LIMIT ?)"
-        return int(self.db.execute(sql, (match, n + 1)).fetchone()[0]) <= n
+        return int(fts.execute(sql, (match, n + 1)).fetchone()[0]) <= n
 
-    def _bm25(self, match: str) -> Iterator[tuple[int, float]]:
+    def _bm25(self, fts: sqlite3.Connection, match: str) -> Iterator[tuple[int, float]]:
         rank = f"bm25(event_fts, {', '.join(map(str, FIELD_WEIGHTS))})"
         sql = f"SELECT rowid, -{rank} FROM event_fts WHERE event_fts MATCH ? ORDER BY {rank}"
-        return self.db.execute(sql, (match,))
+        return fts.execute(sql, (match,))
 
-    def _newest(self, terms: Sequence[SearchTerm], some: str) -> Iterator[tuple[int, float]]:
+    def _newest(
+        self, fts: sqlite3.Connection, terms: Sequence[SearchTerm], some: str
+    ) -> Iterator[tuple[int, float]]:
         every = " AND ".join(t.match() for t in terms)
         sql = "SELECT rowid FROM event_fts WHERE event_fts MATCH ? ORDER BY rowid DESC"
         seen: set[int] = set()
-        for (seq,) in self.db.execute(sql, (every,)):
+        for (seq,) in fts.execute(sql, (every,)):
             seen.add(seq)
             yield seq, float(len(terms))
-        for (seq,) in self.db.execute(sql, (some,)):
+        for (seq,) in fts.execute(sql, (some,)):
             if seq not in seen:
                 yield seq, 1.0
 
@@ -365,10 +420,9 @@ class Queries(LogLines):
     def scrub(self) -> None:
         """Rewrite every page so no freed page, segment or WAL frame keeps old text."""
         self.db.execute("PRAGMA secure_delete=ON")
-        # Merge full-text segments so deleted terms are dropped, not just marked deleted.
-        self.db.execute("INSERT INTO event_fts(event_fts) VALUES('optimize')")
         self.db.execute("VACUUM")
         self.checkpoint()
+        self.search_index.scrub()
 
     def size_breakdown(self) -> dict[str, int]:
         """Bytes per table and index (benchmarks report where the index's size goes)."""

@@ -8,13 +8,13 @@ docs/log.md ("Choices") and docs/performance.md.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from cairn.store.errors import StoreError
-from cairn.store.fulltext import FIELDS
 from cairn.store.log import write_lock
 from cairn.store.model import EventType, Status
 from cairn.store.paths import EntityKind, EntityPath, parsed_or_none
@@ -32,6 +32,7 @@ __all__ = [
     "in_memory",
     "index_files",
     "kind_code",
+    "new_generation",
     "read_meta",
     "remove_index",
     "write_meta",
@@ -40,7 +41,7 @@ __all__ = [
 # Any change to the tables, to what a column holds, or to what the entity-path grammar
 # makes of a path (canonical form, inferred kind) bumps this: every index whose version
 # differs is rebuilt from the log when it is opened.
-SCHEMA_VERSION = "21"
+SCHEMA_VERSION = "22"
 INDEX_NAME = "index.db"
 
 # The codes the integer columns hold: an event's `type`, a status row's `status` and
@@ -90,11 +91,9 @@ RESTORED_BIT = 1 << 32
 LINK_KEYS = (("renamed_to", True), ("renamed_from", False))
 
 # No decision text is stored: an event is a row of integers, and its text is read back
-# from the log at (line_offset, line_length). Full-text search is one contentless FTS5
-# table, a row an event, its columns the fields BM25 weighs (`fulltext.FIELDS`; the
-# entity's path is in every row so a path word counts in the event's rank), stemmed
-# by porter. `detail=full`: FTS5's bm25 scores 0 in a contentless table with less
-# detail, and positions answer phrases (`card_token`, "session cache") in the index.
+# from the log at (line_offset, line_length). Full-text search is not here: it has a
+# file of its own, built on demand (`search_index`), which names the index it was built
+# from by `meta.generation` (`new_generation`: a fresh one whenever the index is emptied).
 #
 # An entity's events, and the event of an id key, are listed in two tables each (the
 # full list and the recent one) rather than found through an index of `event`: an index
@@ -126,8 +125,6 @@ CREATE TABLE source_key(key TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE idempotency_key(key TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE marked_key(key TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(key, seq))
   WITHOUT ROWID;
-CREATE VIRTUAL TABLE event_fts USING fts5({", ".join(FIELDS)}, content='',
-  tokenize='porter unicode61');
 CREATE TABLE entity_status(
   path TEXT PRIMARY KEY,
   status INTEGER NOT NULL,
@@ -164,7 +161,7 @@ CREATE TABLE rename_link(new TEXT NOT NULL, old TEXT NOT NULL, seq INTEGER NOT N
 CREATE INDEX rename_link_by_new ON rename_link(new);
 CREATE INDEX rename_link_by_old ON rename_link(old);
 """
-# The tables a rebuild empties (the FTS5 tables are emptied their own way).
+# The tables a rebuild empties.
 DERIVED_TABLES = (
     "event", "entity", "chain", "merge", "review", "source_key", "idempotency_key",
     "entity_status", "damage", "marked_key", "entity_events", "entity_events_recent",
@@ -197,10 +194,18 @@ def _create_schema(db: sqlite3.Connection) -> None:
             if statement.strip():
                 db.execute(statement)
         db.execute("INSERT INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+        new_generation(db)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def new_generation(db: sqlite3.Connection) -> None:
+    """Give the index a new `generation`: the rows now numbered by its seqs are not the
+    ones before (a new file, a rebuild). The search index built from other ones starts
+    over. Caller holds the transaction."""
+    db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES('generation', ?)", (os.urandom(8).hex(),))
 
 
 def _schema_of(db: sqlite3.Connection) -> str | None:

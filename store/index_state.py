@@ -21,6 +21,7 @@ from cairn.store.dag import ChainPos, Dag
 from cairn.store.index_schema import INDEX_NAME, connect, in_memory, unusable
 from cairn.store.index_trace import TracedConnection, Tracer, log_statement
 from cairn.store.prefix import PrefixDigest
+from cairn.store.search_index import SearchIndex
 from cairn.store.status_rows import NewEvent, State
 
 __all__ = ["DEFAULT_WAL_PAGES", "IndexState"]
@@ -49,6 +50,8 @@ class IndexState:
                 self.db.close()
                 self.fallback = unusable(self.path, PermissionError("it is not writable"))
                 self.db = in_memory(self.path)
+        # Full-text search's own file, caught up on each search (`search_index`).
+        self.search_index = SearchIndex(cairn_dir, in_memory=bool(self.fallback))
         self.dag = Dag()
         self.heads: set[str] = set()
         self.consumed = 0  # the log's bytes ingested
@@ -98,10 +101,12 @@ class IndexState:
         # The traced connection stands in for the real one: every method reads
         # `self.db` when it runs, so nothing else changes while tracing is off.
         self.db = cast(sqlite3.Connection, TracedConnection(plain, fn))
+        search_before, self.search_index.tracer = self.search_index.tracer, fn
         try:
             yield
         finally:
             self.db = before
+            self.search_index.tracer = search_before
 
     @contextlib.contextmanager
     def write_transaction(self) -> Iterator[None]:

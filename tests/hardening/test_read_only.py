@@ -173,3 +173,31 @@ def test_an_index_that_is_a_directory_refuses_writes_and_still_answers(
     code, out, err = run("status", "users.email", "--json")
     assert code == 0, err
     assert json.loads(out)["status"] == "reverted" and "index.db is a directory" in err
+
+
+def test_a_read_only_cairn_folder_searches_what_its_search_index_has_not_seen(
+    run: Run, decided: Path
+) -> None:
+    """The search index was built by an earlier search, then a decision was logged: in a
+    read-only `.cairn/` the search catches a copy of it up in memory and finds both; the
+    file is left as it was."""
+    code, out, err = run("search", "signup", "--json")
+    assert code == 0 and len(json.loads(out)) == 1, err
+    search_db = decided / ".cairn" / "index.db-search"
+    assert search_db.is_file()
+    assert run("log", "payments.card_token", "add", "-r", "signup needs a card")[0] == 0
+    before = {p.name: p.read_bytes() for p in (decided / ".cairn").glob("index.db-search*")}
+    for guard in _read_only(decided, decided / ".cairn"):
+        search = guard.cairn("search", "signup", "--json")
+        assert search.returncode == 0, search.stderr
+        assert "Traceback" not in search.stderr
+        found = {hit["entity"] for hit in json.loads(search.stdout)}
+        assert found == {"users.email", "payments.card_token"}
+    assert {p.name: p.read_bytes() for p in (decided / ".cairn").glob("index.db-search*")} == before
+
+
+def test_a_search_index_that_is_a_directory_still_answers(run: Run, decided: Path) -> None:
+    (decided / ".cairn" / "index.db-search").mkdir()
+    code, out, err = run("search", "signup", "--json")
+    assert code == 0, err
+    assert len(json.loads(out)) == 1

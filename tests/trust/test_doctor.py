@@ -140,3 +140,22 @@ def test_outside_git_only_warns(tmp_path: Path) -> None:
     rc, checks = doctor(tmp_path)
     assert rc == 0
     assert checks["git"]["level"] == "warn" and "git init" in checks["git"]["fix"]
+
+
+def test_a_search_leaves_git_clean_under_the_first_releases_ignore_file(
+    repo: Path, cairn_dir: Path
+) -> None:
+    """A project made before the search index existed keeps its `.cairn/.gitignore`: the
+    index a first search writes must be ignored by it, not show up as an untracked file
+    that `git add -A` would commit."""
+    (cairn_dir / ".gitignore").write_text(
+        "index.db\nindex.db-*\nlock\ndrafts/\ndecisions.jsonl.quarantine\n", encoding="utf-8"
+    )
+    append_events(cairn_dir, [EventDraft(type="add", entity="users.email", reasoning="login")])
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "decisions")
+    found = cairn(repo, "search", "login", "--json")
+    assert found.returncode == 0, found.stderr
+    assert [p.name for p in cairn_dir.iterdir() if "search" in p.name]  # it was written
+    assert git(repo, "status", "--porcelain").stdout == ""
+    assert doctor(repo)[1]["git ignores"]["level"] == "ok"
