@@ -318,13 +318,30 @@ class Queries(LogLines):
 
     def search_db(self) -> sqlite3.Connection:
         """The search index (`search_index`), caught up with this index first: the
-        generation and the rows it indexes are read in one snapshot of the index."""
+        generation and the rows it indexes are read in one snapshot of the index.
+
+        A `redact` that ran during the catch-up gave the index a new generation before
+        it emptied the search index; if this catch-up committed after that emptying,
+        it wrote text read from the old log, so the generation is read again once the
+        snapshot is let go, and a search index built from a gone generation is emptied
+        then and there rather than at the next search."""
+        generation, fts = self._caught_up_search()
+        if self._generation() != generation:
+            self.search_index.scrub()
+            generation, fts = self._caught_up_search()
+        return fts
+
+    def _generation(self) -> str:
+        found = self.db.execute("SELECT v FROM meta WHERE k = 'generation'").fetchone()
+        return str(found and found[0])
+
+    def _caught_up_search(self) -> tuple[str, sqlite3.Connection]:
         db = self.db
         db.execute("BEGIN")
         try:
-            found = db.execute("SELECT v FROM meta WHERE k = 'generation'").fetchone()
+            generation = self._generation()
             upto = int(db.execute("SELECT max(seq) FROM event").fetchone()[0] or 0)
-            return self.search_index.caught_up(str(found and found[0]), upto, self._search_rows)
+            return generation, self.search_index.caught_up(generation, upto, self._search_rows)
         except (OSError, ValueError) as exc:  # the log changed under the catch-up
             raise StoreError(f"cannot update the search index: {exc}") from None
         finally:

@@ -15,7 +15,7 @@ import pytest
 
 from cairn.store import EventDraft, Store
 from cairn.store.redact import redact
-from cairn.store.search_index import SEARCH_NAME
+from cairn.store.search_index import SEARCH_NAME, SearchIndex, SearchRows
 
 
 def _search_meta(cairn_dir: Path) -> dict[str, object]:
@@ -106,6 +106,31 @@ def test_a_redacted_log_resets_a_search_index_redact_did_not_scrub(
     with Store.open(cairn_dir) as after:
         assert _found(after, "zanzibar") == []
     assert len(_fts_rows(cairn_dir)) == 2  # the event (path words) and the redact record
+
+
+def test_a_catch_up_that_a_redact_overtook_is_emptied_before_the_search_answers(
+    store: Store, cairn_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race: a search reads the index's snapshot, a redact rewrites the log, gives
+    the index a new generation and empties the search index, then the search's
+    catch-up commits text it read before. The search reads the generation again once
+    its snapshot is let go, and empties what it wrote there, not at the next search."""
+    store.append(EventDraft(type="add", entity="db.users.email", reasoning="zanzibar token"))
+    assert len(_found(store, "zanzibar")) == 1
+    store.append(EventDraft(type="add", entity="db.orders", reasoning="orders kept"))
+    real = SearchIndex.caught_up
+
+    def overtaken(self: SearchIndex, identity: str, upto: int, rows: SearchRows) -> object:
+        done = real(self, identity, upto, rows)
+        with sqlite3.connect(cairn_dir / "index.db") as other:  # what redact's rebuild does
+            other.execute("UPDATE meta SET v = 'after-redact' WHERE k = 'generation'")
+        monkeypatch.setattr(SearchIndex, "caught_up", real)
+        return done
+
+    monkeypatch.setattr(SearchIndex, "caught_up", overtaken)
+    assert _found(store, "orders") == ["orders kept"]
+    assert _search_meta(cairn_dir)["index"] == "after-redact"  # built again, from the new one
+    assert _fts_rows(cairn_dir) == [1, 2]
 
 
 def test_a_failed_catch_up_leaves_the_search_index_as_it_was(
