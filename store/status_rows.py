@@ -110,8 +110,10 @@ def encode_detail(
 
 def detail_parts(detail: str | bytes) -> Detail:
     """A stored detail's parts (see `encode_detail`)."""
-    parts: Detail = orjson.loads(detail)
-    return parts
+    # Unpacked and packed again so the value is the tuple `Detail` says it is (orjson
+    # gives a list), and a detail of the wrong shape fails here, by name.
+    open_v, conflict, reopened, where, summary, pair_ids = orjson.loads(detail)
+    return open_v, conflict, reopened, where, summary, pair_ids
 
 
 def conflict_of(detail: str | None) -> int:
