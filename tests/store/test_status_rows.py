@@ -563,3 +563,17 @@ def test_moved_forward_and_rebuilt_rows_count_notes_alike(cairn_dir: Path) -> No
     with Store.open(cairn_dir) as store:
         assert _stored_rows(store)["t.linked"] == moved
         assert store.status_many(["t.linked"])["t.linked"].decision_count == 2
+
+
+def test_a_stored_detail_reads_back_as_the_tuple_its_type_declares() -> None:
+    # `Detail` is a tuple: what is read back must be one (orjson gives a list), and a
+    # detail with a part missing fails where it is read, not later at an unpacking.
+    from cairn.store.status_rows import detail_parts, encode_detail
+
+    stored = encode_detail([3, 7], 9, [[1, 2]], {3: (0, 40), 7: (40, 52)}, 0, ["a", "b"])
+    assert stored is not None
+    parts = detail_parts(stored)
+    assert type(parts) is tuple
+    assert parts == ([3, 7], 9, [[1, 2]], [0, 40, 40, 52], 0, ["a", "b"])
+    with pytest.raises(ValueError):
+        detail_parts("[[3], 9, [], [0, 40], 0]")
