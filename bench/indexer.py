@@ -226,8 +226,7 @@ def incremental(text: str, repeat: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    """Run the benchmark and print the table."""
+def _options() -> argparse.Namespace:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--repeat", type=int, default=3, help="runs per measurement (median)")
     where = args.add_mutually_exclusive_group()
@@ -243,7 +242,41 @@ def main() -> None:
         help="time parse and scan in this process's CPU seconds, not wall seconds (less "
         "sensitive to other processes on a shared machine; the CLI and ctags rows stay wall)",
     )
-    opts = args.parse_args()
+    return args.parse_args()
+
+
+def _tool_rows(root: Path, repeat: int) -> list[tuple[str, float]]:
+    """The CLI's scan, once, and Universal Ctags over the same tree when installed."""
+    rows = []
+    cairn = Path(sys.executable).with_name("cairn")
+    with tempfile.TemporaryFile() as sink:
+        start = time.perf_counter()
+        subprocess.run([str(cairn), "scan", "--json", str(root)], stdout=sink, check=True,
+                       cwd=root, env={**os.environ, "PYTHONSAFEPATH": "1"})  # fmt: skip
+        rows.append(("`cairn scan --json` (CLI, once)", time.perf_counter() - start))
+
+    ctags = shutil.which("ctags")
+    if ctags:
+        version = subprocess.run([ctags, "--version"], capture_output=True, text=True).stdout
+        if "Universal Ctags" in version:
+            rows.append(
+                (
+                    "ctags -R (Universal Ctags)",
+                    median_time(
+                        lambda: subprocess.run(
+                            [ctags, "-R", "--languages=Python", "-f", os.devnull, str(root)],
+                            check=True,
+                        ),
+                        repeat,
+                    ),
+                )
+            )
+    return rows
+
+
+def main() -> None:
+    """Run the benchmark and print the table."""
+    opts = _options()
     if opts.cpu:
         CPU["clock"] = time.process_time
     if opts.git is not None:
@@ -287,29 +320,7 @@ def main() -> None:
         )
         rows.insert(1, ("bare parse, every file (bundles too)", whole_tree))
 
-    cairn = Path(sys.executable).with_name("cairn")
-    with tempfile.TemporaryFile() as sink:
-        start = time.perf_counter()
-        subprocess.run([str(cairn), "scan", "--json", str(root)], stdout=sink, check=True,
-                       cwd=root, env={**os.environ, "PYTHONSAFEPATH": "1"})  # fmt: skip
-        rows.append(("`cairn scan --json` (CLI, once)", time.perf_counter() - start))
-
-    ctags = shutil.which("ctags")
-    if ctags:
-        version = subprocess.run([ctags, "--version"], capture_output=True, text=True).stdout
-        if "Universal Ctags" in version:
-            rows.append(
-                (
-                    "ctags -R (Universal Ctags)",
-                    median_time(
-                        lambda: subprocess.run(
-                            [ctags, "-R", "--languages=Python", "-f", os.devnull, str(root)],
-                            check=True,
-                        ),
-                        opts.repeat,
-                    ),
-                )
-            )
+    rows += _tool_rows(root, opts.repeat)
 
     print(f"\n{'':34} {'seconds':>8} {'MB/s':>7} {'vs bare parse':>14}")
     for name, seconds in rows:
